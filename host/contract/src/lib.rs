@@ -1,0 +1,36 @@
+//! The vcc contract: its model, its parser and its integrity pass.
+//!
+//! This crate knows nothing of wasmtime, so other tools can read and lint
+//! contracts without pulling in a WebAssembly runtime. Validators are loaded
+//! through the [`lint::Catalog`] trait, which the runtime implements.
+
+pub mod lint;
+pub mod model;
+pub mod parse;
+pub mod paths;
+pub mod problem;
+mod spans;
+pub mod units;
+
+pub use lint::{Catalog, ValidatorInfo, lint};
+pub use model::{
+    BUILTIN_PREFIX, Budget, Contract, Criterion, Deliverable, FailAction, Limits, OnFail, Severity,
+    ValidatorRef,
+};
+pub use parse::{Document, MAX_CONTRACT_BYTES, load, parse};
+pub use problem::{Code, FieldPath, Level, Problem};
+pub use units::{ByteSize, DurationSpec};
+
+/// The JSON Schema of the contract format (`vcc schema`, and the committed
+/// copy in `contracts/vcc-contract.schema.json`).
+pub fn json_schema() -> serde_json::Value {
+    let mut schema = serde_json::to_value(schemars::schema_for!(Contract))
+        .unwrap_or(serde_json::Value::Null);
+    if let Some(obj) = schema.as_object_mut() {
+        obj.insert(
+            "$id".into(),
+            "urn:vcc:contract:1".into(),
+        );
+    }
+    schema
+}

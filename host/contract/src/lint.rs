@@ -1,0 +1,554 @@
+//! The integrity pass: everything that can be known before a validator runs.
+//!
+//! `vcc lint` runs it alone and every `vcc check` runs it first; a check
+//! with any error here is `invalid` and runs no validator. Loading
+//! validators needs the runtime, so it comes in through [`Catalog`] and this
+//! crate stays free of wasmtime.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+use std::time::Duration;
+
+use serde_json::Value;
+
+use crate::model::{BUILTIN_PREFIX, Limits, Severity, ValidatorRef};
+use crate::parse::Document;
+use crate::paths;
+use crate::problem::{Code, FieldPath, Level, Problem, Seg};
+
+/// What lint needs to know about a validator component.
+#[derive(Debug, Clone)]
+pub struct ValidatorInfo {
+    /// The JSON Schema of the validator's `params`.
+    pub params_schema: Value,
+}
+
+/// Loads the validators a contract binds.
+pub trait Catalog {
+    /// Load the component bound as `name` and describe it, or say, in words,
+    /// why it cannot be used (missing, digest mismatch, unsupported WIT
+    /// version, does not load).
+    fn describe(&mut self, name: &str, binding: &ValidatorRef) -> Result<ValidatorInfo, String>;
+}
+
+/// Bounds on limits; outside them a number is a typo or an attack.
+pub const MAX_TIMEOUT: Duration = Duration::from_secs(3600);
+pub const MIN_TIMEOUT: Duration = Duration::from_millis(1);
+pub const MAX_MEMORY: u64 = 4 << 30;
+pub const MIN_MEMORY: u64 = 1 << 20;
+const MAX_ID_LEN: usize = 128;
+
+/// Run the integrity pass. With `catalog` absent, validators are not loaded
+/// (and nothing about them is checked beyond their names).
+pub fn lint(doc: &Document, catalog: Option<&mut dyn Catalog>) -> Vec<Problem> {
+    let mut lint = Lint { doc, problems: Vec::new() };
+    let root = FieldPath::root();
+    let c = &doc.contract;
+
+    lint.check_id(&root.key("id"), &c.id, "contract");
+    let deliverables = lint.deliverables();
+    lint.dependencies(&deliverables);
+    lint.validators();
+    let used = lint.criteria(&deliverables);
+    if let Some(limits) = &c.limits {
+        lint.limits(&root.key("limits"), limits);
+    }
+
+    if !c.advisory && !c.criteria.iter().any(|c| c.severity == Severity::Must) {
+        let mut p = lint.problem(
+            Code::NoMust,
+            Level::Error,
+            &root.key("criteria"),
+            "the contract has no MUST criterion, so it could never be accepted".into(),
+        );
+        p.help = Some("add a `severity: must` criterion, or declare `advisory: true`".into());
+        lint.problems.push(p);
+    }
+    for (name, _) in c.validators.iter().filter(|(n, _)| !used.contains(n.as_str())) {
+        lint.push(
+            Code::UnusedValidator,
+            Level::Warning,
+            &root.key("validators").key(name),
+            format!("validator `{name}` is not used by any criterion"),
+        );
+    }
+    let targeted: HashSet<&str> = c.criteria.iter().flat_map(|c| c.targets.iter().map(String::as_str)).collect();
+    for (i, d) in c.deliverables.iter().enumerate() {
+        if !targeted.contains(d.id.as_str()) {
+            lint.push(
+                Code::UncheckedDeliverable,
+                Level::Warning,
+                &root.key("deliverables").index(i).key("id"),
+                format!("deliverable `{}` is not a target of any criterion, so nothing checks it", d.id),
+            );
+        }
+    }
+    if let Some(catalog) = catalog {
+        lint.bound_validators(catalog);
+    }
+    lint.problems
+}
+
+struct Lint<'a> {
+    doc: &'a Document,
+    problems: Vec<Problem>,
+}
+
+impl<'a> Lint<'a> {
+    fn problem(&self, code: Code, level: Level, field: &FieldPath, message: String) -> Problem {
+        self.doc.problem(code, level, field, message)
+    }
+
+    fn push(&mut self, code: Code, level: Level, field: &FieldPath, message: String) {
+        let p = self.problem(code, level, field, message);
+        self.problems.push(p);
+    }
+
+    fn check_id(&mut self, field: &FieldPath, id: &str, what: &str) {
+        let ok = !id.is_empty()
+            && id.len() <= MAX_ID_LEN
+            && id.chars().next().is_some_and(|c| c.is_ascii_alphanumeric())
+            && id.chars().all(|c| c.is_ascii_alphanumeric() || "._-".contains(c));
+        if !ok {
+            let mut p = self.problem(
+                Code::InvalidId,
+                Level::Error,
+                field,
+                format!("{what} id {id:?} is not valid"),
+            );
+            p.help = Some(format!(
+                "use letters, digits, `.`, `_` and `-`, starting with a letter or digit, at most {MAX_ID_LEN} characters"
+            ));
+            self.problems.push(p);
+        }
+    }
+
+    /// Deliverable ids, paths, and the id → index map.
+    fn deliverables(&mut self) -> HashMap<&'a str, usize> {
+        let list = FieldPath::root().key("deliverables");
+        let mut ids = HashMap::new();
+        let doc: &'a Document = self.doc;
+        for (i, d) in doc.contract.deliverables.iter().enumerate() {
+            let at = list.index(i);
+            self.check_id(&at.key("id"), &d.id, "deliverable");
+            if ids.insert(d.id.as_str(), i).is_some() {
+                self.push(
+                    Code::DuplicateId,
+                    Level::Error,
+                    &at.key("id"),
+                    format!("deliverable id `{}` is used twice", d.id),
+                );
+            }
+            if let Err((code, message)) = paths::check(&d.path) {
+                self.push(code, Level::Error, &at.key("path"), message);
+            }
+        }
+        ids
+    }
+
+    fn dependencies(&mut self, ids: &HashMap<&str, usize>) {
+        let list = FieldPath::root().key("deliverables");
+        let all = &self.doc.contract.deliverables;
+        let mut edges: Vec<Vec<usize>> = vec![Vec::new(); all.len()];
+        for (i, d) in all.iter().enumerate() {
+            for (j, dep) in d.depends_on.iter().enumerate() {
+                match ids.get(dep.as_str()) {
+                    Some(&k) => edges[i].push(k),
+                    None => self.push(
+                        Code::UnknownDependency,
+                        Level::Error,
+                        &list.index(i).key("depends_on").index(j),
+                        format!("deliverable `{}` depends on `{dep}`, which is not a deliverable", d.id),
+                    ),
+                }
+            }
+        }
+        if let Some(cycle) = find_cycle(&edges) {
+            let names: Vec<&str> = cycle.iter().map(|&i| all[i].id.as_str()).collect();
+            let first = cycle[0];
+            self.push(
+                Code::DependencyCycle,
+                Level::Error,
+                &list.index(first).key("depends_on"),
+                format!("deliverables depend on each other in a cycle: {}", names.join(" → ")),
+            );
+        }
+    }
+
+    fn validators(&mut self) {
+        let map = FieldPath::root().key("validators");
+        for (name, v) in &self.doc.contract.validators {
+            let at = map.key(name);
+            self.check_id(&at, name, "validator");
+            if v.component.trim().is_empty() {
+                self.push(
+                    Code::InvalidValue,
+                    Level::Error,
+                    &at.key("component"),
+                    format!("validator `{name}` has an empty `component`"),
+                );
+            } else if v.component.starts_with(BUILTIN_PREFIX)
+                && v.component.len() == BUILTIN_PREFIX.len()
+            {
+                self.push(
+                    Code::InvalidValue,
+                    Level::Error,
+                    &at.key("component"),
+                    format!("validator `{name}`: `{}` names no built-in validator", v.component),
+                );
+            }
+            if let Some(digest) = &v.digest
+                && !is_digest(digest)
+            {
+                let mut p = self.problem(
+                    Code::InvalidDigest,
+                    Level::Error,
+                    &at.key("digest"),
+                    format!("validator `{name}`: digest {digest:?} is not `blake3:<64 lowercase hex digits>`"),
+                );
+                p.help = Some("`vcc validator list` and `b3sum` print component digests".into());
+                self.problems.push(p);
+            }
+        }
+    }
+
+    /// Criteria: ids, references, limits. Returns the validator names used.
+    fn criteria(&mut self, deliverables: &HashMap<&str, usize>) -> BTreeSet<&'a str> {
+        let list = FieldPath::root().key("criteria");
+        let doc: &'a Document = self.doc;
+        let contract = &doc.contract;
+        let mut ids = HashSet::new();
+        let mut used = BTreeSet::new();
+        for (i, c) in contract.criteria.iter().enumerate() {
+            let at = list.index(i);
+            self.check_id(&at.key("id"), &c.id, "criterion");
+            if !ids.insert(c.id.as_str()) {
+                self.push(
+                    Code::DuplicateId,
+                    Level::Error,
+                    &at.key("id"),
+                    format!("criterion id `{}` is used twice", c.id),
+                );
+            }
+            if contract.validators.contains_key(&c.validator) {
+                used.insert(c.validator.as_str());
+            } else {
+                let mut p = self.problem(
+                    Code::UnknownValidator,
+                    Level::Error,
+                    &at.key("validator"),
+                    format!("criterion `{}` uses validator `{}`, which is not declared under `validators`", c.id, c.validator),
+                );
+                p.help = Some(format!(
+                    "declare it, e.g. `validators: {{ {}: {{ component: std/file-exists }} }}`",
+                    c.validator
+                ));
+                self.problems.push(p);
+            }
+            for (j, t) in c.targets.iter().enumerate() {
+                if !deliverables.contains_key(t.as_str()) {
+                    self.push(
+                        Code::UnknownTarget,
+                        Level::Error,
+                        &at.key("targets").index(j),
+                        format!("criterion `{}` targets `{t}`, which is not a deliverable", c.id),
+                    );
+                }
+            }
+            if let Some(limits) = &c.limits {
+                self.limits(&at.key("limits"), limits);
+            }
+        }
+        used
+    }
+
+    fn limits(&mut self, at: &FieldPath, limits: &Limits) {
+        if let Some(t) = limits.timeout
+            && !(MIN_TIMEOUT..=MAX_TIMEOUT).contains(&t.0)
+        {
+            self.push(
+                Code::LimitOutOfRange,
+                Level::Error,
+                &at.key("timeout"),
+                format!("timeout {t} is outside 1ms..1h"),
+            );
+        }
+        if let Some(m) = limits.memory
+            && !(MIN_MEMORY..=MAX_MEMORY).contains(&m.0)
+        {
+            self.push(
+                Code::LimitOutOfRange,
+                Level::Error,
+                &at.key("memory"),
+                format!("memory {m} is outside 1MiB..4GiB"),
+            );
+        }
+    }
+
+    /// Load every validator a criterion uses; check params against its schema.
+    fn bound_validators(&mut self, catalog: &mut dyn Catalog) {
+        let contract = &self.doc.contract;
+        let mut loaded: BTreeMap<&str, Result<ValidatorInfo, String>> = BTreeMap::new();
+        let list = FieldPath::root().key("criteria");
+        for (i, c) in contract.criteria.iter().enumerate() {
+            let Some(binding) = contract.validators.get(&c.validator) else {
+                continue; // already UNKNOWN_VALIDATOR
+            };
+            let info = loaded
+                .entry(c.validator.as_str())
+                .or_insert_with(|| catalog.describe(&c.validator, binding));
+            let at = list.index(i);
+            match info {
+                Err(cause) => {
+                    let (code, level) = match c.severity {
+                        Severity::Must => (Code::UnverifiableMust, Level::Error),
+                        _ => (Code::UnverifiableCriterion, Level::Warning),
+                    };
+                    let mut p = self.problem(
+                        code,
+                        level,
+                        &at.key("validator"),
+                        format!(
+                            "criterion `{}` ({}) cannot be verified: validator `{}` ({}): {cause}",
+                            c.id,
+                            c.severity.as_str(),
+                            c.validator,
+                            binding.component
+                        ),
+                    );
+                    p.help = Some(match c.severity {
+                        Severity::Must => "fix the validator binding; a MUST that cannot be checked makes every run invalid".into(),
+                        _ => "the criterion will be reported as `error` on every run".into(),
+                    });
+                    self.problems.push(p);
+                }
+                Ok(info) => {
+                    let params = c.params.clone().unwrap_or_else(|| Value::Object(Default::default()));
+                    for (pointer, message) in params_errors(&info.params_schema, &params) {
+                        let mut field = at.key("params");
+                        for token in pointer.split('/').skip(1) {
+                            field.0.push(match token.parse::<usize>() {
+                                Ok(n) => Seg::Index(n),
+                                Err(_) => Seg::Key(token.replace("~1", "/").replace("~0", "~")),
+                            });
+                        }
+                        let mut p = self.problem(
+                            Code::InvalidParams,
+                            Level::Error,
+                            &field,
+                            format!("criterion `{}`: validator `{}` refuses its params: {message}", c.id, c.validator),
+                        );
+                        p.help = Some(format!(
+                            "`vcc validator list` names the validator; its parameter schema says what `{}` accepts",
+                            binding.component
+                        ));
+                        self.problems.push(p);
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Validate params against a validator's schema: (JSON pointer, message).
+///
+/// The schema comes from an untrusted component, so patterns use the
+/// linear-time `regex` engine: a hostile pattern cannot stall lint.
+fn params_errors(schema: &Value, params: &Value) -> Vec<(String, String)> {
+    let validator = match jsonschema::options()
+        .with_pattern_options(jsonschema::PatternOptions::regex())
+        .build(schema)
+    {
+        Ok(v) => v,
+        Err(err) => {
+            return vec![(String::new(), format!("the validator's parameter schema is not valid: {err}"))];
+        }
+    };
+    validator
+        .iter_errors(params)
+        .take(20)
+        .map(|e| (e.instance_path().to_string(), e.to_string()))
+        .collect()
+}
+
+fn is_digest(text: &str) -> bool {
+    text.strip_prefix("blake3:").is_some_and(|hex| {
+        hex.len() == 64 && hex.bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+    })
+}
+
+/// One cycle in a directed graph, as a closed walk (first node repeated).
+fn find_cycle(edges: &[Vec<usize>]) -> Option<Vec<usize>> {
+    // Iterative DFS: contracts are small, but a hostile one must not be able
+    // to overflow the stack with a long chain.
+    #[derive(Clone, Copy, PartialEq)]
+    enum Mark {
+        New,
+        Active,
+        Done,
+    }
+    let mut mark = vec![Mark::New; edges.len()];
+    for start in 0..edges.len() {
+        if mark[start] != Mark::New {
+            continue;
+        }
+        let mut stack: Vec<(usize, usize)> = vec![(start, 0)];
+        mark[start] = Mark::Active;
+        while let Some(&mut (node, ref mut next)) = stack.last_mut() {
+            if let Some(&to) = edges[node].get(*next) {
+                *next += 1;
+                match mark[to] {
+                    Mark::New => {
+                        mark[to] = Mark::Active;
+                        stack.push((to, 0));
+                    }
+                    Mark::Active => {
+                        let from = stack.iter().position(|&(n, _)| n == to).unwrap_or(0);
+                        let mut cycle: Vec<usize> = stack[from..].iter().map(|&(n, _)| n).collect();
+                        cycle.push(to);
+                        return Some(cycle);
+                    }
+                    Mark::Done => {}
+                }
+            } else {
+                mark[node] = Mark::Done;
+                stack.pop();
+            }
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::parse::parse;
+    use std::path::Path;
+
+    fn lint_yaml(text: &str) -> Vec<Problem> {
+        let doc = parse(Path::new("c.yaml"), text.as_bytes()).unwrap();
+        lint(&doc, None)
+    }
+
+    fn codes(problems: &[Problem]) -> Vec<Code> {
+        problems.iter().map(|p| p.code).collect()
+    }
+
+    const GOOD: &str = "vcc: 1\nid: t\ndeliverables:\n  - { id: a, path: a.txt }\n  - { id: b, path: b.txt, depends_on: [a] }\nvalidators:\n  fx: { component: std/file-exists }\ncriteria:\n  - { id: AC-1, severity: must, validator: fx, targets: [a, b] }\n";
+
+    #[test]
+    fn a_good_contract_has_no_problems() {
+        assert_eq!(lint_yaml(GOOD), vec![]);
+    }
+
+    #[test]
+    fn references_must_resolve() {
+        let text = GOOD
+            .replace("targets: [a, b]", "targets: [a, nope]")
+            .replace("depends_on: [a]", "depends_on: [ghost]")
+            .replace("validator: fx", "validator: fz");
+        let problems = lint_yaml(&text);
+        let c = codes(&problems);
+        assert!(c.contains(&Code::UnknownTarget), "{c:?}");
+        assert!(c.contains(&Code::UnknownDependency), "{c:?}");
+        assert!(c.contains(&Code::UnknownValidator), "{c:?}");
+        let target = problems.iter().find(|p| p.code == Code::UnknownTarget).unwrap();
+        assert_eq!(target.field.as_deref(), Some("criteria[0].targets[1]"));
+        assert_eq!(target.line, Some(9));
+    }
+
+    #[test]
+    fn cycles_are_found_and_named() {
+        let text = GOOD.replace("{ id: a, path: a.txt }", "{ id: a, path: a.txt, depends_on: [b] }");
+        let problems = lint_yaml(&text);
+        let cycle = problems.iter().find(|p| p.code == Code::DependencyCycle).unwrap();
+        assert!(cycle.message.contains("a → b → a"), "{}", cycle.message);
+        let text = GOOD.replace("depends_on: [a]", "depends_on: [b]");
+        assert!(codes(&lint_yaml(&text)).contains(&Code::DependencyCycle));
+    }
+
+    #[test]
+    fn a_long_dependency_chain_does_not_overflow() {
+        let mut text = String::from("vcc: 1\nid: t\nadvisory: true\ndeliverables:\n");
+        for i in 0..20_000 {
+            text.push_str(&format!("  - {{ id: d{i}, path: f{i}, depends_on: [d{}] }}\n", i + 1));
+        }
+        text.push_str("  - { id: d20000, path: last, depends_on: [d0] }\n");
+        let problems = lint_yaml(&text);
+        assert!(codes(&problems).contains(&Code::DependencyCycle));
+    }
+
+    #[test]
+    fn ids_paths_and_digests_are_checked() {
+        let text = GOOD
+            .replace("{ id: b, path: b.txt", "{ id: a, path: ../b.txt")
+            .replace("std/file-exists }", "std/file-exists, digest: \"sha256:00\" }")
+            .replace("id: AC-1", "id: \"AC 1\\u001b[31m\"");
+        let c = codes(&lint_yaml(&text));
+        for code in [Code::DuplicateId, Code::PathEscapesRoot, Code::InvalidDigest, Code::InvalidId] {
+            assert!(c.contains(&code), "{code:?} missing from {c:?}");
+        }
+    }
+
+    #[test]
+    fn zero_must_is_refused_unless_advisory() {
+        let text = GOOD.replace("severity: must", "severity: should");
+        assert!(codes(&lint_yaml(&text)).contains(&Code::NoMust));
+        let text = text.replace("id: t\n", "id: t\nadvisory: true\n");
+        assert!(!codes(&lint_yaml(&text)).contains(&Code::NoMust));
+    }
+
+    #[test]
+    fn limits_out_of_range_are_refused() {
+        let text = format!("{GOOD}limits: {{ timeout: 2h, memory: 8GiB }}\n");
+        let problems = lint_yaml(&text);
+        assert_eq!(codes(&problems), vec![Code::LimitOutOfRange, Code::LimitOutOfRange]);
+        let text = format!("{GOOD}limits: {{ timeout: 0s }}\n");
+        assert_eq!(codes(&lint_yaml(&text)), vec![Code::LimitOutOfRange]);
+    }
+
+    #[test]
+    fn unused_validators_and_unchecked_deliverables_are_warnings() {
+        let text = GOOD
+            .replace("targets: [a, b]", "targets: [a]")
+            .replace("validators:\n", "validators:\n  spare: { component: std/json-schema }\n");
+        let problems = lint_yaml(&text);
+        assert_eq!(codes(&problems), vec![Code::UnusedValidator, Code::UncheckedDeliverable]);
+        assert!(problems.iter().all(|p| !p.is_error()));
+    }
+
+    struct FakeCatalog(Result<ValidatorInfo, String>);
+    impl Catalog for FakeCatalog {
+        fn describe(&mut self, _: &str, _: &ValidatorRef) -> Result<ValidatorInfo, String> {
+            self.0.clone()
+        }
+    }
+
+    #[test]
+    fn a_must_on_an_unloadable_validator_is_unverifiable() {
+        let doc = parse(Path::new("c.yaml"), GOOD.as_bytes()).unwrap();
+        let mut catalog = FakeCatalog(Err("exports vcc:validator@0.2.0; this host supports 0.1.x".into()));
+        let problems = lint(&doc, Some(&mut catalog));
+        assert_eq!(codes(&problems), vec![Code::UnverifiableMust]);
+        assert!(problems[0].message.contains("0.2.0"));
+        let should = GOOD.replace("severity: must", "severity: should").replace("id: t\n", "id: t\nadvisory: true\n");
+        let doc = parse(Path::new("c.yaml"), should.as_bytes()).unwrap();
+        let problems = lint(&doc, Some(&mut catalog));
+        assert_eq!(codes(&problems), vec![Code::UnverifiableCriterion]);
+        assert!(!problems[0].is_error());
+    }
+
+    #[test]
+    fn params_are_checked_against_the_validator_schema() {
+        let text = GOOD.replace("targets: [a, b] }", "targets: [a, b], params: { min: -1, colour: red } }");
+        let doc = parse(Path::new("c.yaml"), text.as_bytes()).unwrap();
+        let schema = serde_json::json!({
+            "type": "object", "additionalProperties": false,
+            "properties": { "min": { "type": "integer", "minimum": 0 } }
+        });
+        let mut catalog = FakeCatalog(Ok(ValidatorInfo { params_schema: schema }));
+        let problems = lint(&doc, Some(&mut catalog));
+        assert_eq!(codes(&problems), vec![Code::InvalidParams, Code::InvalidParams]);
+        let fields: Vec<_> = problems.iter().map(|p| p.field.clone().unwrap()).collect();
+        assert!(fields.contains(&"criteria[0].params.min".to_string()), "{fields:?}");
+    }
+}

@@ -1,0 +1,236 @@
+//! The contract format, version 1.
+//!
+//! Every struct denies unknown fields: a misspelt field must never silently
+//! weaken a gate. Fields whose name starts with `x-` are extensions; the
+//! parser moves them into `extensions` before these types see the document.
+
+use std::collections::BTreeMap;
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::units::{ByteSize, DurationSpec};
+
+/// Extension fields (`x-…`) of one object, kept verbatim.
+pub type Extensions = BTreeMap<String, Value>;
+
+/// A Verifiable Completion Contract.
+#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+#[schemars(title = "vcc contract", extend("patternProperties" = {"^x-": {}}))]
+pub struct Contract {
+    /// The contract format version. Always `1`.
+    pub vcc: FormatVersion,
+    /// A name for the contract, used in reports.
+    #[schemars(regex(pattern = r"^[A-Za-z0-9][A-Za-z0-9._-]*$"), length(max = 128))]
+    pub id: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    /// An advisory contract runs every criterion and reports, but is never
+    /// `accepted`.
+    #[serde(default)]
+    pub advisory: bool,
+    /// The outputs the contract is about.
+    #[serde(default)]
+    pub deliverables: Vec<Deliverable>,
+    /// Validator components, by the name criteria use.
+    #[serde(default)]
+    pub validators: BTreeMap<String, ValidatorRef>,
+    /// The acceptance criteria.
+    #[serde(default)]
+    pub criteria: Vec<Criterion>,
+    /// Default limits for every validator run; a criterion may override them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub limits: Option<Limits>,
+    /// The budget of `vcc converge`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub budget: Option<Budget>,
+    #[serde(skip)]
+    pub extensions: Extensions,
+}
+
+/// A named output under the deliverable root.
+#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+#[schemars(extend("patternProperties" = {"^x-": {}}))]
+pub struct Deliverable {
+    #[schemars(regex(pattern = r"^[A-Za-z0-9][A-Za-z0-9._-]*$"), length(max = 128))]
+    pub id: String,
+    /// A file, a directory or a glob, relative to the deliverable root, with
+    /// `/` as separator. No absolute paths, no `..`.
+    pub path: String,
+    /// A missing required deliverable fails every criterion that targets it.
+    /// Defaults to `true`: a gate fails closed.
+    #[serde(default = "yes")]
+    pub required: bool,
+    /// Deliverables this one is derived from.
+    #[serde(default)]
+    pub depends_on: Vec<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub media_type: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    #[serde(skip)]
+    pub extensions: Extensions,
+}
+
+fn yes() -> bool {
+    true
+}
+
+/// A validator component a criterion can be bound to.
+#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+#[schemars(extend("patternProperties" = {"^x-": {}}))]
+pub struct ValidatorRef {
+    /// `std/NAME` for a validator built into vcc, or the path of a `.wasm`
+    /// component relative to the contract file.
+    pub component: String,
+    /// Pin the component's bytes: `blake3:<64 hex digits>`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(regex(pattern = r"^blake3:[0-9a-f]{64}$"))]
+    pub digest: Option<String>,
+    #[serde(skip)]
+    pub extensions: Extensions,
+}
+
+impl ValidatorRef {
+    /// The built-in validator name, when `component` is `std/…`.
+    pub fn builtin(&self) -> Option<&str> {
+        self.component
+            .starts_with(BUILTIN_PREFIX)
+            .then_some(self.component.as_str())
+    }
+}
+
+/// Components named with this prefix are the ones embedded in vcc.
+pub const BUILTIN_PREFIX: &str = "std/";
+
+/// An atomic acceptance check.
+#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+#[schemars(extend("patternProperties" = {"^x-": {}}))]
+pub struct Criterion {
+    #[schemars(regex(pattern = r"^[A-Za-z0-9][A-Za-z0-9._-]*$"), length(max = 128))]
+    pub id: String,
+    pub severity: Severity,
+    /// A key of `validators`.
+    pub validator: String,
+    /// Deliverable ids the validator judges.
+    #[serde(default)]
+    pub targets: Vec<String>,
+    /// Parameters for the validator, checked against its parameter schema.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub params: Option<Value>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// What `vcc converge` does when this criterion fails.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub on_fail: Option<OnFail>,
+    /// Overrides the contract's limits for this criterion.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub limits: Option<Limits>,
+    #[serde(skip)]
+    pub extensions: Extensions,
+}
+
+/// How much a criterion matters. Only `must` decides the verdict.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Deserialize, Serialize, JsonSchema,
+)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    Must,
+    Should,
+    May,
+}
+
+impl Severity {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Severity::Must => "must",
+            Severity::Should => "should",
+            Severity::May => "may",
+        }
+    }
+}
+
+#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+#[schemars(extend("patternProperties" = {"^x-": {}}))]
+pub struct OnFail {
+    pub action: FailAction,
+    /// Handed to the command `vcc converge` runs, with the failing criteria.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prompt: Option<String>,
+    #[serde(skip)]
+    pub extensions: Extensions,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum FailAction {
+    /// Run the refine command again with this criterion's prompt.
+    Retry,
+    /// Stop `vcc converge` at once.
+    Abort,
+}
+
+/// Per validator run.
+#[derive(Debug, Clone, Default, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+#[schemars(extend("patternProperties" = {"^x-": {}}))]
+pub struct Limits {
+    /// Wall-clock budget, e.g. `10s`, `500ms`, `2m`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timeout: Option<DurationSpec>,
+    /// Guest memory cap, e.g. `256MiB`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub memory: Option<ByteSize>,
+    #[serde(skip)]
+    pub extensions: Extensions,
+}
+
+/// The budget of the convergence loop (`vcc converge`).
+#[derive(Debug, Clone, Default, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+#[schemars(extend("patternProperties" = {"^x-": {}}))]
+pub struct Budget {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_iterations: Option<u32>,
+    /// Stop when the set of failing MUST ids is unchanged this many times.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stagnation_window: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_duration: Option<DurationSpec>,
+    #[serde(skip)]
+    pub extensions: Extensions,
+}
+
+/// The `vcc:` field. Only version 1 exists.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct FormatVersion(pub u64);
+
+pub const FORMAT_VERSION: u64 = 1;
+
+impl<'de> Deserialize<'de> for FormatVersion {
+    fn deserialize<D: serde::Deserializer<'de>>(de: D) -> Result<Self, D::Error> {
+        let v = u64::deserialize(de)?;
+        if v != FORMAT_VERSION {
+            return Err(serde::de::Error::custom(format!(
+                "unsupported contract format version {v}: this vcc reads `vcc: {FORMAT_VERSION}`"
+            )));
+        }
+        Ok(FormatVersion(v))
+    }
+}
+
+impl JsonSchema for FormatVersion {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "FormatVersion".into()
+    }
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({ "const": FORMAT_VERSION, "description": "The contract format version." })
+    }
+}

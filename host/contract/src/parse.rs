@@ -1,0 +1,524 @@
+//! Reading a contract file: once, hashed, strictly.
+//!
+//! The bytes are read once (with a size cap) and hashed; everything after
+//! works on those bytes, so a file changing under us cannot split the verdict
+//! from the text it was about. YAML and JSON go through the same steps:
+//!
+//! 1. parse into a JSON value, refusing duplicate keys at any depth, YAML
+//!    tags, several documents, non-finite numbers (serde's maps would keep
+//!    the last duplicate silently);
+//! 2. move `x-` fields of the contract's own objects into `extensions`;
+//! 3. deserialize the typed model, which refuses unknown fields, and report
+//!    the failing field with its line.
+
+use std::fmt;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+use serde::de::{self, Deserialize, DeserializeSeed, MapAccess, SeqAccess, Visitor};
+use serde_json::{Map, Value};
+
+use crate::model::{Contract, Extensions};
+use crate::problem::{Code, FieldPath, Level, Problem, Seg};
+use crate::spans::Spans;
+
+/// Contracts are small; anything larger is refused before parsing.
+pub const MAX_CONTRACT_BYTES: u64 = 4 << 20;
+
+/// A contract as read from one file.
+#[derive(Debug)]
+pub struct Document {
+    pub path: PathBuf,
+    /// `blake3:<hex>` of the exact bytes that were parsed.
+    pub digest: String,
+    pub contract: Contract,
+    pub spans: Spans,
+}
+
+impl Document {
+    /// The folder relative validator paths are resolved from.
+    pub fn dir(&self) -> &Path {
+        self.path.parent().unwrap_or(Path::new("."))
+    }
+
+    /// A problem about `field`, with its line when known.
+    pub fn problem(&self, code: Code, level: Level, field: &FieldPath, message: String) -> Problem {
+        let at = self.spans.find(field);
+        Problem {
+            code,
+            level,
+            message,
+            file: self.path.display().to_string(),
+            field: Some(field.render()),
+            line: at.map(|a| a.0),
+            column: at.map(|a| a.1),
+            help: None,
+        }
+    }
+}
+
+/// Read, hash and parse the contract at `path`.
+pub fn load(path: &Path) -> Result<Document, Box<Problem>> {
+    let file_problem = |code, message: String| {
+        Box::new(Problem {
+            code,
+            level: Level::Error,
+            message,
+            file: path.display().to_string(),
+            field: None,
+            line: None,
+            column: None,
+            help: None,
+        })
+    };
+    let file = std::fs::File::open(path).map_err(|err| {
+        file_problem(Code::ContractUnreadable, format!("cannot open the contract: {err}"))
+    })?;
+    if !file.metadata().map(|m| m.is_file()).unwrap_or(false) {
+        return Err(file_problem(
+            Code::ContractUnreadable,
+            "the contract is not a regular file".into(),
+        ));
+    }
+    let mut bytes = Vec::new();
+    file.take(MAX_CONTRACT_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|err| {
+            file_problem(Code::ContractUnreadable, format!("cannot read the contract: {err}"))
+        })?;
+    if bytes.len() as u64 > MAX_CONTRACT_BYTES {
+        return Err(file_problem(
+            Code::ContractTooLarge,
+            format!(
+                "the contract is larger than {} MiB; contracts describe deliverables, they do not contain them",
+                MAX_CONTRACT_BYTES >> 20
+            ),
+        ));
+    }
+    parse(path, &bytes)
+}
+
+/// Parse contract bytes; `path` names the file in problems and decides the
+/// syntax (`.json` is JSON, anything else YAML).
+pub fn parse(path: &Path, bytes: &[u8]) -> Result<Document, Box<Problem>> {
+    let file = path.display().to_string();
+    let problem = |code, message: String, at: Option<(usize, usize)>, field: Option<String>| {
+        Box::new(Problem {
+            code,
+            level: Level::Error,
+            message,
+            file: file.clone(),
+            field,
+            line: at.map(|a| a.0),
+            column: at.map(|a| a.1),
+            help: None,
+        })
+    };
+    let digest = format!("blake3:{}", blake3::hash(bytes).to_hex());
+    let text = std::str::from_utf8(bytes).map_err(|err| {
+        problem(
+            Code::NotUtf8,
+            format!("the contract is not UTF-8 (invalid byte at offset {})", err.valid_up_to()),
+            None,
+            None,
+        )
+    })?;
+    let is_json = path.extension().is_some_and(|e| e.eq_ignore_ascii_case("json"));
+    let mut value = if is_json { parse_json(text) } else { parse_yaml(text) }
+        .map_err(|(code, message, at)| problem(code, message, at, None))?;
+
+    let spans = Spans::index(text);
+    let extensions = take_all_extensions(&mut value);
+    let mut contract: Contract = serde_path_to_error::deserialize(value).map_err(|err| {
+        let field = to_field_path(err.path());
+        let message = err.inner().to_string();
+        let code = classify(&message);
+        let mut p = problem(code, message, spans.find(&field), Some(field.render()));
+        if field.0.is_empty() {
+            p.field = None;
+        }
+        p.help = help_for(code);
+        p
+    })?;
+    extensions.apply(&mut contract);
+    Ok(Document {
+        path: path.to_path_buf(),
+        digest,
+        contract,
+        spans,
+    })
+}
+
+type ParseError = (Code, String, Option<(usize, usize)>);
+
+fn parse_json(text: &str) -> Result<Value, ParseError> {
+    let mut de = serde_json::Deserializer::from_str(text);
+    let value = StrictValue::deserialize(&mut de)
+        .and_then(|v| de.end().map(|()| v))
+        .map_err(|err| {
+            let message = err.to_string();
+            (code_of(&message), message, Some((err.line(), err.column())))
+        })?;
+    Ok(value.0)
+}
+
+fn parse_yaml(text: &str) -> Result<Value, ParseError> {
+    match serde_yaml::from_str::<StrictValue>(text) {
+        Ok(StrictValue(Value::Null)) => Err((
+            Code::SyntaxError,
+            "the contract is empty".into(),
+            None,
+        )),
+        Ok(value) => Ok(value.0),
+        Err(err) => {
+            let message = err.to_string();
+            let at = err.location().map(|l| (l.line(), l.column()));
+            Err((code_of(&message), message, at))
+        }
+    }
+}
+
+/// The code of a syntax-level error, from serde's message.
+fn code_of(message: &str) -> Code {
+    if message.contains(DUPLICATE_KEY) {
+        Code::DuplicateKey
+    } else if message.contains(YAML_TAG) {
+        Code::YamlTag
+    } else if message.contains("more than one document") {
+        Code::MultipleDocuments
+    } else {
+        Code::SyntaxError
+    }
+}
+
+/// The code of a model-level error, from serde's message.
+fn classify(message: &str) -> Code {
+    if message.starts_with("unknown field") {
+        Code::UnknownField
+    } else if message.starts_with("missing field") {
+        Code::MissingField
+    } else if message.starts_with("unsupported contract format version") {
+        Code::UnsupportedVersion
+    } else {
+        Code::InvalidValue
+    }
+}
+
+fn help_for(code: Code) -> Option<String> {
+    match code {
+        Code::UnknownField => Some(
+            "fix the spelling, or prefix the field with `x-` to keep it as an extension".into(),
+        ),
+        Code::UnsupportedVersion => Some("write `vcc: 1` at the top of the contract".into()),
+        _ => None,
+    }
+}
+
+fn to_field_path(path: &serde_path_to_error::Path) -> FieldPath {
+    FieldPath(
+        path.iter()
+            .filter_map(|seg| match seg {
+                serde_path_to_error::Segment::Seq { index } => Some(Seg::Index(*index)),
+                serde_path_to_error::Segment::Map { key } => Some(Seg::Key(key.clone())),
+                serde_path_to_error::Segment::Enum { variant } => Some(Seg::Key(variant.clone())),
+                serde_path_to_error::Segment::Unknown => None,
+            })
+            .collect(),
+    )
+}
+
+const DUPLICATE_KEY: &str = "duplicate key";
+const YAML_TAG: &str = "YAML tags are not allowed";
+
+/// A JSON value that refuses duplicate keys, tags and non-finite numbers.
+struct StrictValue(Value);
+
+impl<'de> Deserialize<'de> for StrictValue {
+    fn deserialize<D: de::Deserializer<'de>>(de: D) -> Result<Self, D::Error> {
+        de.deserialize_any(StrictVisitor).map(StrictValue)
+    }
+}
+
+struct StrictVisitor;
+
+impl<'de> Visitor<'de> for StrictVisitor {
+    type Value = Value;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a JSON-compatible value")
+    }
+    fn visit_unit<E>(self) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
+    fn visit_none<E>(self) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
+    fn visit_some<D: de::Deserializer<'de>>(self, de: D) -> Result<Value, D::Error> {
+        de.deserialize_any(self)
+    }
+    fn visit_bool<E>(self, v: bool) -> Result<Value, E> {
+        Ok(Value::Bool(v))
+    }
+    fn visit_i64<E>(self, v: i64) -> Result<Value, E> {
+        Ok(Value::from(v))
+    }
+    fn visit_u64<E>(self, v: u64) -> Result<Value, E> {
+        Ok(Value::from(v))
+    }
+    fn visit_f64<E: de::Error>(self, v: f64) -> Result<Value, E> {
+        serde_json::Number::from_f64(v)
+            .map(Value::Number)
+            .ok_or_else(|| E::custom(format!("the number {v} is not allowed (not finite)")))
+    }
+    fn visit_str<E>(self, v: &str) -> Result<Value, E> {
+        Ok(Value::String(v.to_string()))
+    }
+    fn visit_string<E>(self, v: String) -> Result<Value, E> {
+        Ok(Value::String(v))
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
+        let mut items = Vec::new();
+        while let Some(StrictValue(item)) = seq.next_element()? {
+            items.push(item);
+        }
+        Ok(Value::Array(items))
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
+        let mut out = Map::new();
+        while let Some(key) = map.next_key_seed(KeySeed)? {
+            let StrictValue(value) = map.next_value()?;
+            if out.contains_key(&key) {
+                return Err(de::Error::custom(format!("{DUPLICATE_KEY} `{key}`")));
+            }
+            out.insert(key, value);
+        }
+        Ok(Value::Object(out))
+    }
+    fn visit_enum<A: de::EnumAccess<'de>>(self, _data: A) -> Result<Value, A::Error> {
+        Err(de::Error::custom(format!(
+            "{YAML_TAG} (`!tag`); write plain values"
+        )))
+    }
+}
+
+/// Map keys must be strings (YAML allows anything).
+struct KeySeed;
+
+impl<'de> DeserializeSeed<'de> for KeySeed {
+    type Value = String;
+    fn deserialize<D: de::Deserializer<'de>>(self, de: D) -> Result<String, D::Error> {
+        match StrictValue::deserialize(de)?.0 {
+            Value::String(s) => Ok(s),
+            Value::Number(n) => Ok(n.to_string()),
+            Value::Bool(b) => Ok(b.to_string()),
+            other => Err(de::Error::custom(format!(
+                "map keys must be strings, found {other}"
+            ))),
+        }
+    }
+}
+
+/// `x-` fields taken out of the document, by the object they belonged to.
+#[derive(Default)]
+struct TakenExtensions {
+    root: Extensions,
+    deliverables: Vec<(usize, Extensions)>,
+    validators: Vec<(String, Extensions)>,
+    criteria: Vec<(usize, Extensions)>,
+    on_fail: Vec<(usize, Extensions)>,
+    criterion_limits: Vec<(usize, Extensions)>,
+    limits: Extensions,
+    budget: Extensions,
+}
+
+fn take(value: &mut Value) -> Extensions {
+    let Some(obj) = value.as_object_mut() else {
+        return Extensions::new();
+    };
+    let keys: Vec<String> = obj.keys().filter(|k| k.starts_with("x-")).cloned().collect();
+    keys.into_iter()
+        .filter_map(|k| obj.remove(&k).map(|v| (k, v)))
+        .collect()
+}
+
+/// Extensions live only on the contract's own objects; `params` is the
+/// validator's and is passed through untouched.
+fn take_all_extensions(doc: &mut Value) -> TakenExtensions {
+    let mut out = TakenExtensions {
+        root: take(doc),
+        ..Default::default()
+    };
+    if let Some(list) = doc.get_mut("deliverables").and_then(Value::as_array_mut) {
+        for (i, d) in list.iter_mut().enumerate() {
+            out.deliverables.push((i, take(d)));
+        }
+    }
+    if let Some(map) = doc.get_mut("validators").and_then(Value::as_object_mut) {
+        for (name, v) in map.iter_mut() {
+            out.validators.push((name.clone(), take(v)));
+        }
+    }
+    if let Some(list) = doc.get_mut("criteria").and_then(Value::as_array_mut) {
+        for (i, c) in list.iter_mut().enumerate() {
+            out.criteria.push((i, take(c)));
+            if let Some(on_fail) = c.get_mut("on_fail") {
+                out.on_fail.push((i, take(on_fail)));
+            }
+            if let Some(limits) = c.get_mut("limits") {
+                out.criterion_limits.push((i, take(limits)));
+            }
+        }
+    }
+    if let Some(limits) = doc.get_mut("limits") {
+        out.limits = take(limits);
+    }
+    if let Some(budget) = doc.get_mut("budget") {
+        out.budget = take(budget);
+    }
+    out
+}
+
+impl TakenExtensions {
+    fn apply(self, c: &mut Contract) {
+        c.extensions = self.root;
+        for (i, ext) in self.deliverables {
+            if let Some(d) = c.deliverables.get_mut(i) {
+                d.extensions = ext;
+            }
+        }
+        for (name, ext) in self.validators {
+            if let Some(v) = c.validators.get_mut(&name) {
+                v.extensions = ext;
+            }
+        }
+        for (i, ext) in self.criteria {
+            if let Some(crit) = c.criteria.get_mut(i) {
+                crit.extensions = ext;
+            }
+        }
+        for (i, ext) in self.on_fail {
+            if let Some(on_fail) = c.criteria.get_mut(i).and_then(|c| c.on_fail.as_mut()) {
+                on_fail.extensions = ext;
+            }
+        }
+        for (i, ext) in self.criterion_limits {
+            if let Some(limits) = c.criteria.get_mut(i).and_then(|c| c.limits.as_mut()) {
+                limits.extensions = ext;
+            }
+        }
+        if let Some(limits) = c.limits.as_mut() {
+            limits.extensions = self.limits;
+        }
+        if let Some(budget) = c.budget.as_mut() {
+            budget.extensions = self.budget;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn yaml(text: &str) -> Result<Document, Box<Problem>> {
+        parse(Path::new("c.yaml"), text.as_bytes())
+    }
+
+    const MINIMAL: &str = "vcc: 1\nid: t\ndeliverables:\n  - id: a\n    path: a.txt\nvalidators:\n  fx: { component: std/file-exists }\ncriteria:\n  - id: AC-1\n    severity: must\n    validator: fx\n    targets: [a]\n";
+
+    #[test]
+    fn a_minimal_contract_parses_and_is_hashed() {
+        let doc = yaml(MINIMAL).unwrap();
+        assert_eq!(doc.contract.criteria.len(), 1);
+        assert!(doc.contract.deliverables[0].required, "required defaults to true");
+        assert_eq!(
+            doc.digest,
+            format!("blake3:{}", blake3::hash(MINIMAL.as_bytes()).to_hex())
+        );
+    }
+
+    #[test]
+    fn unknown_fields_name_the_field_and_line() {
+        let text = MINIMAL.replace("    severity: must", "    sevrity: must");
+        let p = yaml(&text).unwrap_err();
+        assert_eq!(p.code, Code::UnknownField);
+        assert!(p.message.contains("sevrity"), "{}", p.message);
+        assert_eq!(p.field.as_deref(), Some("criteria[0].sevrity"));
+        assert_eq!(p.line, Some(10));
+    }
+
+    #[test]
+    fn misspelt_severity_is_an_invalid_value() {
+        let p = yaml(&MINIMAL.replace("severity: must", "severity: mustt")).unwrap_err();
+        assert_eq!(p.code, Code::InvalidValue);
+        assert_eq!(p.field.as_deref(), Some("criteria[0].severity"));
+        assert!(p.message.contains("mustt"), "{}", p.message);
+    }
+
+    #[test]
+    fn duplicate_keys_are_refused_at_any_depth() {
+        let p = yaml("vcc: 1\nid: a\nid: b\n").unwrap_err();
+        assert_eq!(p.code, Code::DuplicateKey);
+        let text = MINIMAL.replace("targets: [a]", "targets: [a]\n    params: { x: { k: 1, k: 2 } }");
+        let p = yaml(&text).unwrap_err();
+        assert_eq!(p.code, Code::DuplicateKey, "{}", p.message);
+        assert!(p.line.is_some());
+        let p = parse(Path::new("c.json"), br#"{"vcc": 1, "id": "a", "id": "b"}"#).unwrap_err();
+        assert_eq!(p.code, Code::DuplicateKey);
+        assert_eq!(p.line, Some(1));
+    }
+
+    #[test]
+    fn several_documents_tags_and_nan_are_refused() {
+        assert_eq!(yaml("vcc: 1\n---\nvcc: 1\n").unwrap_err().code, Code::MultipleDocuments);
+        assert_eq!(yaml("vcc: !evil 1\nid: a\n").unwrap_err().code, Code::YamlTag);
+        let p = yaml(&format!("{MINIMAL}x-n: .nan\n")).unwrap_err();
+        assert!(p.message.contains("not finite"), "{}", p.message);
+    }
+
+    #[test]
+    fn alias_bombs_and_deep_nesting_are_refused_not_expanded() {
+        let mut bomb = String::from("a: &a [x, x, x, x, x, x, x, x, x, x]\n");
+        for i in 0..12 {
+            let prev = if i == 0 { "a".to_string() } else { format!("b{}", i - 1) };
+            bomb.push_str(&format!(
+                "b{i}: &b{i} [*{prev}, *{prev}, *{prev}, *{prev}, *{prev}, *{prev}, *{prev}, *{prev}, *{prev}, *{prev}]\n"
+            ));
+        }
+        assert_eq!(yaml(&bomb).unwrap_err().code, Code::SyntaxError);
+        let deep = format!("{}1{}", "[".repeat(100_000), "]".repeat(100_000));
+        assert_eq!(yaml(&deep).unwrap_err().code, Code::SyntaxError);
+        let deep = format!("{}1{}", "[".repeat(100_000), "]".repeat(100_000));
+        assert_eq!(
+            parse(Path::new("c.json"), deep.as_bytes()).unwrap_err().code,
+            Code::SyntaxError
+        );
+    }
+
+    #[test]
+    fn extensions_are_kept_and_params_are_untouched() {
+        let text = MINIMAL.replace(
+            "targets: [a]",
+            "targets: [a]\n    x-owner: docs-team\n    params: { x-keep: 1 }",
+        );
+        let doc = yaml(&format!("{text}x-top: true\n")).unwrap();
+        assert_eq!(doc.contract.extensions["x-top"], Value::Bool(true));
+        let c = &doc.contract.criteria[0];
+        assert_eq!(c.extensions["x-owner"], Value::from("docs-team"));
+        assert_eq!(c.params.as_ref().unwrap()["x-keep"], Value::from(1));
+    }
+
+    #[test]
+    fn wrong_version_and_empty_file() {
+        let p = yaml(&MINIMAL.replace("vcc: 1", "vcc: 2")).unwrap_err();
+        assert_eq!(p.code, Code::UnsupportedVersion);
+        assert!(p.help.is_some());
+        assert_eq!(yaml("").unwrap_err().code, Code::SyntaxError);
+        assert_eq!(yaml("id: x\n").unwrap_err().code, Code::MissingField);
+    }
+
+    #[test]
+    fn non_utf8_is_refused() {
+        let p = parse(Path::new("c.yaml"), b"vcc: 1\nid: \xff\n").unwrap_err();
+        assert_eq!(p.code, Code::NotUtf8);
+    }
+}

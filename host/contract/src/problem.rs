@@ -1,0 +1,192 @@
+//! Problems found while loading or linting a contract.
+//!
+//! Every problem has a stable code (tools match on it), a level, the field it
+//! is about and, when the parser could tell, its line and column.
+
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+
+/// Stable problem codes. Renaming one is a breaking change.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum Code {
+    // The file itself.
+    ContractUnreadable,
+    ContractTooLarge,
+    NotUtf8,
+    SyntaxError,
+    MultipleDocuments,
+    DuplicateKey,
+    YamlTag,
+    UnsupportedVersion,
+    UnknownField,
+    MissingField,
+    InvalidValue,
+    // Structure.
+    InvalidId,
+    DuplicateId,
+    UnknownTarget,
+    UnknownDependency,
+    UnknownValidator,
+    DependencyCycle,
+    PathAbsolute,
+    PathEscapesRoot,
+    PathInvalid,
+    InvalidDigest,
+    LimitOutOfRange,
+    NoMust,
+    // Validators.
+    UnverifiableMust,
+    UnverifiableCriterion,
+    InvalidParams,
+    // Warnings.
+    UnusedValidator,
+    UncheckedDeliverable,
+}
+
+impl Code {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Code::ContractUnreadable => "CONTRACT_UNREADABLE",
+            Code::ContractTooLarge => "CONTRACT_TOO_LARGE",
+            Code::NotUtf8 => "NOT_UTF8",
+            Code::SyntaxError => "SYNTAX_ERROR",
+            Code::MultipleDocuments => "MULTIPLE_DOCUMENTS",
+            Code::DuplicateKey => "DUPLICATE_KEY",
+            Code::YamlTag => "YAML_TAG",
+            Code::UnsupportedVersion => "UNSUPPORTED_VERSION",
+            Code::UnknownField => "UNKNOWN_FIELD",
+            Code::MissingField => "MISSING_FIELD",
+            Code::InvalidValue => "INVALID_VALUE",
+            Code::InvalidId => "INVALID_ID",
+            Code::DuplicateId => "DUPLICATE_ID",
+            Code::UnknownTarget => "UNKNOWN_TARGET",
+            Code::UnknownDependency => "UNKNOWN_DEPENDENCY",
+            Code::UnknownValidator => "UNKNOWN_VALIDATOR",
+            Code::DependencyCycle => "DEPENDENCY_CYCLE",
+            Code::PathAbsolute => "PATH_ABSOLUTE",
+            Code::PathEscapesRoot => "PATH_ESCAPES_ROOT",
+            Code::PathInvalid => "PATH_INVALID",
+            Code::InvalidDigest => "INVALID_DIGEST",
+            Code::LimitOutOfRange => "LIMIT_OUT_OF_RANGE",
+            Code::NoMust => "NO_MUST",
+            Code::UnverifiableMust => "UNVERIFIABLE_MUST",
+            Code::UnverifiableCriterion => "UNVERIFIABLE_CRITERION",
+            Code::InvalidParams => "INVALID_PARAMS",
+            Code::UnusedValidator => "UNUSED_VALIDATOR",
+            Code::UncheckedDeliverable => "UNCHECKED_DELIVERABLE",
+        }
+    }
+}
+
+impl fmt::Display for Code {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Level {
+    Error,
+    Warning,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Problem {
+    pub code: Code,
+    pub level: Level,
+    pub message: String,
+    /// The contract file.
+    pub file: String,
+    /// The field, e.g. `criteria[1].targets[0]`; absent for whole-file problems.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub field: Option<String>,
+    /// 1-based.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub line: Option<usize>,
+    /// 1-based.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub column: Option<usize>,
+    /// What to do about it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub help: Option<String>,
+}
+
+impl Problem {
+    pub fn is_error(&self) -> bool {
+        self.level == Level::Error
+    }
+}
+
+/// A field inside the contract document: keys and list indexes.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct FieldPath(pub Vec<Seg>);
+
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Seg {
+    Key(String),
+    Index(usize),
+}
+
+impl FieldPath {
+    pub fn root() -> Self {
+        FieldPath(Vec::new())
+    }
+    pub fn key(&self, key: &str) -> Self {
+        let mut segs = self.0.clone();
+        segs.push(Seg::Key(key.to_string()));
+        FieldPath(segs)
+    }
+    pub fn index(&self, index: usize) -> Self {
+        let mut segs = self.0.clone();
+        segs.push(Seg::Index(index));
+        FieldPath(segs)
+    }
+    /// `criteria[0].targets[1]`; keys that are not plain words are quoted.
+    pub fn render(&self) -> String {
+        let mut out = String::new();
+        for seg in &self.0 {
+            match seg {
+                Seg::Index(i) => out.push_str(&format!("[{i}]")),
+                Seg::Key(k) if is_plain(k) => {
+                    if !out.is_empty() {
+                        out.push('.');
+                    }
+                    out.push_str(k);
+                }
+                Seg::Key(k) => out.push_str(&format!("[{k:?}]")),
+            }
+        }
+        out
+    }
+}
+
+fn is_plain(key: &str) -> bool {
+    !key.is_empty()
+        && key
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn field_paths_render_like_code() {
+        let p = FieldPath::root().key("criteria").index(0).key("targets").index(1);
+        assert_eq!(p.render(), "criteria[0].targets[1]");
+        let q = FieldPath::root().key("validators").key("my.validator");
+        assert_eq!(q.render(), "validators[\"my.validator\"]");
+    }
+
+    #[test]
+    fn codes_serialize_as_their_stable_names() {
+        for code in [Code::UnverifiableMust, Code::DependencyCycle, Code::UnknownTarget] {
+            let json = serde_json::to_string(&code).unwrap();
+            assert_eq!(json, format!("\"{}\"", code.as_str()));
+        }
+    }
+}

@@ -1,0 +1,372 @@
+//! The vcc report and the termination law.
+//!
+//! Validators report; the host decides. The decision lives here, in
+//! [`law::decide`], away from the runtime, so it can be read in one screen
+//! and tested against a reference. Nothing here depends on wasmtime.
+
+use serde::{Deserialize, Serialize};
+use vcc_contract::{OnFail, Problem, Severity};
+
+/// Bumped on any incompatible change to the JSON report.
+pub const SCHEMA_VERSION: u32 = 1;
+
+/// Per criterion, recorded by the host.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Status {
+    /// The validator says the criterion holds.
+    Pass,
+    /// The validator says it does not hold, or a required target is missing.
+    Fail,
+    /// The validator could not judge.
+    Skip,
+    /// Set by the host only: the validator could not be run to a trustworthy
+    /// answer (trap, timeout, limits, malformed output, unavailable).
+    Error,
+}
+
+/// The run's outcome.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Verdict {
+    /// Every MUST criterion passed (and there is at least one).
+    Accepted,
+    /// At least one MUST criterion failed.
+    Rejected,
+    /// No MUST failed, but at least one was skipped or errored, or the
+    /// deliverables changed while the run was in progress.
+    Withheld,
+    /// The contract could not be evaluated at all.
+    Invalid,
+    /// The contract is advisory: it reports, and is never accepted.
+    Advisory,
+}
+
+impl Verdict {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Verdict::Accepted => "accepted",
+            Verdict::Rejected => "rejected",
+            Verdict::Withheld => "withheld",
+            Verdict::Invalid => "invalid",
+            Verdict::Advisory => "advisory",
+        }
+    }
+}
+
+/// Why the host set a status (stable names, for tools).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Reason {
+    /// The validator decided (pass, fail or skip).
+    Validator,
+    /// A required target deliverable matched no file.
+    MissingDeliverable,
+    /// A target holds something the host would not hash (special file,
+    /// oversized or unreadable file, a name that is not UTF-8).
+    UnreadableDeliverable,
+    /// The component is missing, does not load, has an unsupported WIT
+    /// version or does not match its pinned digest.
+    ValidatorUnavailable,
+    /// The wall-clock budget ran out.
+    Timeout,
+    /// The guest tried to grow memory past its limit.
+    MemoryLimit,
+    StackOverflow,
+    /// The guest trapped (a panic, `unreachable`, a bad memory access...).
+    Trap,
+    /// The guest called `exit()` instead of returning.
+    Exit,
+    /// stdout/stderr, evidence or the returned value exceeded its cap.
+    OutputLimit,
+    /// The returned value broke the interface's rules.
+    MalformedOutput,
+    /// The validator returned `err`: it could not work.
+    ValidatorError,
+    /// A bug or an I/O failure in the host.
+    Internal,
+}
+
+/// The termination law and the exit codes.
+pub mod law {
+    use super::{Severity, Status, Verdict};
+
+    /// A run is accepted if and only if it is not advisory, has at least one
+    /// MUST criterion, and every MUST criterion passed. SHOULD and MAY never
+    /// change the verdict.
+    pub fn decide(advisory: bool, outcomes: impl IntoIterator<Item = (Severity, Status)>) -> Verdict {
+        let (mut musts, mut failed, mut unsure) = (0usize, false, false);
+        for (severity, status) in outcomes {
+            if severity != Severity::Must {
+                continue;
+            }
+            musts += 1;
+            match status {
+                Status::Pass => {}
+                Status::Fail => failed = true,
+                Status::Skip | Status::Error => unsure = true,
+            }
+        }
+        match () {
+            _ if advisory => Verdict::Advisory,
+            _ if musts == 0 => Verdict::Invalid,
+            _ if failed => Verdict::Rejected,
+            _ if unsure => Verdict::Withheld,
+            _ => Verdict::Accepted,
+        }
+    }
+
+    /// `vcc check` exit codes.
+    pub mod exit {
+        /// The run was accepted (or advisory with `--allow-advisory`).
+        pub const ACCEPTED: i32 = 0;
+        /// Rejected, withheld, or advisory.
+        pub const NOT_ACCEPTED: i32 = 1;
+        /// The contract could not be evaluated, or vcc itself failed.
+        pub const INVALID: i32 = 2;
+    }
+
+    pub fn exit_code(verdict: Verdict, allow_advisory: bool) -> i32 {
+        match verdict {
+            Verdict::Accepted => exit::ACCEPTED,
+            Verdict::Advisory if allow_advisory => exit::ACCEPTED,
+            Verdict::Rejected | Verdict::Withheld | Verdict::Advisory => exit::NOT_ACCEPTED,
+            Verdict::Invalid => exit::INVALID,
+        }
+    }
+}
+
+/// The JSON report of one `vcc check`.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Report {
+    pub schema_version: u32,
+    pub verdict: Verdict,
+    /// The verdict in words.
+    pub reason: String,
+    pub contract: ContractInfo,
+    /// Absent when the run stopped before walking the deliverables.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub deliverables: Option<DeliverablesInfo>,
+    pub criteria: Vec<CriterionReport>,
+    /// Integrity-pass problems (errors make the run invalid).
+    pub problems: Vec<Problem>,
+    pub runtime: RuntimeInfo,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct ContractInfo {
+    pub path: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub id: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    /// `blake3:<hex>` of the contract bytes that were evaluated.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub digest: Option<String>,
+    pub advisory: bool,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct DeliverablesInfo {
+    pub root: String,
+    /// `blake3:<hex>` of the manifest of every hashed file (see README).
+    pub root_digest: String,
+    pub files: u64,
+    pub bytes: u64,
+    /// Entries the host did not hash, and why.
+    pub unreadable: Vec<UnreadableEntry>,
+    /// Files that changed, appeared or disappeared while validators ran.
+    pub changed: Vec<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct UnreadableEntry {
+    pub path: String,
+    /// `symlink`, `fifo`, `socket`, `device`, `too_large`, `non_utf8_name`,
+    /// `unreadable`, `too_deep`, `too_many_files`.
+    pub kind: String,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub detail: String,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct CriterionReport {
+    pub id: String,
+    pub severity: Severity,
+    pub status: Status,
+    pub reason: Reason,
+    pub summary: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    pub targets: Vec<TargetReport>,
+    pub findings: Vec<Finding>,
+    pub evidence: Vec<EvidenceRef>,
+    /// Files the validator read through the host interface, with the digests
+    /// of the bytes it was given.
+    pub files_read: Vec<FileRead>,
+    pub validator: ValidatorReport,
+    /// Upstream deliverables (`depends_on`) with a failing MUST: this
+    /// criterion judged inputs that are themselves not accepted.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub suspect_inputs: Vec<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub on_fail: Option<OnFail>,
+    pub duration_ms: u64,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct TargetReport {
+    pub id: String,
+    pub files: u64,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Finding {
+    pub message: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub path: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub line: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub column: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rule: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct EvidenceRef {
+    pub name: String,
+    pub media_type: String,
+    pub size: u64,
+    pub digest: String,
+    /// Where `--evidence-dir` stored the bytes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub file: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct FileRead {
+    pub path: String,
+    pub digest: String,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct ValidatorReport {
+    /// The name the contract binds.
+    pub name: String,
+    /// `std/NAME` or the component path.
+    pub component: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub digest: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub wit_version: Option<String>,
+    /// The validator's own name and version, from `describe()`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub describes_as: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub version: Option<String>,
+}
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct RuntimeInfo {
+    pub vcc_version: String,
+    pub wasmtime_version: String,
+    /// `blake3:<hex>` of the vcc executable that produced the report.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub host_digest: Option<String>,
+    pub cache: CacheStats,
+    pub duration_ms: u64,
+}
+
+/// Precompiled-component cache use during this run.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct CacheStats {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dir: Option<String>,
+    /// Components loaded from the cache without compiling.
+    pub hits: u64,
+    /// Components compiled (and then stored).
+    pub misses: u64,
+    /// Cache entries refused (corrupt, tampered, or from another engine).
+    pub rejected: u64,
+}
+
+impl Report {
+    /// The exit code `vcc check` returns for this report.
+    pub fn exit_code(&self, allow_advisory: bool) -> i32 {
+        law::exit_code(self.verdict, allow_advisory)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::law::decide;
+    use super::*;
+    use proptest::prelude::*;
+
+    /// The law, written as plainly as possible, to check `decide` against.
+    fn reference(advisory: bool, outcomes: &[(Severity, Status)]) -> bool {
+        let musts: Vec<Status> = outcomes
+            .iter()
+            .filter(|(sev, _)| *sev == Severity::Must)
+            .map(|(_, status)| *status)
+            .collect();
+        !advisory && !musts.is_empty() && musts.iter().all(|s| *s == Status::Pass)
+    }
+
+    fn severity() -> impl Strategy<Value = Severity> {
+        prop_oneof![Just(Severity::Must), Just(Severity::Should), Just(Severity::May)]
+    }
+
+    fn status() -> impl Strategy<Value = Status> {
+        prop_oneof![Just(Status::Pass), Just(Status::Fail), Just(Status::Skip), Just(Status::Error)]
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(5000))]
+
+        #[test]
+        fn accepted_iff_every_must_passed(
+            advisory in any::<bool>(),
+            outcomes in prop::collection::vec((severity(), status()), 0..12),
+        ) {
+            let verdict = decide(advisory, outcomes.iter().copied());
+            prop_assert_eq!(verdict == Verdict::Accepted, reference(advisory, &outcomes));
+            let musts: Vec<Status> = outcomes.iter().filter(|o| o.0 == Severity::Must).map(|o| o.1).collect();
+            let expected = if advisory {
+                Verdict::Advisory
+            } else if musts.is_empty() {
+                Verdict::Invalid
+            } else if musts.contains(&Status::Fail) {
+                Verdict::Rejected
+            } else if musts.iter().any(|s| *s != Status::Pass) {
+                Verdict::Withheld
+            } else {
+                Verdict::Accepted
+            };
+            prop_assert_eq!(verdict, expected);
+            // Only an accepted run (or an allowed advisory one) exits 0.
+            prop_assert_eq!(law::exit_code(verdict, false) == 0, verdict == Verdict::Accepted);
+        }
+    }
+
+    #[test]
+    fn should_and_may_never_change_the_verdict() {
+        let base = [(Severity::Must, Status::Pass)];
+        for status in [Status::Fail, Status::Skip, Status::Error] {
+            let with = [(Severity::Must, Status::Pass), (Severity::Should, status), (Severity::May, status)];
+            assert_eq!(decide(false, with), decide(false, base));
+        }
+    }
+
+    #[test]
+    fn exit_codes() {
+        use law::{exit, exit_code};
+        assert_eq!(exit_code(Verdict::Accepted, false), exit::ACCEPTED);
+        assert_eq!(exit_code(Verdict::Rejected, true), exit::NOT_ACCEPTED);
+        assert_eq!(exit_code(Verdict::Withheld, false), exit::NOT_ACCEPTED);
+        assert_eq!(exit_code(Verdict::Advisory, false), exit::NOT_ACCEPTED);
+        assert_eq!(exit_code(Verdict::Advisory, true), exit::ACCEPTED);
+        assert_eq!(exit_code(Verdict::Invalid, true), exit::INVALID);
+    }
+}

@@ -1,0 +1,133 @@
+//! `std/file-exists`: every target deliverable has files, and they have bytes.
+//!
+//! With no params a criterion passes iff every target has at least one file
+//! and no target file is empty. Params narrow or widen that: `glob` counts
+//! only matching files, `min`/`max` bound the count per target, and
+//! `allow_empty` accepts zero-byte files.
+
+use vcc_sdk::serde::Deserialize;
+use vcc_sdk::serde_json::json;
+use vcc_sdk::{Criterion, Description, Finding, Outcome, Validator, relative};
+
+struct FileExists;
+
+#[derive(Deserialize)]
+#[serde(crate = "vcc_sdk::serde", deny_unknown_fields)]
+struct Params {
+    glob: Option<String>,
+    #[serde(default = "one")]
+    min: u64,
+    max: Option<u64>,
+    #[serde(default)]
+    allow_empty: bool,
+}
+
+fn one() -> u64 {
+    1
+}
+
+impl Validator for FileExists {
+    fn describe() -> Description {
+        Description::new(
+            "std/file-exists",
+            env!("CARGO_PKG_VERSION"),
+            "target deliverables exist and are non-empty (optionally: glob, min/max file counts)",
+        )
+        .params_schema(json!({
+            "type": "object",
+            "additionalProperties": false,
+            "properties": {
+                "glob": {
+                    "type": "string",
+                    "description": "count only files whose path (relative to the deliverable root) matches this glob"
+                },
+                "min": {
+                    "type": "integer", "minimum": 0, "default": 1,
+                    "description": "minimum number of (matching) files per target"
+                },
+                "max": {
+                    "type": "integer", "minimum": 0,
+                    "description": "maximum number of (matching) files per target"
+                },
+                "allow_empty": {
+                    "type": "boolean", "default": false,
+                    "description": "accept zero-byte files"
+                }
+            }
+        }))
+    }
+
+    fn validate(criterion: Criterion) -> Result<Outcome, String> {
+        let params: Params = criterion.params()?;
+        if let Some(max) = params.max
+            && max < params.min
+        {
+            return Err(format!("params: max ({max}) is below min ({})", params.min));
+        }
+        let matcher = match &params.glob {
+            Some(glob) => Some(
+                globset::Glob::new(glob)
+                    .map_err(|err| format!("params.glob: {err}"))?
+                    .compile_matcher(),
+            ),
+            None => None,
+        };
+        if criterion.targets.is_empty() {
+            return Ok(Outcome::skip("the criterion has no targets to check"));
+        }
+
+        let mut findings = Vec::new();
+        let mut counted = 0usize;
+        for target in &criterion.targets {
+            let files: Vec<&str> = target
+                .paths
+                .iter()
+                .map(String::as_str)
+                .filter(|p| matcher.as_ref().is_none_or(|m| m.is_match(relative(p))))
+                .collect();
+            let count = files.len() as u64;
+            counted += files.len();
+            let what = match &params.glob {
+                Some(glob) => format!("files matching `{glob}`"),
+                None => "files".to_string(),
+            };
+            if count < params.min {
+                findings.push(
+                    Finding::new(format!(
+                        "deliverable `{}` has {count} {what}, at least {} required",
+                        target.id, params.min
+                    ))
+                    .rule("min-count"),
+                );
+            }
+            if let Some(max) = params.max
+                && count > max
+            {
+                findings.push(
+                    Finding::new(format!(
+                        "deliverable `{}` has {count} {what}, at most {max} allowed",
+                        target.id
+                    ))
+                    .rule("max-count"),
+                );
+            }
+            if !params.allow_empty {
+                for path in files {
+                    if vcc_sdk::stat(path)?.size == 0 {
+                        findings.push(Finding::new("file is empty").path(path).rule("empty"));
+                    }
+                }
+            }
+        }
+
+        let targets = criterion.targets.len();
+        Ok(if findings.is_empty() {
+            Outcome::pass(format!("{counted} file(s) present in {targets} target(s)"))
+        } else {
+            Outcome::fail(format!("{} problem(s) in {targets} target(s)", findings.len()))
+                .findings(findings)
+        })
+    }
+}
+
+vcc_sdk::export_validator!(FileExists);

@@ -1,0 +1,176 @@
+//! `std/json-schema`: JSON or YAML deliverables conform to a JSON Schema.
+//!
+//! The schema is given inline (`schema`) or as a file of the deliverable root
+//! (`schema_file`, JSON or YAML). The draft comes from the schema's `$schema`
+//! (2020-12 when absent). Every target file is parsed by its extension
+//! (`.yaml`/`.yml` as YAML, anything else as JSON) unless `format` says
+//! otherwise; a file that does not parse is a failure with its line.
+
+use vcc_sdk::serde::Deserialize;
+use vcc_sdk::serde_json::{self, Value, json};
+use vcc_sdk::{Criterion, Description, Finding, Outcome, Validator, relative};
+
+struct JsonSchema;
+
+#[derive(Deserialize)]
+#[serde(crate = "vcc_sdk::serde", deny_unknown_fields)]
+struct Params {
+    schema: Option<Value>,
+    schema_file: Option<String>,
+    #[serde(default)]
+    format: Format,
+}
+
+#[derive(Deserialize, Default, Clone, Copy, PartialEq)]
+#[serde(crate = "vcc_sdk::serde", rename_all = "lowercase")]
+enum Format {
+    #[default]
+    Auto,
+    Json,
+    Yaml,
+}
+
+/// At most this many validation errors are reported per file; the summary
+/// still gives the full count.
+const MAX_FINDINGS_PER_FILE: usize = 50;
+
+impl Validator for JsonSchema {
+    fn describe() -> Description {
+        Description::new(
+            "std/json-schema",
+            env!("CARGO_PKG_VERSION"),
+            "JSON or YAML deliverables validate against a JSON Schema (inline or from a file)",
+        )
+        .params_schema(json!({
+            "type": "object",
+            "additionalProperties": false,
+            "properties": {
+                "schema": {
+                    "type": ["object", "boolean"],
+                    "description": "the JSON Schema, inline"
+                },
+                "schema_file": {
+                    "type": "string", "minLength": 1,
+                    "description": "path of a JSON or YAML schema file, relative to the deliverable root"
+                },
+                "format": {
+                    "enum": ["auto", "json", "yaml"], "default": "auto",
+                    "description": "how to parse target files; auto uses the extension"
+                }
+            },
+            "oneOf": [
+                { "required": ["schema"], "not": { "required": ["schema_file"] } },
+                { "required": ["schema_file"], "not": { "required": ["schema"] } }
+            ]
+        }))
+    }
+
+    fn validate(criterion: Criterion) -> Result<Outcome, String> {
+        let params: Params = criterion.params()?;
+        let schema = match (params.schema, params.schema_file) {
+            (Some(schema), None) => schema,
+            (None, Some(file)) => {
+                let text = vcc_sdk::read_to_string(&file)
+                    .map_err(|err| format!("params.schema_file: {err}"))?;
+                parse(&file, &text, Format::Auto)
+                    .map_err(|(msg, _)| format!("params.schema_file: {file}: {msg}"))?
+            }
+            _ => return Err("params: give exactly one of `schema` and `schema_file`".into()),
+        };
+        let validator =
+            jsonschema::validator_for(&schema).map_err(|err| format!("invalid schema: {err}"))?;
+
+        let paths: Vec<&str> = criterion.paths().collect();
+        if paths.is_empty() {
+            return Ok(Outcome::skip("no target files to validate"));
+        }
+
+        let mut findings = Vec::new();
+        let mut report = Vec::new();
+        let mut bad_files = 0;
+        for path in &paths {
+            let text = vcc_sdk::read_to_string(path)?;
+            let instance = match parse(path, &text, params.format) {
+                Ok(value) => value,
+                Err((message, line)) => {
+                    bad_files += 1;
+                    let mut finding = Finding::new(format!("does not parse: {message}"))
+                        .path(path)
+                        .rule("parse");
+                    if let Some((line, column)) = line {
+                        finding = finding.line(line).column(column);
+                    }
+                    report.push(json!({"file": relative(path), "parse_error": message}));
+                    findings.push(finding);
+                    continue;
+                }
+            };
+            let errors: Vec<_> = validator.iter_errors(&instance).collect();
+            if errors.is_empty() {
+                continue;
+            }
+            bad_files += 1;
+            for error in errors.iter().take(MAX_FINDINGS_PER_FILE) {
+                let at = error.instance_path().to_string();
+                let at = if at.is_empty() { "/".to_string() } else { at };
+                findings.push(
+                    Finding::new(format!("{at}: {error}"))
+                        .path(path)
+                        .rule(error.keyword()),
+                );
+            }
+            if errors.len() > MAX_FINDINGS_PER_FILE {
+                findings.push(
+                    Finding::new(format!(
+                        "{} more validation error(s) not listed",
+                        errors.len() - MAX_FINDINGS_PER_FILE
+                    ))
+                    .path(path),
+                );
+            }
+            let listed: Vec<Value> = errors
+                .iter()
+                .map(|e| {
+                    json!({
+                        "instance_path": e.instance_path().to_string(),
+                        "schema_path": e.schema_path().to_string(),
+                        "message": e.to_string(),
+                    })
+                })
+                .collect();
+            report.push(json!({"file": relative(path), "errors": listed}));
+        }
+
+        let total = paths.len();
+        if bad_files == 0 {
+            return Ok(Outcome::pass(format!("{total} file(s) valid against the schema")));
+        }
+        let evidence = serde_json::to_vec_pretty(&report).map_err(|err| err.to_string())?;
+        Ok(
+            Outcome::fail(format!("{bad_files} of {total} file(s) do not validate"))
+                .findings(findings)
+                .evidence("validation-errors.json", "application/json", evidence),
+        )
+    }
+}
+
+/// Parse JSON or YAML; on failure, the message and (line, column) if known.
+fn parse(path: &str, text: &str, format: Format) -> Result<Value, (String, Option<(u32, u32)>)> {
+    let yaml = match format {
+        Format::Yaml => true,
+        Format::Json => false,
+        Format::Auto => path.ends_with(".yaml") || path.ends_with(".yml"),
+    };
+    if yaml {
+        serde_yaml::from_str(text).map_err(|err| {
+            let at = err.location().map(|l| (l.line() as u32, l.column() as u32));
+            (err.to_string(), at)
+        })
+    } else {
+        serde_json::from_str(text).map_err(|err| {
+            (err.to_string(), Some((err.line() as u32, err.column() as u32)))
+        })
+    }
+}
+
+vcc_sdk::export_validator!(JsonSchema);

@@ -1,0 +1,214 @@
+//! Write a vcc validator component in Rust.
+//!
+//! A validator is a type implementing [`Validator`], exported with
+//! [`export_validator!`], built with `cargo build --target wasm32-wasip2`:
+//!
+//! ```ignore
+//! use vcc_sdk::{Criterion, Description, Outcome, Validator};
+//!
+//! struct NonEmpty;
+//!
+//! impl Validator for NonEmpty {
+//!     fn describe() -> Description {
+//!         Description::new("non-empty", "0.1.0", "every target file has bytes")
+//!     }
+//!     fn validate(criterion: Criterion) -> Result<Outcome, String> {
+//!         for path in criterion.paths() {
+//!             if vcc_sdk::stat(path)?.size == 0 {
+//!                 return Ok(Outcome::fail(format!("{} is empty", vcc_sdk::relative(path))));
+//!             }
+//!         }
+//!         Ok(Outcome::pass("all target files have bytes"))
+//!     }
+//! }
+//!
+//! vcc_sdk::export_validator!(NonEmpty);
+//! ```
+//!
+//! A plugin depends on this crate only; the WIT bindings are generated here
+//! from the repository's `wit/` folder, never from a copy.
+
+#[doc(hidden)]
+pub mod bindings {
+    wit_bindgen::generate!({
+        path: "../../wit",
+        world: "plugin",
+        pub_export_macro: true,
+        default_bindings_module: "vcc_sdk::bindings",
+        runtime_path: "vcc_sdk::__wit_bindgen",
+    });
+}
+
+#[doc(hidden)]
+pub use wit_bindgen as __wit_bindgen;
+
+pub use serde;
+pub use serde_json;
+
+pub use bindings::vcc::validator::types::{
+    Criterion, Description, Evidence, FileInfo, Finding, Outcome, Status, Target,
+};
+
+use bindings::vcc::validator::deliverables;
+use serde::de::DeserializeOwned;
+
+/// Where the host mounts the deliverable root (read-only) for WASI file APIs.
+pub const MOUNT: &str = "/deliverables";
+
+/// The version of the `vcc:validator` WIT package this SDK builds against.
+pub const WIT_VERSION: &str = "0.1.0";
+
+/// A validator: describe yourself, then judge one criterion at a time.
+///
+/// Return `Err` only when the validator itself cannot work (bad schema in
+/// params, an internal bug); the host records status `error`. A deliverable
+/// that does not meet the criterion is `Ok(Outcome::fail(..))`.
+pub trait Validator {
+    fn describe() -> Description;
+    fn validate(criterion: Criterion) -> Result<Outcome, String>;
+}
+
+/// Export `$t` (a [`Validator`]) as the component's `vcc:validator/validator`.
+#[macro_export]
+macro_rules! export_validator {
+    ($t:ty) => {
+        const _: () = {
+            struct VccValidatorExport;
+            impl $crate::bindings::exports::vcc::validator::validator::Guest for VccValidatorExport {
+                fn describe() -> $crate::Description {
+                    <$t as $crate::Validator>::describe()
+                }
+                fn validate(
+                    criterion: $crate::Criterion,
+                ) -> ::core::result::Result<$crate::Outcome, ::std::string::String> {
+                    <$t as $crate::Validator>::validate(criterion)
+                }
+            }
+            $crate::bindings::export!(VccValidatorExport with_types_in $crate::bindings);
+        };
+    };
+}
+
+/// The files of a deliverable of the contract, by id (any deliverable, not
+/// only the criterion's targets).
+pub fn files(deliverable: &str) -> Result<Vec<FileInfo>, String> {
+    deliverables::list_files(deliverable)
+}
+
+/// The bytes of a file the host hashed. Recorded in the report's `files_read`.
+pub fn read(path: &str) -> Result<Vec<u8>, String> {
+    deliverables::read_file(path)
+}
+
+/// The text of a file; an error names the file when it is not UTF-8.
+pub fn read_to_string(path: &str) -> Result<String, String> {
+    String::from_utf8(read(path)?).map_err(|_| format!("{}: not valid UTF-8", relative(path)))
+}
+
+/// Size and digest of a file, without reading it.
+pub fn stat(path: &str) -> Result<FileInfo, String> {
+    deliverables::stat_file(path)
+}
+
+/// A guest path made relative to the deliverable root, for messages.
+pub fn relative(path: &str) -> &str {
+    path.strip_prefix(MOUNT)
+        .map(|rest| rest.trim_start_matches('/'))
+        .unwrap_or(path)
+}
+
+impl Criterion {
+    /// The criterion's params, parsed into `T`. `{}` when the contract gave none.
+    pub fn params<T: DeserializeOwned>(&self) -> Result<T, String> {
+        serde_json::from_str(&self.params)
+            .map_err(|err| format!("criterion {}: bad params: {err}", self.id))
+    }
+
+    /// Every target file's guest path, in target order.
+    pub fn paths(&self) -> impl Iterator<Item = &str> {
+        self.targets.iter().flat_map(|t| t.paths.iter().map(String::as_str))
+    }
+}
+
+impl Description {
+    /// A description accepting no params (`{}` only).
+    pub fn new(name: &str, version: &str, summary: &str) -> Self {
+        Description {
+            name: name.to_string(),
+            version: version.to_string(),
+            summary: summary.to_string(),
+            params_schema: r#"{"type":"object","additionalProperties":false}"#.to_string(),
+        }
+    }
+
+    /// Set the JSON Schema the host checks `params` against.
+    pub fn params_schema(mut self, schema: serde_json::Value) -> Self {
+        self.params_schema = schema.to_string();
+        self
+    }
+}
+
+impl Outcome {
+    pub fn new(status: Status, summary: impl Into<String>) -> Self {
+        Outcome {
+            status,
+            summary: summary.into(),
+            findings: Vec::new(),
+            evidence: Vec::new(),
+        }
+    }
+    pub fn pass(summary: impl Into<String>) -> Self {
+        Self::new(Status::Pass, summary)
+    }
+    pub fn fail(summary: impl Into<String>) -> Self {
+        Self::new(Status::Fail, summary)
+    }
+    pub fn skip(summary: impl Into<String>) -> Self {
+        Self::new(Status::Skip, summary)
+    }
+    pub fn finding(mut self, finding: Finding) -> Self {
+        self.findings.push(finding);
+        self
+    }
+    pub fn findings(mut self, findings: impl IntoIterator<Item = Finding>) -> Self {
+        self.findings.extend(findings);
+        self
+    }
+    pub fn evidence(mut self, name: &str, media_type: &str, bytes: impl Into<Vec<u8>>) -> Self {
+        self.evidence.push(Evidence {
+            name: name.to_string(),
+            media_type: media_type.to_string(),
+            bytes: bytes.into(),
+        });
+        self
+    }
+}
+
+impl Finding {
+    pub fn new(message: impl Into<String>) -> Self {
+        Finding {
+            message: message.into(),
+            path: None,
+            line: None,
+            column: None,
+            rule: None,
+        }
+    }
+    /// The file the finding is about (guest path or relative path).
+    pub fn path(mut self, path: &str) -> Self {
+        self.path = Some(relative(path).to_string());
+        self
+    }
+    pub fn line(mut self, line: u32) -> Self {
+        self.line = Some(line);
+        self
+    }
+    pub fn column(mut self, column: u32) -> Self {
+        self.column = Some(column);
+        self
+    }
+    pub fn rule(mut self, rule: &str) -> Self {
+        self.rule = Some(rule.to_string());
+        self
+    }
+}
