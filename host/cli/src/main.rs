@@ -1,1 +1,9 @@
-fn main() {}
+//! `vcc`: check deliverables against a Verifiable Completion Contract.
+
+mod args;
+mod commands;
+mod render;
+
+fn main() {
+    std::process::exit(commands::run());
+}

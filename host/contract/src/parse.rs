@@ -38,7 +38,10 @@ pub struct Document {
 impl Document {
     /// The folder relative validator paths are resolved from.
     pub fn dir(&self) -> &Path {
-        self.path.parent().unwrap_or(Path::new("."))
+        match self.path.parent() {
+            Some(dir) if !dir.as_os_str().is_empty() => dir,
+            _ => Path::new("."),
+        }
     }
 
     /// A problem about `field`, with its line when known.

@@ -1,1 +1,68 @@
+//! The vcc runtime: deliverable snapshots, the wasmtime sandbox, and the
+//! evaluation of a contract into a report.
+//!
+//! wasmtime types stay inside this crate: callers see contracts, reports
+//! and plain Rust types.
 
+mod cache;
+mod check;
+mod guard;
+mod sandbox;
+mod snapshot;
+mod validators;
+
+use std::path::Path;
+use std::sync::Arc;
+
+pub use cache::Cache;
+pub use check::{
+    CheckOptions, DEFAULT_MEMORY, DEFAULT_TIMEOUT, WASMTIME_VERSION, check, lint_with_validators,
+    unreadable_contract,
+};
+pub use sandbox::{Description, EVIDENCE_CAP, GUEST_ROOT, SUPPORTED_WIT};
+pub use snapshot::{Snapshot, WalkLimits};
+pub use validators::{Builtin, Loaded, Loader, MAX_COMPONENT_BYTES};
+
+/// Everything needed to load and run validators, for one process.
+pub struct Runtime {
+    loader: Loader,
+}
+
+impl Runtime {
+    /// `cache_dir`: where precompiled components are kept (`None`: compile
+    /// every time). A cache that cannot be opened is reported, not fatal.
+    pub fn new(builtins: Vec<Builtin>, cache_dir: Option<&Path>) -> anyhow::Result<(Runtime, Option<String>)> {
+        let sandbox = sandbox::Sandbox::new()?;
+        let (cache, warning) = match cache_dir.map(Cache::open) {
+            Some(Ok(cache)) => (Some(cache), None),
+            Some(Err(err)) => (None, Some(format!("the component cache is disabled: {err}"))),
+            None => (None, None),
+        };
+        Ok((
+            Runtime {
+                loader: Loader::new(sandbox, cache, builtins),
+            },
+            warning,
+        ))
+    }
+
+    pub fn loader(&self) -> &Loader {
+        &self.loader
+    }
+
+    /// Load and describe every built-in validator.
+    pub fn builtins(&self) -> Vec<(&'static str, Result<Arc<Loaded>, String>)> {
+        self.loader
+            .builtins()
+            .iter()
+            .map(|b| {
+                let binding = vcc_contract::ValidatorRef {
+                    component: b.name.to_string(),
+                    digest: None,
+                    extensions: Default::default(),
+                };
+                (b.name, self.loader.load(&binding, Path::new(".")))
+            })
+            .collect()
+    }
+}

@@ -116,7 +116,7 @@ impl Validator for JsonSchema {
                 findings.push(
                     Finding::new(format!("{at}: {error}"))
                         .path(path)
-                        .rule(error.keyword()),
+                        .rule(error.kind().keyword()),
                 );
             }
             if errors.len() > MAX_FINDINGS_PER_FILE {

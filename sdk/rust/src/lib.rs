@@ -28,6 +28,10 @@
 //! A plugin depends on this crate only; the WIT bindings are generated here
 //! from the repository's `wit/` folder, never from a copy.
 
+// The generated code names this crate by its public path, so that the
+// `export!` macro works from plugin crates; make that path work here too.
+extern crate self as vcc_sdk;
+
 #[doc(hidden)]
 pub mod bindings {
     wit_bindgen::generate!({
@@ -35,7 +39,7 @@ pub mod bindings {
         world: "plugin",
         pub_export_macro: true,
         default_bindings_module: "vcc_sdk::bindings",
-        runtime_path: "vcc_sdk::__wit_bindgen",
+        runtime_path: "vcc_sdk::__wit_bindgen::rt",
     });
 }
 

@@ -1,1 +1,88 @@
+//! Support for the end-to-end tests: fixture components (built from
+//! `tests/guests` by this crate's build script), scratch deliverable trees,
+//! and digests of trees to prove a run changed nothing.
 
+use std::collections::BTreeMap;
+use std::fs;
+use std::path::{Path, PathBuf};
+
+/// Fixture component paths, one constant per crate in `tests/guests`.
+pub mod fixtures {
+    include!(concat!(env!("OUT_DIR"), "/fixtures.rs"));
+}
+
+/// A temporary folder holding a contract and its deliverables.
+pub struct Scratch {
+    dir: tempfile::TempDir,
+}
+
+impl Scratch {
+    pub fn new() -> Scratch {
+        Scratch {
+            dir: tempfile::tempdir().expect("create a temporary folder"),
+        }
+    }
+
+    pub fn path(&self) -> &Path {
+        self.dir.path()
+    }
+
+    /// Write a file (creating folders), returning its path.
+    pub fn write(&self, relative: &str, contents: impl AsRef<[u8]>) -> PathBuf {
+        let path = self.dir.path().join(relative);
+        if let Some(parent) = path.parent() {
+            fs::create_dir_all(parent).expect("create folders");
+        }
+        fs::write(&path, contents).expect("write a file");
+        path
+    }
+
+    /// Copy a fixture component into the folder, returning its file name.
+    pub fn component(&self, fixture: &str, name: &str) -> String {
+        fs::copy(fixture, self.dir.path().join(name)).expect("copy a fixture");
+        name.to_string()
+    }
+}
+
+impl Default for Scratch {
+    fn default() -> Self {
+        Scratch::new()
+    }
+}
+
+/// Path → blake3 of every entry under `root` (symlinks by their target
+/// text, folders as entries), to show a run left a tree untouched.
+pub fn digests(root: &Path) -> BTreeMap<String, String> {
+    let mut out = BTreeMap::new();
+    let mut todo = vec![root.to_path_buf()];
+    while let Some(dir) = todo.pop() {
+        let Ok(entries) = fs::read_dir(&dir) else { continue };
+        for entry in entries.flatten() {
+            let path = entry.path();
+            let rel = path.strip_prefix(root).unwrap_or(&path).display().to_string();
+            let Ok(meta) = fs::symlink_metadata(&path) else { continue };
+            let digest = if meta.file_type().is_symlink() {
+                format!("symlink:{}", fs::read_link(&path).map(|t| t.display().to_string()).unwrap_or_default())
+            } else if meta.is_dir() {
+                todo.push(path.clone());
+                "dir".to_string()
+            } else if meta.is_file() {
+                blake3::hash(&fs::read(&path).unwrap_or_default()).to_hex().to_string()
+            } else {
+                "special".to_string()
+            };
+            out.insert(rel, digest);
+        }
+    }
+    out
+}
+
+/// A cache folder shared by one test binary, so each fixture compiles once.
+pub fn shared_cache(target_tmp: &str) -> PathBuf {
+    Path::new(target_tmp).join("vcc-component-cache")
+}
+
+/// `blake3:<hex>` of a file.
+pub fn file_digest(path: &Path) -> String {
+    format!("blake3:{}", blake3::hash(&fs::read(path).expect("read a file")).to_hex())
+}

@@ -1,0 +1,95 @@
+//! The command line.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+#[derive(Parser)]
+#[command(
+    name = "vcc",
+    version,
+    about = "Check deliverables against a Verifiable Completion Contract, with sandboxed WebAssembly validators.",
+    after_help = "Exit codes of `vcc check`: 0 accepted, 1 rejected/withheld/advisory, 2 invalid (the contract could not be evaluated)."
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+
+    /// Colour in human output: auto (a terminal, and NO_COLOR unset), always, never.
+    #[arg(long, global = true, value_enum, default_value_t = Color::Auto)]
+    pub color: Color,
+
+    /// Where precompiled components are cached [default: $VCC_CACHE_DIR, $XDG_CACHE_HOME/vcc, ~/.cache/vcc].
+    #[arg(long, global = true, value_name = "DIR")]
+    pub cache_dir: Option<PathBuf>,
+
+    /// Compile every component, and keep nothing on disk.
+    #[arg(long, global = true)]
+    pub no_cache: bool,
+}
+
+#[derive(Subcommand)]
+pub enum Command {
+    /// Evaluate a contract: integrity pass, validators, verdict.
+    Check(CheckArgs),
+    /// Run the integrity pass alone (exit 0 when clean, 2 on any error).
+    Lint(LintArgs),
+    /// Print the JSON Schema of the contract format.
+    Schema,
+    /// Validator components.
+    #[command(subcommand)]
+    Validator(ValidatorCommand),
+}
+
+#[derive(Args)]
+pub struct CheckArgs {
+    /// The contract (YAML, or JSON with a .json extension).
+    pub contract: PathBuf,
+    /// The deliverable root [default: the contract's folder].
+    #[arg(long, value_name = "ROOT")]
+    pub dir: Option<PathBuf>,
+    /// human (to stderr) or json (the report, to stdout).
+    #[arg(long, value_enum, default_value_t = Format::Human)]
+    pub format: Format,
+    /// Also write the JSON report to FILE (atomically).
+    #[arg(long, value_name = "FILE")]
+    pub report: Option<PathBuf>,
+    /// Store evidence bytes in DIR, one file per blake3 digest.
+    #[arg(long, value_name = "DIR")]
+    pub evidence_dir: Option<PathBuf>,
+    /// Criteria evaluated at once [default: the number of cores].
+    #[arg(long, value_name = "N")]
+    pub jobs: Option<usize>,
+    /// Exit 0 for an advisory contract (advisory contracts are never accepted).
+    #[arg(long)]
+    pub allow_advisory: bool,
+}
+
+#[derive(Args)]
+pub struct LintArgs {
+    pub contract: PathBuf,
+    #[arg(long, value_enum, default_value_t = Format::Human)]
+    pub format: Format,
+}
+
+#[derive(Subcommand)]
+pub enum ValidatorCommand {
+    /// One line per available validator: name, version, summary.
+    List {
+        #[arg(long, value_enum, default_value_t = Format::Human)]
+        format: Format,
+    },
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Format {
+    Human,
+    Json,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Color {
+    Auto,
+    Always,
+    Never,
+}

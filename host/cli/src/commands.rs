@@ -1,0 +1,217 @@
+//! What each command does. `run` returns the process exit code.
+
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+
+use clap::Parser;
+use serde_json::json;
+use vcc_report::law::exit;
+use vcc_report::Report;
+use vcc_runtime::{Builtin, Cache, CheckOptions, Runtime};
+
+use crate::args::{CheckArgs, Cli, Command, Format, LintArgs, ValidatorCommand};
+use crate::render::{self, Style};
+
+pub fn run() -> i32 {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(err) => {
+            let _ = err.print();
+            // Usage errors are "could not evaluate"; --help and --version are fine.
+            return if err.use_stderr() { exit::INVALID } else { exit::ACCEPTED };
+        }
+    };
+    let style = Style::new(cli.color);
+    match &cli.command {
+        Command::Schema => schema(),
+        Command::Lint(args) => lint(&cli, args, &style),
+        Command::Check(args) => check(&cli, args, &style),
+        Command::Validator(ValidatorCommand::List { format }) => validator_list(&cli, *format),
+    }
+}
+
+fn runtime(cli: &Cli) -> Result<Runtime, i32> {
+    let cache_dir = if cli.no_cache {
+        None
+    } else {
+        cli.cache_dir.clone().or_else(Cache::default_dir)
+    };
+    let builtins = vcc_std::BUILTINS
+        .iter()
+        .map(|&(name, bytes)| Builtin { name, bytes })
+        .collect();
+    match Runtime::new(builtins, cache_dir.as_deref()) {
+        Ok((runtime, warning)) => {
+            if let Some(warning) = warning {
+                eprintln!("vcc: warning: {warning}");
+            }
+            Ok(runtime)
+        }
+        Err(err) => {
+            eprintln!("vcc: cannot start the WebAssembly runtime: {err:#}");
+            Err(exit::INVALID)
+        }
+    }
+}
+
+fn schema() -> i32 {
+    let text = serde_json::to_string_pretty(&vcc_contract::json_schema()).unwrap_or_default();
+    print_stdout(&format!("{text}\n"));
+    exit::ACCEPTED
+}
+
+fn lint(cli: &Cli, args: &LintArgs, style: &Style) -> i32 {
+    let doc = match vcc_contract::load(&args.contract) {
+        Ok(doc) => doc,
+        Err(problem) => {
+            let problems = vec![*problem];
+            emit_lint(&args.contract, None, &problems, args.format, style);
+            return exit::INVALID;
+        }
+    };
+    let runtime = match runtime(cli) {
+        Ok(r) => r,
+        Err(code) => return code,
+    };
+    let (problems, _) = vcc_runtime::lint_with_validators(runtime.loader(), &doc);
+    emit_lint(&args.contract, Some(&doc.digest), &problems, args.format, style);
+    if problems.iter().any(|p| p.is_error()) {
+        exit::INVALID
+    } else {
+        exit::ACCEPTED
+    }
+}
+
+fn emit_lint(path: &Path, digest: Option<&str>, problems: &[vcc_contract::Problem], format: Format, style: &Style) {
+    let errors = problems.iter().filter(|p| p.is_error()).count();
+    let warnings = problems.len() - errors;
+    match format {
+        Format::Json => {
+            let doc = json!({
+                "schema_version": vcc_report::SCHEMA_VERSION,
+                "contract": { "path": path.display().to_string(), "digest": digest },
+                "ok": errors == 0,
+                "errors": errors,
+                "warnings": warnings,
+                "problems": problems,
+            });
+            print_stdout(&format!("{}\n", serde_json::to_string_pretty(&doc).unwrap_or_default()));
+        }
+        Format::Human => {
+            let mut out = String::new();
+            for p in problems {
+                out.push_str(&render::problem(p, style));
+            }
+            out.push_str(&format!(
+                "{}: {errors} error(s), {warnings} warning(s)\n",
+                render::clean(&path.display().to_string())
+            ));
+            eprint!("{out}");
+        }
+    }
+}
+
+fn check(cli: &Cli, args: &CheckArgs, style: &Style) -> i32 {
+    let runtime = match runtime(cli) {
+        Ok(r) => r,
+        Err(code) => return code,
+    };
+    let report = match vcc_contract::load(&args.contract) {
+        Ok(doc) => {
+            let root = args.dir.clone().unwrap_or_else(|| doc.dir().to_path_buf());
+            let defaults = CheckOptions::default();
+            let options = CheckOptions {
+                jobs: args.jobs.unwrap_or(defaults.jobs),
+                evidence_dir: args.evidence_dir.clone(),
+                host_digest: host_digest(),
+                ..defaults
+            };
+            vcc_runtime::check(runtime.loader(), &doc, &root, &options)
+        }
+        Err(problem) => vcc_runtime::unreadable_contract(&args.contract, *problem, runtime.loader().stats()),
+    };
+    let mut code = report.exit_code(args.allow_advisory);
+    if let Some(path) = &args.report
+        && let Err(err) = write_atomically(path, &report_json(&report))
+    {
+        eprintln!("vcc: cannot write the report to {}: {err}", path.display());
+        code = exit::INVALID;
+    }
+    match args.format {
+        Format::Json => print_stdout(&report_json(&report)),
+        Format::Human => eprint!("{}", render::report(&report, style)),
+    }
+    code
+}
+
+fn report_json(report: &Report) -> String {
+    serde_json::to_string_pretty(report).map_or_else(|e| format!("{{\"error\": \"{e}\"}}\n"), |s| s + "\n")
+}
+
+fn validator_list(cli: &Cli, format: Format) -> i32 {
+    let runtime = match runtime(cli) {
+        Ok(r) => r,
+        Err(code) => return code,
+    };
+    let mut code = exit::ACCEPTED;
+    let mut rows = Vec::new();
+    let mut lines = String::new();
+    for (name, loaded) in runtime.builtins() {
+        match loaded {
+            Ok(l) => {
+                let d = &l.description;
+                lines.push_str(&format!("{name:<22} {:<8} {}\n", render::clean(&d.version), render::clean(&d.summary)));
+                rows.push(json!({
+                    "name": name,
+                    "version": d.version,
+                    "summary": d.summary,
+                    "digest": l.digest,
+                    "wit_version": l.wit_version,
+                    "params_schema": d.params_schema,
+                }));
+            }
+            Err(err) => {
+                eprintln!("vcc: built-in validator {name} cannot be loaded: {err}");
+                code = exit::INVALID;
+            }
+        }
+    }
+    match format {
+        Format::Human => print_stdout(&lines),
+        Format::Json => print_stdout(&format!("{}\n", serde_json::to_string_pretty(&rows).unwrap_or_default())),
+    }
+    code
+}
+
+/// Machine output; a closed pipe (`vcc … | head`) is not an error.
+fn print_stdout(text: &str) {
+    let mut out = io::stdout().lock();
+    let _ = out.write_all(text.as_bytes()).and_then(|()| out.flush());
+}
+
+/// The digest of the running executable, for the report.
+fn host_digest() -> Option<String> {
+    let exe = std::env::current_exe().ok()?;
+    let mut hasher = blake3::Hasher::new();
+    hasher.update_mmap(&exe).ok()?;
+    Some(format!("blake3:{}", hasher.finalize().to_hex()))
+}
+
+fn write_atomically(path: &Path, text: &str) -> io::Result<()> {
+    let dir = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    let name = path.file_name().map(|n| n.to_string_lossy().to_string()).unwrap_or_default();
+    let tmp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
+    let result = (|| {
+        let mut file = std::fs::File::create(&tmp)?;
+        file.write_all(text.as_bytes())?;
+        file.sync_all()?;
+        std::fs::rename(&tmp, path)
+    })();
+    if result.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    result
+}

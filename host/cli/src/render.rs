@@ -1,0 +1,258 @@
+//! Human output: what a person reads on a terminal (always on stderr).
+//!
+//! Every string that came from a validator, a file name or a contract is
+//! escaped: control characters and bidi overrides never reach the terminal.
+
+use std::borrow::Cow;
+use std::fmt::Write as _;
+use std::io::IsTerminal;
+
+use vcc_contract::{Level, Problem, Severity};
+use vcc_report::{CriterionReport, Report, Status, Verdict};
+
+use crate::args::Color;
+
+/// At most this many findings per criterion are printed (JSON has them all).
+const FINDINGS_SHOWN: usize = 20;
+
+#[derive(Clone, Copy)]
+pub struct Style {
+    color: bool,
+}
+
+#[derive(Clone, Copy)]
+enum Paint {
+    Green,
+    Red,
+    Yellow,
+    Magenta,
+    Bold,
+    Dim,
+}
+
+impl Style {
+    pub fn new(choice: Color) -> Style {
+        let color = match choice {
+            Color::Always => true,
+            Color::Never => false,
+            Color::Auto => {
+                std::io::stderr().is_terminal()
+                    && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
+                    && std::env::var("TERM").map_or(true, |t| t != "dumb")
+            }
+        };
+        Style { color }
+    }
+
+    fn paint(&self, paint: Paint, text: &str) -> String {
+        if !self.color {
+            return text.to_string();
+        }
+        let code = match paint {
+            Paint::Green => "32",
+            Paint::Red => "31",
+            Paint::Yellow => "33",
+            Paint::Magenta => "35",
+            Paint::Bold => "1",
+            Paint::Dim => "2",
+        };
+        format!("\x1b[{code}m{text}\x1b[0m")
+    }
+}
+
+/// Escape what must not reach a terminal raw: C0/C1 controls (including
+/// ESC), DEL, and the bidi controls that reorder what a reader sees.
+pub fn clean(text: &str) -> Cow<'_, str> {
+    let bad = |c: char| c.is_control() || matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' | '\u{200e}' | '\u{200f}');
+    if !text.chars().any(bad) {
+        return Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 8);
+    for c in text.chars() {
+        if bad(c) {
+            let _ = write!(out, "\\u{{{:x}}}", c as u32);
+        } else {
+            out.push(c);
+        }
+    }
+    Cow::Owned(out)
+}
+
+pub fn problem(p: &Problem, style: &Style) -> String {
+    let mut at = clean(&p.file).into_owned();
+    if let Some(line) = p.line {
+        let _ = write!(at, ":{line}");
+        if let Some(col) = p.column {
+            let _ = write!(at, ":{col}");
+        }
+    }
+    let level = match p.level {
+        Level::Error => style.paint(Paint::Red, "error"),
+        Level::Warning => style.paint(Paint::Yellow, "warning"),
+    };
+    let field = p
+        .field
+        .as_deref()
+        .map(|f| format!(" {}:", clean(f)))
+        .unwrap_or_default();
+    let mut out = format!("{at}: {level}[{}]{field} {}\n", p.code, clean(&p.message));
+    if let Some(help) = &p.help {
+        let _ = writeln!(out, "  {} {}", style.paint(Paint::Dim, "help:"), clean(help));
+    }
+    out
+}
+
+fn status_label(status: Status, style: &Style) -> String {
+    let (text, paint) = match status {
+        Status::Pass => ("PASS ", Paint::Green),
+        Status::Fail => ("FAIL ", Paint::Red),
+        Status::Skip => ("SKIP ", Paint::Yellow),
+        Status::Error => ("ERROR", Paint::Magenta),
+    };
+    style.paint(paint, text)
+}
+
+fn severity_label(s: Severity) -> &'static str {
+    match s {
+        Severity::Must => "MUST  ",
+        Severity::Should => "SHOULD",
+        Severity::May => "MAY   ",
+    }
+}
+
+pub fn report(r: &Report, style: &Style) -> String {
+    let mut out = String::new();
+    let id = r.contract.id.as_deref().unwrap_or("?");
+    let _ = writeln!(
+        out,
+        "{} {} ({})",
+        style.paint(Paint::Bold, "vcc check"),
+        clean(id),
+        clean(&r.contract.path)
+    );
+    for p in &r.problems {
+        out.push_str(&problem(p, style));
+    }
+    if let Some(d) = &r.deliverables {
+        let _ = writeln!(
+            out,
+            "deliverables: {} file(s), {} in {} (root {})",
+            d.files,
+            bytes(d.bytes),
+            clean(&d.root),
+            short(&d.root_digest)
+        );
+        if !d.unreadable.is_empty() {
+            let shown: Vec<String> = d
+                .unreadable
+                .iter()
+                .take(5)
+                .map(|u| format!("{} ({})", clean(&u.path), u.kind))
+                .collect();
+            let more = d.unreadable.len().saturating_sub(shown.len());
+            let _ = writeln!(
+                out,
+                "  not hashed: {}{}",
+                shown.join(", "),
+                if more > 0 { format!(", and {more} more") } else { String::new() }
+            );
+        }
+    }
+    for c in &r.criteria {
+        criterion(&mut out, c, style);
+    }
+    let cache = &r.runtime.cache;
+    let _ = writeln!(
+        out,
+        "{}",
+        style.paint(
+            Paint::Dim,
+            &format!(
+                "components: {} compiled, {} from cache; {} ms",
+                cache.misses, cache.hits, r.runtime.duration_ms
+            )
+        )
+    );
+    let (label, paint) = match r.verdict {
+        Verdict::Accepted => ("ACCEPTED", Paint::Green),
+        Verdict::Rejected => ("REJECTED", Paint::Red),
+        Verdict::Withheld => ("WITHHELD", Paint::Yellow),
+        Verdict::Invalid => ("INVALID", Paint::Red),
+        Verdict::Advisory => ("ADVISORY", Paint::Yellow),
+    };
+    let _ = writeln!(out, "verdict: {} — {}", style.paint(paint, label), clean(&r.reason));
+    out
+}
+
+fn criterion(out: &mut String, c: &CriterionReport, style: &Style) {
+    let _ = writeln!(
+        out,
+        "  {} {} {}  {}  [{}]",
+        status_label(c.status, style),
+        severity_label(c.severity),
+        clean(&c.id),
+        clean(&c.summary),
+        clean(&c.validator.component)
+    );
+    if !c.suspect_inputs.is_empty() {
+        let _ = writeln!(
+            out,
+            "      {} upstream deliverables did not pass their MUST criteria: {}",
+            style.paint(Paint::Yellow, "suspect inputs:"),
+            clean(&c.suspect_inputs.join(", "))
+        );
+    }
+    for f in c.findings.iter().take(FINDINGS_SHOWN) {
+        let mut at = String::new();
+        if let Some(path) = &f.path {
+            at = clean(path).into_owned();
+            if let Some(line) = f.line {
+                let _ = write!(at, ":{line}");
+                if let Some(col) = f.column {
+                    let _ = write!(at, ":{col}");
+                }
+            }
+            at.push_str(": ");
+        }
+        let rule = f
+            .rule
+            .as_deref()
+            .map(|r| format!(" [{}]", clean(r)))
+            .unwrap_or_default();
+        let _ = writeln!(out, "      - {at}{}{rule}", clean(&f.message));
+    }
+    if c.findings.len() > FINDINGS_SHOWN {
+        let _ = writeln!(
+            out,
+            "      … and {} more finding(s) (see the JSON report)",
+            c.findings.len() - FINDINGS_SHOWN
+        );
+    }
+}
+
+fn short(digest: &str) -> String {
+    digest.chars().take(7 + 12).collect::<String>() + "…"
+}
+
+fn bytes(n: u64) -> String {
+    match n {
+        n if n >= 1 << 30 => format!("{:.1} GiB", n as f64 / (1u64 << 30) as f64),
+        n if n >= 1 << 20 => format!("{:.1} MiB", n as f64 / (1u64 << 20) as f64),
+        n if n >= 1 << 10 => format!("{:.1} KiB", n as f64 / 1024.0),
+        n => format!("{n} B"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn terminal_escapes_are_neutralised() {
+        assert_eq!(clean("plain text"), "plain text");
+        assert_eq!(clean("\x1b[2Jgone"), "\\u{1b}[2Jgone");
+        assert_eq!(clean("a\nb\rc"), "a\\u{a}b\\u{d}c");
+        assert_eq!(clean("safe\u{202e}txt.exe"), "safe\\u{202e}txt.exe");
+        assert_eq!(clean("\u{9b}31m"), "\\u{9b}31m");
+    }
+}

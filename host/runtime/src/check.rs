@@ -1,0 +1,503 @@
+//! `vcc check`: integrity pass, snapshot, validator runs, and the verdict.
+//!
+//! The order matters. Lint first: a contract with an integrity error runs no
+//! validator. Then one snapshot of the root. Then each criterion in its own
+//! sandbox, in parallel, guarded by its wall-clock budget. Then the host
+//! looks again at the root: if anything changed, the verdict is not bound to
+//! the bytes the validators judged, and the run is withheld. Last, the law.
+
+use std::collections::{BTreeSet, HashMap};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use vcc_contract::paths::{self, PathSpec};
+use vcc_contract::{Contract, Criterion, Document, Problem, Severity, lint};
+use vcc_report::{
+    CacheStats, ContractInfo, CriterionReport, DeliverablesInfo, EvidenceRef, Reason, Report,
+    RuntimeInfo, SCHEMA_VERSION, Status, TargetReport, ValidatorReport, Verdict, law,
+};
+
+use crate::guard::{Stopped, grace, guarded};
+use crate::sandbox::{EvidenceItem, Request, RunLimits, RunOutput};
+use crate::snapshot::{Snapshot, WalkLimits, digest_string};
+use crate::validators::{ContractValidators, Loaded, Loader};
+
+/// The version of wasmtime this host embeds (a test keeps it equal to the
+/// workspace pin in Cargo.lock).
+pub const WASMTIME_VERSION: &str = "48.0.8";
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(10);
+pub const DEFAULT_MEMORY: u64 = 256 << 20;
+
+#[derive(Debug, Clone)]
+pub struct CheckOptions {
+    /// Criteria run at once.
+    pub jobs: usize,
+    /// Where evidence bytes are stored, named by digest.
+    pub evidence_dir: Option<PathBuf>,
+    pub walk: WalkLimits,
+    /// `blake3:<hex>` of the executable, for the report.
+    pub host_digest: Option<String>,
+}
+
+impl Default for CheckOptions {
+    fn default() -> Self {
+        CheckOptions {
+            jobs: std::thread::available_parallelism().map_or(1, |n| n.get()),
+            evidence_dir: None,
+            walk: WalkLimits::default(),
+            host_digest: None,
+        }
+    }
+}
+
+/// Lint a contract, loading its validators.
+pub fn lint_with_validators<'a>(loader: &'a Loader, doc: &Document) -> (Vec<Problem>, ContractValidators<'a>) {
+    let mut validators = ContractValidators::new(loader, doc.dir());
+    let problems = lint(doc, Some(&mut validators));
+    (problems, validators)
+}
+
+/// Evaluate a contract against the deliverables under `root`.
+pub fn check(loader: &Loader, doc: &Document, root: &Path, options: &CheckOptions) -> Report {
+    let started = Instant::now();
+    let contract = &doc.contract;
+    let mut report = Report {
+        schema_version: SCHEMA_VERSION,
+        verdict: Verdict::Invalid,
+        reason: String::new(),
+        contract: ContractInfo {
+            path: doc.path.display().to_string(),
+            id: Some(contract.id.clone()),
+            title: contract.title.clone(),
+            digest: Some(doc.digest.clone()),
+            advisory: contract.advisory,
+        },
+        deliverables: None,
+        criteria: Vec::new(),
+        problems: Vec::new(),
+        runtime: RuntimeInfo::default(),
+    };
+
+    let (problems, validators) = lint_with_validators(loader, doc);
+    let errors = problems.iter().filter(|p| p.is_error()).count();
+    report.problems = problems;
+    if errors > 0 {
+        report.reason = format!("the contract has {errors} integrity error(s); no validator was run");
+        return finish(report, loader, options, started);
+    }
+
+    let snapshot = match Snapshot::take(root, options.walk.clone()) {
+        Ok(s) => Arc::new(s),
+        Err(err) => {
+            report.reason = err.to_string();
+            return finish(report, loader, options, started);
+        }
+    };
+
+    let resolved: HashMap<&str, (Vec<String>, Vec<String>)> = contract
+        .deliverables
+        .iter()
+        .map(|d| {
+            let (files, blocked) = match paths::check(&d.path) {
+                Ok(spec) => {
+                    let r = snapshot.resolve(&spec);
+                    let blocked = r.blocked.iter().map(|u| format!("{} ({})", u.path, u.kind)).collect();
+                    (r.files, blocked)
+                }
+                // lint refused bad paths already; never a silent empty match.
+                Err((_, message)) => (Vec::new(), vec![message]),
+            };
+            (d.id.as_str(), (files, blocked))
+        })
+        .collect();
+    let listing: Arc<HashMap<String, Vec<String>>> = Arc::new(
+        resolved
+            .iter()
+            .map(|(id, (files, _))| (id.to_string(), files.clone()))
+            .collect(),
+    );
+
+    let ctx = Ctx {
+        loader,
+        contract,
+        validators: &validators.loaded,
+        snapshot: &snapshot,
+        resolved: &resolved,
+        listing: &listing,
+    };
+    let next = AtomicUsize::new(0);
+    let results: Mutex<Vec<Option<(CriterionReport, Vec<EvidenceItem>, bool)>>> =
+        Mutex::new(contract.criteria.iter().map(|_| None).collect());
+    let jobs = options.jobs.clamp(1, contract.criteria.len().max(1));
+    std::thread::scope(|scope| {
+        for _ in 0..jobs {
+            scope.spawn(|| {
+                loop {
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    let Some(criterion) = contract.criteria.get(i) else { break };
+                    let result = ctx.evaluate(criterion);
+                    if let Ok(mut results) = results.lock() {
+                        results[i] = Some(result);
+                    }
+                }
+            });
+        }
+    });
+    // A criterion without a result (a host bug) is an error, never absent:
+    // a missing MUST must not let the others decide.
+    let results = results
+        .into_inner()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
+
+    let mut saw_change = false;
+    let mut evidence_error = None;
+    for (i, result) in results.into_iter().enumerate() {
+        let (mut criterion, evidence, changed) = result.unwrap_or_else(|| {
+            let mut lost = ctx.base_report(&contract.criteria[i]);
+            lost.summary = "the host lost this criterion's result".into();
+            (lost, Vec::new(), false)
+        });
+        saw_change |= changed;
+        for item in evidence {
+            match store_evidence(&item, options.evidence_dir.as_deref()) {
+                Ok(r) => criterion.evidence.push(r),
+                Err(err) => evidence_error = Some(err),
+            }
+        }
+        report.criteria.push(criterion);
+    }
+    mark_suspects(contract, &mut report.criteria);
+
+    let mut changed = snapshot.changes();
+    if saw_change && changed.is_empty() {
+        changed.push("(a file changed while a validator read it)".into());
+    }
+    report.deliverables = Some(DeliverablesInfo {
+        root: root.display().to_string(),
+        root_digest: digest_string(&snapshot.root_digest),
+        files: snapshot.files.len() as u64,
+        bytes: snapshot.total_bytes,
+        unreadable: snapshot.unreadable.clone(),
+        changed: changed.clone(),
+    });
+
+    let outcomes = report.criteria.iter().map(|c| (c.severity, c.status));
+    report.verdict = law::decide(contract.advisory, outcomes);
+    report.reason = verdict_reason(&report, contract);
+    if !changed.is_empty() && report.verdict != Verdict::Advisory {
+        report.verdict = Verdict::Withheld;
+        report.reason = format!(
+            "deliverables changed while the run was in progress ({}); the verdict would not be about the bytes that were judged",
+            changed.iter().take(5).cloned().collect::<Vec<_>>().join(", ")
+        );
+    }
+    if let Some(err) = evidence_error {
+        report.verdict = Verdict::Invalid;
+        report.reason = format!("evidence could not be stored: {err}");
+    }
+    finish(report, loader, options, started)
+}
+
+fn finish(mut report: Report, loader: &Loader, options: &CheckOptions, started: Instant) -> Report {
+    report.runtime = RuntimeInfo {
+        vcc_version: env!("CARGO_PKG_VERSION").to_string(),
+        wasmtime_version: WASMTIME_VERSION.to_string(),
+        host_digest: options.host_digest.clone(),
+        cache: loader.stats(),
+        duration_ms: started.elapsed().as_millis() as u64,
+    };
+    report
+}
+
+/// What every criterion's evaluation shares.
+struct Ctx<'a> {
+    loader: &'a Loader,
+    contract: &'a Contract,
+    validators: &'a HashMap<String, Result<Arc<Loaded>, String>>,
+    snapshot: &'a Arc<Snapshot>,
+    /// Deliverable id → (files, entries that could not be read).
+    resolved: &'a HashMap<&'a str, (Vec<String>, Vec<String>)>,
+    listing: &'a Arc<HashMap<String, Vec<String>>>,
+}
+
+impl Ctx<'_> {
+    fn evaluate(&self, c: &Criterion) -> (CriterionReport, Vec<EvidenceItem>, bool) {
+        let started = Instant::now();
+        let mut report = self.base_report(c);
+        let loaded = self.validators.get(&c.validator);
+        let out = self.run(c, loaded);
+        report.status = out.status;
+        report.reason = out.reason;
+        report.summary = out.summary;
+        report.findings = out.findings;
+        report.files_read = out.files_read;
+        report.duration_ms = started.elapsed().as_millis() as u64;
+        (report, out.evidence, out.saw_change)
+    }
+
+    /// The report of a criterion before it ran: status error until decided.
+    fn base_report(&self, c: &Criterion) -> CriterionReport {
+        let binding = self.contract.validators.get(&c.validator);
+        let mut report = CriterionReport {
+            id: c.id.clone(),
+            severity: c.severity,
+            status: Status::Error,
+            reason: Reason::Internal,
+            summary: String::new(),
+            description: c.description.clone(),
+            targets: c
+                .targets
+                .iter()
+                .map(|t| TargetReport {
+                    id: t.clone(),
+                    files: self.resolved.get(t.as_str()).map_or(0, |r| r.0.len() as u64),
+                })
+                .collect(),
+            findings: Vec::new(),
+            evidence: Vec::new(),
+            files_read: Vec::new(),
+            validator: ValidatorReport {
+                name: c.validator.clone(),
+                component: binding.map(|b| b.component.clone()).unwrap_or_default(),
+                digest: None,
+                wit_version: None,
+                describes_as: None,
+                version: None,
+            },
+            suspect_inputs: Vec::new(),
+            on_fail: c.on_fail.clone(),
+            duration_ms: 0,
+        };
+        if let Some(Ok(l)) = self.validators.get(&c.validator) {
+            report.validator.digest = Some(l.digest.clone());
+            report.validator.wit_version = Some(l.wit_version.clone());
+            report.validator.describes_as = Some(l.description.name.clone());
+            report.validator.version = Some(l.description.version.clone());
+        }
+        report
+    }
+
+    /// Decide what the host can decide itself; otherwise run the validator.
+    fn run(&self, c: &Criterion, loaded: Option<&Result<Arc<Loaded>, String>>) -> RunOutput {
+        let loaded = match loaded {
+            Some(Ok(l)) => l.clone(),
+            Some(Err(cause)) => {
+                return RunOutput::error(Reason::ValidatorUnavailable, format!("validator `{}` cannot be used: {cause}", c.validator));
+            }
+            None => return RunOutput::error(Reason::ValidatorUnavailable, format!("validator `{}` was not loaded", c.validator)),
+        };
+        if let Some(why) = &self.snapshot.truncated {
+            return RunOutput::error(Reason::UnreadableDeliverable, format!("{why}; nothing is judged on a partial tree"));
+        }
+        let mut targets = Vec::new();
+        for t in &c.targets {
+            let Some((files, blocked)) = self.resolved.get(t.as_str()) else {
+                return RunOutput::error(Reason::Internal, format!("target `{t}` was not resolved"));
+            };
+            if !blocked.is_empty() {
+                return RunOutput::error(
+                    Reason::UnreadableDeliverable,
+                    format!("target `{t}` includes entries vcc does not read: {}", blocked.join(", ")),
+                );
+            }
+            let deliverable = self.contract.deliverables.iter().find(|d| &d.id == t);
+            if files.is_empty()
+                && let Some(d) = deliverable.filter(|d| d.required)
+            {
+                return RunOutput {
+                    status: Status::Fail,
+                    reason: Reason::MissingDeliverable,
+                    summary: format!("required deliverable `{}` ({}) is missing", d.id, d.path),
+                    findings: vec![vcc_report::Finding {
+                        message: format!("required deliverable `{}` matched no file", d.id),
+                        path: Some(normal_path(&d.path)),
+                        line: None,
+                        column: None,
+                        rule: Some("missing_deliverable".into()),
+                    }],
+                    evidence: Vec::new(),
+                    files_read: Vec::new(),
+                    saw_change: false,
+                };
+            }
+            targets.push((t.clone(), files.clone()));
+        }
+        let limits = self.limits(c);
+        let request = Request {
+            criterion_id: c.id.clone(),
+            params: c
+                .params
+                .as_ref()
+                .map_or_else(|| "{}".to_string(), |p| p.to_string()),
+            targets,
+            snapshot: self.snapshot.clone(),
+            deliverables: self.listing.clone(),
+            limits,
+        };
+        let sandbox = self.loader.sandbox().clone();
+        let pre = loaded.pre.clone();
+        guarded(limits.timeout, move || sandbox.validate(&pre, request)).unwrap_or_else(|stopped| match stopped {
+            Stopped::TimedOut => RunOutput::error(
+                Reason::Timeout,
+                format!(
+                    "the validator did not return within its {:?} budget (+{:?} grace) and was abandoned while blocked in a host call",
+                    limits.timeout,
+                    grace(limits.timeout)
+                ),
+            ),
+            Stopped::Failed => RunOutput::error(Reason::Internal, "the run failed inside the host"),
+        })
+    }
+
+    fn limits(&self, c: &Criterion) -> RunLimits {
+        let own = c.limits.as_ref();
+        let shared = self.contract.limits.as_ref();
+        RunLimits {
+            timeout: own
+                .and_then(|l| l.timeout)
+                .or_else(|| shared.and_then(|l| l.timeout))
+                .map_or(DEFAULT_TIMEOUT, |t| t.0),
+            memory: own
+                .and_then(|l| l.memory)
+                .or_else(|| shared.and_then(|l| l.memory))
+                .map_or(DEFAULT_MEMORY, |m| m.0),
+        }
+    }
+}
+
+fn normal_path(path: &str) -> String {
+    match paths::check(path) {
+        Ok(PathSpec::Literal(p) | PathSpec::Glob(p)) => p,
+        Err(_) => path.to_string(),
+    }
+}
+
+/// Criteria judging deliverables whose upstream (`depends_on`, transitively)
+/// has a MUST criterion that did not pass.
+fn mark_suspects(contract: &Contract, criteria: &mut [CriterionReport]) {
+    let mut not_passed: BTreeSet<&str> = BTreeSet::new();
+    for (c, r) in contract.criteria.iter().zip(criteria.iter()) {
+        if c.severity == Severity::Must && r.status != Status::Pass {
+            not_passed.extend(c.targets.iter().map(String::as_str));
+        }
+    }
+    if not_passed.is_empty() {
+        return;
+    }
+    let deps: HashMap<&str, &[String]> = contract
+        .deliverables
+        .iter()
+        .map(|d| (d.id.as_str(), d.depends_on.as_slice()))
+        .collect();
+    for (c, r) in contract.criteria.iter().zip(criteria.iter_mut()) {
+        let mut upstream = BTreeSet::new();
+        let mut todo: Vec<&str> = c
+            .targets
+            .iter()
+            .flat_map(|t| deps.get(t.as_str()).copied().unwrap_or_default())
+            .map(String::as_str)
+            .collect();
+        // lint refused cycles, but a visited set keeps this finite anyway.
+        let mut seen = BTreeSet::new();
+        while let Some(d) = todo.pop() {
+            if !seen.insert(d) {
+                continue;
+            }
+            if not_passed.contains(d) {
+                upstream.insert(d.to_string());
+            }
+            todo.extend(deps.get(d).copied().unwrap_or_default().iter().map(String::as_str));
+        }
+        r.suspect_inputs = upstream.into_iter().collect();
+    }
+}
+
+fn verdict_reason(report: &Report, contract: &Contract) -> String {
+    let musts: Vec<&CriterionReport> = report.criteria.iter().filter(|c| c.severity == Severity::Must).collect();
+    let ids = |status: Status| -> Vec<String> {
+        musts.iter().filter(|c| c.status == status).map(|c| c.id.clone()).collect()
+    };
+    match report.verdict {
+        Verdict::Accepted => format!("all {} MUST criteria passed", musts.len()),
+        Verdict::Rejected => format!("MUST criteria failed: {}", ids(Status::Fail).join(", ")),
+        Verdict::Withheld => {
+            let mut open = ids(Status::Skip);
+            open.extend(ids(Status::Error));
+            format!("no MUST failed, but these did not pass: {}", open.join(", "))
+        }
+        Verdict::Advisory => {
+            let passed = report.criteria.iter().filter(|c| c.status == Status::Pass).count();
+            format!(
+                "advisory contract `{}`: {passed} of {} criteria passed; advisory contracts are never accepted",
+                contract.id,
+                report.criteria.len()
+            )
+        }
+        Verdict::Invalid => "the contract has no MUST criterion".into(),
+    }
+}
+
+/// Hash an evidence item and, with an evidence dir, store it by digest.
+fn store_evidence(item: &EvidenceItem, dir: Option<&Path>) -> std::io::Result<EvidenceRef> {
+    let hash = blake3::hash(&item.bytes);
+    let file = match dir {
+        Some(dir) => {
+            std::fs::create_dir_all(dir)?;
+            let path = dir.join(hash.to_hex().as_str());
+            if !path.exists() {
+                let tmp = dir.join(format!(".{}.{}.tmp", hash.to_hex(), std::process::id()));
+                std::fs::write(&tmp, &item.bytes)?;
+                std::fs::rename(&tmp, &path)?;
+            }
+            Some(path.display().to_string())
+        }
+        None => None,
+    };
+    Ok(EvidenceRef {
+        name: item.name.clone(),
+        media_type: item.media_type.clone(),
+        size: item.bytes.len() as u64,
+        digest: digest_string(&hash),
+        file,
+    })
+}
+
+/// A report for a contract that could not even be read.
+pub fn unreadable_contract(path: &Path, problem: Problem, cache: CacheStats) -> Report {
+    Report {
+        schema_version: SCHEMA_VERSION,
+        verdict: Verdict::Invalid,
+        reason: format!("the contract could not be loaded: {}", problem.message),
+        contract: ContractInfo {
+            path: path.display().to_string(),
+            id: None,
+            title: None,
+            digest: None,
+            advisory: false,
+        },
+        deliverables: None,
+        criteria: Vec::new(),
+        problems: vec![problem],
+        runtime: RuntimeInfo {
+            vcc_version: env!("CARGO_PKG_VERSION").to_string(),
+            wasmtime_version: WASMTIME_VERSION.to_string(),
+            host_digest: None,
+            cache,
+            duration_ms: 0,
+        },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_reported_wasmtime_version_is_the_one_in_cargo_lock() {
+        let lock = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../Cargo.lock")).unwrap();
+        let needle = format!("name = \"wasmtime\"\nversion = \"{WASMTIME_VERSION}\"");
+        assert!(lock.contains(&needle), "Cargo.lock does not pin wasmtime {WASMTIME_VERSION}");
+    }
+}

@@ -1,0 +1,62 @@
+//! A wall-clock guard that holds even when a guest blocks inside a host call.
+//!
+//! Epoch interruption stops a guest running WebAssembly, but not one waiting
+//! inside a host function (sleeping on a clock, reading a FIFO through WASI):
+//! such a guest would hang a synchronous host. So every guest call runs on
+//! its own thread, and the caller stops waiting once the budget (plus a
+//! grace for the epoch trap to land) is spent. A thread that never returns
+//! is abandoned: it holds no lock the host needs, and ends with the process.
+
+use std::sync::mpsc;
+use std::time::Duration;
+
+/// Guest threads need room for the wasm stack (1 MiB) plus host frames.
+const STACK: usize = 8 << 20;
+
+/// How long after its budget a run may take to report the epoch trap.
+pub fn grace(budget: Duration) -> Duration {
+    budget / 4 + Duration::from_millis(200)
+}
+
+/// Why a guarded call gave no result.
+#[derive(Debug, PartialEq)]
+pub enum Stopped {
+    /// Still running after `budget` plus grace; abandoned.
+    TimedOut,
+    /// The thread could not start, or panicked (a host bug).
+    Failed,
+}
+
+/// Run `f` on its own thread and wait at most `budget` plus grace.
+pub fn guarded<T: Send + 'static>(budget: Duration, f: impl FnOnce() -> T + Send + 'static) -> Result<T, Stopped> {
+    let (tx, rx) = mpsc::sync_channel(1);
+    std::thread::Builder::new()
+        .name("vcc-guest".into())
+        .stack_size(STACK)
+        .spawn(move || {
+            let _ = tx.send(f());
+        })
+        .map_err(|_| Stopped::Failed)?;
+    rx.recv_timeout(budget + grace(budget)).map_err(|err| match err {
+        mpsc::RecvTimeoutError::Timeout => Stopped::TimedOut,
+        mpsc::RecvTimeoutError::Disconnected => Stopped::Failed,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Instant;
+
+    #[test]
+    fn returns_results_and_gives_up_on_stuck_work() {
+        assert_eq!(guarded(Duration::from_secs(1), || 7), Ok(7));
+        assert_eq!(guarded(Duration::from_secs(1), || panic!("host bug")), Err::<(), _>(Stopped::Failed));
+        let start = Instant::now();
+        let stuck = guarded(Duration::from_millis(50), || {
+            std::thread::sleep(Duration::from_secs(30));
+        });
+        assert_eq!(stuck, Err(Stopped::TimedOut));
+        assert!(start.elapsed() < Duration::from_secs(5));
+    }
+}

@@ -1,0 +1,608 @@
+//! The sandbox one validator run gets, and the one place wasmtime is driven.
+//!
+//! One `Engine` for the process; each component compiled once and turned
+//! into a `PluginPre`; a fresh `Store` per run. A run sees: the snapshot
+//! through the `deliverables` import, the same root mounted read-only at
+//! `/deliverables`, no network, no environment, no arguments, closed stdin,
+//! captured and capped stdout/stderr, fixed clocks and random, and bounded
+//! memory, tables, instances, stack and wall-clock time. Whatever goes wrong
+//! becomes an `error` status with a reason; nothing a guest does is a pass
+//! unless `validate` returns `pass` within every limit.
+
+use std::collections::{BTreeMap, HashMap};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use vcc_report::{FileRead, Finding, Reason, Status};
+use wasmtime::component::{Component, HasSelf, Linker, ResourceTable};
+use wasmtime::{Config, Engine, ResourceLimiter, Store, Trap};
+use wasmtime_wasi::p2::pipe::MemoryOutputPipe;
+use wasmtime_wasi::{
+    Deterministic, FsPerms, HostMonotonicClock, HostWallClock, I32Exit, WasiCtx, WasiCtxBuilder,
+    WasiCtxView, WasiView,
+};
+
+use crate::snapshot::Snapshot;
+
+mod bindings {
+    wasmtime::component::bindgen!({
+        world: "plugin",
+        path: "../../wit",
+    });
+}
+
+use bindings::vcc::validator::{deliverables, types as wit};
+pub use bindings::PluginPre;
+
+/// Where the deliverable root is mounted in the guest.
+pub const GUEST_ROOT: &str = "/deliverables";
+/// The interface a validator exports, and the versions this host runs.
+pub const EXPORT: &str = "vcc:validator/validator";
+pub const SUPPORTED_WIT: &str = "0.1.x";
+
+/// Epoch tick: the granularity of wall-clock budgets.
+const TICK: Duration = Duration::from_millis(5);
+/// Caps on what one run may produce.
+const STDIO_CAP: usize = 64 << 10;
+pub const EVIDENCE_CAP: usize = 4 << 20;
+const MAX_EVIDENCE_ITEMS: usize = 256;
+const MAX_FINDINGS: usize = 10_000;
+const MAX_TEXT: usize = 64 << 10;
+const MAX_WASM_STACK: usize = 1 << 20;
+const MAX_TABLE_ELEMENTS: usize = 1 << 20;
+const MAX_INSTANCES: usize = 64;
+const MAX_TABLES: usize = 64;
+const MAX_MEMORIES: usize = 16;
+const MAX_RESOURCES: usize = 10_000;
+
+/// Cheap to clone: runs on other threads own a handle.
+#[derive(Clone)]
+pub struct Sandbox {
+    engine: Engine,
+    linker: Arc<Linker<RunState>>,
+    _ticker: Arc<Ticker>,
+}
+
+/// Per run.
+#[derive(Debug, Clone, Copy)]
+pub struct RunLimits {
+    pub timeout: Duration,
+    pub memory: u64,
+}
+
+/// What the host hands to a validator.
+pub struct Request {
+    pub criterion_id: String,
+    pub params: String,
+    /// (deliverable id, relative paths of its files)
+    pub targets: Vec<(String, Vec<String>)>,
+    pub snapshot: Arc<Snapshot>,
+    /// Every deliverable id → its files (for `list-files`).
+    pub deliverables: Arc<HashMap<String, Vec<String>>>,
+    pub limits: RunLimits,
+}
+
+pub struct EvidenceItem {
+    pub name: String,
+    pub media_type: String,
+    pub bytes: Vec<u8>,
+}
+
+/// The host's record of one run.
+pub struct RunOutput {
+    pub status: Status,
+    pub reason: Reason,
+    pub summary: String,
+    pub findings: Vec<Finding>,
+    pub evidence: Vec<EvidenceItem>,
+    pub files_read: Vec<FileRead>,
+    /// A file read through the host interface no longer matched its digest.
+    pub saw_change: bool,
+}
+
+impl RunOutput {
+    pub fn error(reason: Reason, summary: impl Into<String>) -> RunOutput {
+        RunOutput {
+            status: Status::Error,
+            reason,
+            summary: summary.into(),
+            findings: Vec::new(),
+            evidence: Vec::new(),
+            files_read: Vec::new(),
+            saw_change: false,
+        }
+    }
+}
+
+/// What `describe()` said.
+#[derive(Debug, Clone)]
+pub struct Description {
+    pub name: String,
+    pub version: String,
+    pub summary: String,
+    pub params_schema: serde_json::Value,
+}
+
+impl Sandbox {
+    pub fn new() -> anyhow::Result<Sandbox> {
+        let mut config = Config::new();
+        // Async components are not used: the concurrency machinery triples
+        // the cost of every call (PERF.md).
+        config.concurrency_support(false);
+        config.epoch_interruption(true);
+        config.max_wasm_stack(MAX_WASM_STACK);
+        config.parallel_compilation(true);
+        let engine = Engine::new(&config)?;
+        let mut linker = Linker::new(&engine);
+        wasmtime_wasi::p2::add_to_linker_sync(&mut linker)?;
+        deliverables::add_to_linker::<RunState, HasSelf<RunState>>(&mut linker, |s| s)?;
+        let ticker = Ticker::start(engine.clone());
+        Ok(Sandbox {
+            engine,
+            linker: Arc::new(linker),
+            _ticker: Arc::new(ticker),
+        })
+    }
+
+    pub fn engine(&self) -> &Engine {
+        &self.engine
+    }
+
+    /// The `vcc:validator` version a component exports, if this host runs it.
+    pub fn wit_version(&self, component: &Component) -> Result<String, String> {
+        let ty = component.component_type();
+        let exports: Vec<String> = ty.exports(&self.engine).map(|(name, _)| name.to_string()).collect();
+        let Some(name) = exports.iter().find(|n| n.starts_with(EXPORT)) else {
+            return Err(format!(
+                "it does not export `{EXPORT}` (it exports: {}); build it against vcc:validator@0.1.0",
+                if exports.is_empty() { "nothing".to_string() } else { exports.join(", ") }
+            ));
+        };
+        let version = name.strip_prefix(EXPORT).and_then(|v| v.strip_prefix('@')).unwrap_or("");
+        let mut parts = version.split(['.', '-', '+']);
+        let (major, minor) = (parts.next(), parts.next());
+        if major == Some("0") && minor == Some("1") {
+            Ok(version.to_string())
+        } else {
+            let found = if version.is_empty() { "an unversioned interface".to_string() } else { format!("vcc:validator@{version}") };
+            Err(format!(
+                "it was built against {found}; this vcc supports vcc:validator@{SUPPORTED_WIT}"
+            ))
+        }
+    }
+
+    /// Link a component once; runs instantiate from this cheaply.
+    pub fn prepare(&self, component: &Component) -> Result<PluginPre<RunState>, String> {
+        let pre = self
+            .linker
+            .instantiate_pre(component)
+            .map_err(|err| format!("it cannot be linked: {err:#}"))?;
+        PluginPre::new(pre).map_err(|err| format!("its exports do not match vcc:validator: {err:#}"))
+    }
+
+    /// Call `describe()` in a fresh, file-less sandbox.
+    pub fn describe(&self, pre: &PluginPre<RunState>, limits: RunLimits) -> Result<Description, String> {
+        let (mut store, _pipes) = self.store(limits, None).map_err(|e| format!("{e:#}"))?;
+        let plugin = pre.instantiate(&mut store).map_err(|e| explain(&e, &store))?;
+        let d = plugin
+            .vcc_validator_validator()
+            .call_describe(&mut store)
+            .map_err(|e| explain(&e, &store))?;
+        let params_schema = serde_json::from_str(&d.params_schema)
+            .map_err(|e| format!("describe() returned a parameter schema that is not JSON: {e}"))?;
+        Ok(Description {
+            name: d.name,
+            version: d.version,
+            summary: d.summary,
+            params_schema,
+        })
+    }
+
+    /// Run `validate()` for one criterion.
+    pub fn validate(&self, pre: &PluginPre<RunState>, request: Request) -> RunOutput {
+        let files = FileAccess {
+            snapshot: request.snapshot.clone(),
+            deliverables: request.deliverables.clone(),
+            reads: BTreeMap::new(),
+            read_cap: request.limits.memory,
+            saw_change: false,
+        };
+        let (mut store, pipes) = match self.store(request.limits, Some(files)) {
+            Ok(s) => s,
+            Err(err) => return RunOutput::error(Reason::Internal, format!("cannot set up the sandbox: {err:#}")),
+        };
+        let criterion = wit::Criterion {
+            id: request.criterion_id,
+            params: request.params,
+            targets: request
+                .targets
+                .into_iter()
+                .map(|(id, paths)| wit::Target {
+                    id,
+                    paths: paths.iter().map(|p| format!("{GUEST_ROOT}/{p}")).collect(),
+                })
+                .collect(),
+        };
+        let result = pre
+            .instantiate(&mut store)
+            .and_then(|plugin| plugin.vcc_validator_validator().call_validate(&mut store, &criterion));
+        let (stdout, stderr) = (pipes.0.contents(), pipes.1.contents());
+        let mut out = match result {
+            Err(err) => {
+                let (reason, summary) = classify(&err, &store, &pipes);
+                RunOutput::error(reason, summary)
+            }
+            Ok(Err(message)) => RunOutput::error(
+                Reason::ValidatorError,
+                format!("the validator could not work: {}", clip(&message, MAX_TEXT)),
+            ),
+            Ok(Ok(outcome)) => accept(outcome),
+        };
+        if let Some(files) = store.into_data().files {
+            out.files_read = files
+                .reads
+                .into_iter()
+                .map(|(path, digest)| FileRead { path, digest })
+                .collect();
+            out.saw_change = files.saw_change;
+        }
+        for (name, bytes) in [("stdout", stdout), ("stderr", stderr)] {
+            if !bytes.is_empty() {
+                out.evidence.push(EvidenceItem {
+                    name: name.into(),
+                    media_type: "text/plain".into(),
+                    bytes: bytes.to_vec(),
+                });
+            }
+        }
+        out
+    }
+
+    fn store(&self, limits: RunLimits, files: Option<FileAccess>) -> anyhow::Result<(Store<RunState>, Pipes)> {
+        let stdout = MemoryOutputPipe::new(STDIO_CAP);
+        let stderr = MemoryOutputPipe::new(STDIO_CAP);
+        let mut wasi = WasiCtxBuilder::new();
+        // Must precede `preopened_dir`, which reads it (PERF.md).
+        wasi.allow_blocking_current_thread(true)
+            .stdout(stdout.clone())
+            .stderr(stderr.clone())
+            .wall_clock(FixedWallClock)
+            .monotonic_clock(FixedMonotonicClock)
+            .secure_random(Deterministic::new(FIXED_RANDOM.to_vec()))
+            .insecure_random(Deterministic::new(FIXED_RANDOM.to_vec()))
+            .insecure_random_seed(0)
+            .allow_tcp(false)
+            .allow_udp(false)
+            .allow_ip_name_lookup(false)
+            .socket_addr_check(|_, _| Box::pin(async { false }));
+        if let Some(files) = &files {
+            wasi.preopened_dir(files.snapshot.root(), GUEST_ROOT, FsPerms::ReadOnly)?;
+        }
+        let mut table = ResourceTable::new();
+        table.set_max_capacity(MAX_RESOURCES);
+        let memory = usize::try_from(limits.memory).unwrap_or(usize::MAX);
+        let state = RunState {
+            wasi: wasi.build(),
+            table,
+            limiter: Limiter { memory, hit: None },
+            files,
+        };
+        let mut store = Store::new(&self.engine, state);
+        store.limiter(|s| &mut s.limiter);
+        let ticks = limits.timeout.as_nanos().div_ceil(TICK.as_nanos()).max(1);
+        store.set_epoch_deadline(u64::try_from(ticks).unwrap_or(u64::MAX));
+        store.epoch_deadline_trap();
+        Ok((store, Pipes(stdout, stderr)))
+    }
+}
+
+struct Pipes(MemoryOutputPipe, MemoryOutputPipe);
+
+const FIXED_RANDOM: [u8; 16] = *b"vcc-fixed-random";
+
+/// 2000-01-01T00:00:00Z, forever: validators cannot depend on the time.
+struct FixedWallClock;
+impl HostWallClock for FixedWallClock {
+    fn resolution(&self) -> Duration {
+        Duration::from_secs(1)
+    }
+    fn now(&self) -> Duration {
+        Duration::from_secs(946_684_800)
+    }
+}
+
+struct FixedMonotonicClock;
+impl HostMonotonicClock for FixedMonotonicClock {
+    fn resolution(&self) -> u64 {
+        1
+    }
+    fn now(&self) -> u64 {
+        0
+    }
+}
+
+/// The store's data for one run.
+pub struct RunState {
+    wasi: WasiCtx,
+    table: ResourceTable,
+    limiter: Limiter,
+    files: Option<FileAccess>,
+}
+
+impl WasiView for RunState {
+    fn ctx(&mut self) -> WasiCtxView<'_> {
+        WasiCtxView {
+            ctx: &mut self.wasi,
+            table: &mut self.table,
+        }
+    }
+}
+
+/// Caps guest memory and tables, and remembers which cap was hit so the
+/// report can say so (a failed grow surfaces as a plain error).
+struct Limiter {
+    memory: usize,
+    hit: Option<&'static str>,
+}
+
+impl ResourceLimiter for Limiter {
+    fn memory_growing(&mut self, _current: usize, desired: usize, _max: Option<usize>) -> wasmtime::Result<bool> {
+        if desired > self.memory {
+            self.hit = Some("memory");
+            wasmtime::bail!("memory limit: the guest asked for {desired} bytes, the cap is {}", self.memory);
+        }
+        Ok(true)
+    }
+    fn table_growing(&mut self, _current: usize, desired: usize, _max: Option<usize>) -> wasmtime::Result<bool> {
+        if desired > MAX_TABLE_ELEMENTS {
+            self.hit = Some("table");
+            wasmtime::bail!("table limit: the guest asked for {desired} elements");
+        }
+        Ok(true)
+    }
+    fn instances(&self) -> usize {
+        MAX_INSTANCES
+    }
+    fn tables(&self) -> usize {
+        MAX_TABLES
+    }
+    fn memories(&self) -> usize {
+        MAX_MEMORIES
+    }
+}
+
+/// The snapshot as one run sees it, and what it read.
+struct FileAccess {
+    snapshot: Arc<Snapshot>,
+    deliverables: Arc<HashMap<String, Vec<String>>>,
+    reads: BTreeMap<String, String>,
+    read_cap: u64,
+    saw_change: bool,
+}
+
+impl FileAccess {
+    fn info(&self, path: &str) -> Result<wit::FileInfo, String> {
+        let entry = self
+            .snapshot
+            .files
+            .get(path)
+            .ok_or_else(|| format!("{path}: no such file in the deliverable snapshot"))?;
+        Ok(wit::FileInfo {
+            path: format!("{GUEST_ROOT}/{path}"),
+            size: entry.size,
+            digest: entry.digest_string(),
+        })
+    }
+}
+
+/// A guest path (`/deliverables/x`) or a root-relative one, as a snapshot key.
+fn snapshot_key(path: &str) -> Result<String, String> {
+    let rel = match path.strip_prefix(GUEST_ROOT) {
+        Some(rest) if rest.is_empty() || rest.starts_with('/') => rest,
+        _ if path.starts_with('/') => return Err(format!("{path}: outside {GUEST_ROOT}")),
+        _ => path,
+    };
+    let parts: Vec<&str> = rel.split('/').filter(|p| !p.is_empty() && *p != ".").collect();
+    if parts.contains(&"..") {
+        return Err(format!("{path}: `..` is not allowed"));
+    }
+    Ok(parts.join("/"))
+}
+
+impl wit::Host for RunState {}
+
+impl deliverables::Host for RunState {
+    fn list_files(&mut self, deliverable: String) -> Result<Vec<wit::FileInfo>, String> {
+        let files = self.files.as_ref().ok_or("no deliverables are available during describe()")?;
+        let paths = files
+            .deliverables
+            .get(&deliverable)
+            .ok_or_else(|| format!("`{deliverable}` is not a deliverable of the contract"))?;
+        paths.iter().map(|p| files.info(p)).collect()
+    }
+
+    fn read_file(&mut self, path: String) -> Result<Vec<u8>, String> {
+        let files = self.files.as_mut().ok_or("no deliverables are available during describe()")?;
+        let key = snapshot_key(&path)?;
+        let info = files.info(&key)?;
+        if info.size > files.read_cap {
+            return Err(format!("{key}: {} bytes is more than this run's memory limit", info.size));
+        }
+        match files.snapshot.read(&key) {
+            Ok(bytes) => {
+                files.reads.insert(key, info.digest);
+                Ok(bytes.to_vec())
+            }
+            Err(err) => {
+                files.saw_change = true;
+                Err(err)
+            }
+        }
+    }
+
+    fn stat_file(&mut self, path: String) -> Result<wit::FileInfo, String> {
+        let files = self.files.as_ref().ok_or("no deliverables are available during describe()")?;
+        files.info(&snapshot_key(&path)?)
+    }
+}
+
+/// Check the validator's answer against the caps, and convert it.
+fn accept(outcome: wit::Outcome) -> RunOutput {
+    let too_big = |what: String| RunOutput::error(Reason::OutputLimit, what);
+    if outcome.findings.len() > MAX_FINDINGS {
+        return too_big(format!("returned {} findings (cap {MAX_FINDINGS})", outcome.findings.len()));
+    }
+    if outcome.evidence.len() > MAX_EVIDENCE_ITEMS {
+        return too_big(format!("returned {} evidence items (cap {MAX_EVIDENCE_ITEMS})", outcome.evidence.len()));
+    }
+    let evidence_bytes: usize = outcome.evidence.iter().map(|e| e.bytes.len()).sum();
+    if evidence_bytes > EVIDENCE_CAP {
+        return too_big(format!("returned {evidence_bytes} bytes of evidence (cap {EVIDENCE_CAP})"));
+    }
+    let texts = std::iter::once(&outcome.summary)
+        .chain(outcome.findings.iter().flat_map(|f| [Some(&f.message), f.path.as_ref(), f.rule.as_ref()].into_iter().flatten()))
+        .chain(outcome.evidence.iter().flat_map(|e| [&e.name, &e.media_type]));
+    if let Some(long) = texts.map(String::len).find(|&n| n > MAX_TEXT) {
+        return too_big(format!("returned a {long}-byte string (cap {MAX_TEXT})"));
+    }
+    if outcome.evidence.iter().any(|e| e.name.is_empty()) {
+        return RunOutput::error(Reason::MalformedOutput, "returned an evidence item without a name");
+    }
+    let status = match outcome.status {
+        wit::Status::Pass => Status::Pass,
+        wit::Status::Fail => Status::Fail,
+        wit::Status::Skip => Status::Skip,
+    };
+    RunOutput {
+        status,
+        reason: Reason::Validator,
+        summary: outcome.summary,
+        findings: outcome
+            .findings
+            .into_iter()
+            .map(|f| Finding {
+                message: f.message,
+                path: f.path.map(|p| snapshot_key(&p).unwrap_or(p)),
+                line: f.line,
+                column: f.column,
+                rule: f.rule,
+            })
+            .collect(),
+        evidence: outcome
+            .evidence
+            .into_iter()
+            .map(|e| EvidenceItem {
+                name: e.name,
+                media_type: e.media_type,
+                bytes: e.bytes,
+            })
+            .collect(),
+        files_read: Vec::new(),
+        saw_change: false,
+    }
+}
+
+/// Turn a failed call into a reason and words.
+fn classify(err: &wasmtime::Error, store: &Store<RunState>, pipes: &Pipes) -> (Reason, String) {
+    if let Some(exit) = err.downcast_ref::<I32Exit>() {
+        return (
+            Reason::Exit,
+            format!("the validator called exit({}) instead of returning a result", exit.0),
+        );
+    }
+    match store.data().limiter.hit {
+        Some("memory") => {
+            let cap = store.data().limiter.memory;
+            return (Reason::MemoryLimit, format!("the validator exceeded its memory limit ({} MiB)", cap >> 20));
+        }
+        Some(what) => return (Reason::MemoryLimit, format!("the validator exceeded its {what} limit")),
+        None => {}
+    }
+    if let Some(trap) = err.downcast_ref::<Trap>() {
+        return match trap {
+            Trap::Interrupt => (Reason::Timeout, "the validator ran out of its wall-clock budget".into()),
+            Trap::StackOverflow => (Reason::StackOverflow, "the validator overflowed its stack".into()),
+            other => (Reason::Trap, format!("the validator trapped: {other}")),
+        };
+    }
+    for (name, pipe) in [("stdout", &pipes.0), ("stderr", &pipes.1)] {
+        if pipe.contents().len() >= STDIO_CAP {
+            return (Reason::OutputLimit, format!("the validator wrote more than {} KiB to {name}", STDIO_CAP >> 10));
+        }
+    }
+    (Reason::Trap, format!("the validator failed: {}", clip(&format!("{err:#}"), 2000)))
+}
+
+/// For errors outside a validate run (describe, instantiate).
+fn explain(err: &wasmtime::Error, store: &Store<RunState>) -> String {
+    let empty = Pipes(MemoryOutputPipe::new(1), MemoryOutputPipe::new(1));
+    classify(err, store, &empty).1
+}
+
+fn clip(text: &str, max: usize) -> String {
+    if text.len() <= max {
+        return text.to_string();
+    }
+    let mut end = max;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}…", &text[..end])
+}
+
+/// Advances the engine's epoch every tick, for wall-clock budgets.
+struct Ticker {
+    stop: Arc<AtomicBool>,
+    thread: Option<JoinHandle<()>>,
+}
+
+impl Ticker {
+    fn start(engine: Engine) -> Ticker {
+        let stop = Arc::new(AtomicBool::new(false));
+        let flag = stop.clone();
+        let thread = std::thread::Builder::new()
+            .name("vcc-epoch".into())
+            .spawn(move || {
+                let start = Instant::now();
+                let mut ticks: u128 = 0;
+                while !flag.load(Ordering::Relaxed) {
+                    std::thread::sleep(TICK);
+                    // Catch up if the thread slept long: the epoch follows
+                    // real time, so budgets never stretch on a loaded machine.
+                    let due = start.elapsed().as_nanos() / TICK.as_nanos();
+                    while ticks < due {
+                        engine.increment_epoch();
+                        ticks += 1;
+                    }
+                }
+            })
+            .ok();
+        Ticker { stop, thread }
+    }
+}
+
+impl Drop for Ticker {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::Relaxed);
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn guest_paths_map_to_snapshot_keys() {
+        assert_eq!(snapshot_key("/deliverables/docs/a.md").unwrap(), "docs/a.md");
+        assert_eq!(snapshot_key("docs/./a.md").unwrap(), "docs/a.md");
+        assert!(snapshot_key("/etc/passwd").is_err());
+        assert!(snapshot_key("/deliverablesX/a").is_err());
+        assert!(snapshot_key("/deliverables/../etc/passwd").is_err());
+        assert!(snapshot_key("a/../../b").is_err());
+    }
+}

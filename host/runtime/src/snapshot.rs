@@ -1,0 +1,664 @@
+//! The deliverable snapshot: one walk of the root, every regular file read
+//! once and hashed with blake3, in parallel.
+//!
+//! The walk goes through a cap-std `Dir`, so no path can resolve outside the
+//! root. Symlinks are reported and never followed; FIFOs, sockets and devices
+//! are reported and never opened; files over the size cap are reported and
+//! never read. A criterion whose targets touch any of those is an `error`,
+//! never a pass on a partial view.
+//!
+//! Small files keep their bytes in memory (within a budget), so validators
+//! are served exactly the bytes that were hashed. Larger files are re-read on
+//! demand and their digest checked again before a validator sees them.
+
+use std::collections::BTreeMap;
+use std::ffi::OsString;
+use std::io::{self, Read};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use cap_std::ambient_authority;
+use cap_std::fs::{Dir, File, FileType, Metadata, MetadataExt, OpenOptions, OpenOptionsExt};
+use rayon::prelude::*;
+use vcc_contract::paths::{self, PathSpec};
+use vcc_report::UnreadableEntry;
+
+/// Bounds on what one walk will take on.
+#[derive(Debug, Clone)]
+pub struct WalkLimits {
+    pub max_files: usize,
+    pub max_depth: usize,
+    pub max_file_size: u64,
+    /// Total bytes of small files kept in memory for validators.
+    pub retain_budget: u64,
+}
+
+impl Default for WalkLimits {
+    fn default() -> Self {
+        WalkLimits {
+            max_files: 1_000_000,
+            max_depth: 256,
+            max_file_size: 4 << 30,
+            retain_budget: 256 << 20,
+        }
+    }
+}
+
+/// Files at most this large are kept in memory (if the budget allows).
+const RETAIN_FILE_MAX: u64 = 8 << 20;
+/// Files at least this large are hashed from a memory map on all cores.
+const MMAP_MIN: u64 = 16 << 20;
+
+/// What identifies one version of a file without reading it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct StatKey {
+    dev: u64,
+    ino: u64,
+    size: u64,
+    mtime: (i64, i64),
+    ctime: (i64, i64),
+}
+
+impl StatKey {
+    fn of(m: &Metadata) -> StatKey {
+        StatKey {
+            dev: m.dev(),
+            ino: m.ino(),
+            size: m.len(),
+            mtime: (m.mtime(), m.mtime_nsec()),
+            ctime: (m.ctime(), m.ctime_nsec()),
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct FileEntry {
+    pub size: u64,
+    pub digest: blake3::Hash,
+    /// The hashed bytes, when small enough to keep.
+    pub bytes: Option<Arc<[u8]>>,
+    stat: StatKey,
+}
+
+impl FileEntry {
+    pub fn digest_string(&self) -> String {
+        digest_string(&self.digest)
+    }
+}
+
+pub fn digest_string(hash: &blake3::Hash) -> String {
+    format!("blake3:{}", hash.to_hex())
+}
+
+/// The hashed state of a deliverable root.
+pub struct Snapshot {
+    root: PathBuf,
+    dir: Dir,
+    limits: WalkLimits,
+    /// Relative `/`-separated path → entry, in byte order.
+    pub files: BTreeMap<String, FileEntry>,
+    /// Entries not hashed, and why.
+    pub unreadable: Vec<UnreadableEntry>,
+    /// Set when the walk stopped early (too many files): nothing can be
+    /// judged on a partial tree.
+    pub truncated: Option<String>,
+    pub root_digest: blake3::Hash,
+    pub total_bytes: u64,
+}
+
+/// An entry found by the walk, before hashing.
+struct Found {
+    path: String,
+    stat: StatKey,
+}
+
+struct Walk {
+    files: Vec<Found>,
+    unreadable: Vec<UnreadableEntry>,
+    truncated: Option<String>,
+}
+
+/// A snapshot could not be taken at all (the root is unusable).
+#[derive(Debug, thiserror::Error)]
+#[error("cannot read the deliverable root {root}: {source}")]
+pub struct RootError {
+    pub root: String,
+    #[source]
+    pub source: io::Error,
+}
+
+impl Snapshot {
+    /// Walk and hash `root`.
+    pub fn take(root: &Path, limits: WalkLimits) -> Result<Snapshot, RootError> {
+        let root_error = |source| RootError {
+            root: root.display().to_string(),
+            source,
+        };
+        let dir = Dir::open_ambient_dir(root, ambient_authority()).map_err(root_error)?;
+        let walk = walk(&dir, &limits).map_err(root_error)?;
+
+        let budget = AtomicU64::new(limits.retain_budget);
+        let hashed: Vec<Result<(String, FileEntry), UnreadableEntry>> = walk
+            .files
+            .into_par_iter()
+            .map(|found| hash_file(&dir, found, &limits, &budget))
+            .collect();
+
+        let mut files = BTreeMap::new();
+        let mut unreadable = walk.unreadable;
+        for item in hashed {
+            match item {
+                Ok((path, entry)) => {
+                    files.insert(path, entry);
+                }
+                Err(entry) => unreadable.push(entry),
+            }
+        }
+        unreadable.sort_by(|a, b| a.path.cmp(&b.path));
+        let root_digest = manifest_digest(&files);
+        let total_bytes = files.values().map(|f| f.size).sum();
+        Ok(Snapshot {
+            root: root.to_path_buf(),
+            dir,
+            limits,
+            files,
+            unreadable,
+            truncated: walk.truncated,
+            root_digest,
+            total_bytes,
+        })
+    }
+
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    /// The bytes of a file, exactly as hashed: from memory, or re-read and
+    /// checked against the digest.
+    pub fn read(&self, path: &str) -> Result<Arc<[u8]>, String> {
+        let entry = self
+            .files
+            .get(path)
+            .ok_or_else(|| format!("{path}: not a file of the snapshot"))?;
+        if let Some(bytes) = &entry.bytes {
+            return Ok(bytes.clone());
+        }
+        let mut file = open_regular(&self.dir, path).map_err(|e| format!("{path}: {e}"))?;
+        let mut bytes = Vec::with_capacity(entry.size as usize);
+        (&mut file)
+            .take(entry.size + 1)
+            .read_to_end(&mut bytes)
+            .map_err(|e| format!("{path}: {e}"))?;
+        if blake3::hash(&bytes) != entry.digest {
+            return Err(format!("{path}: changed since it was hashed"));
+        }
+        Ok(bytes.into())
+    }
+
+    /// Files that are not as they were when hashed: changed, added or
+    /// removed. A file whose metadata changed but whose bytes hash the same
+    /// is unchanged.
+    pub fn changes(&self) -> Vec<String> {
+        let walk = match walk(&self.dir, &self.limits) {
+            Ok(walk) => walk,
+            Err(err) => return vec![format!("(the root could not be walked again: {err})")],
+        };
+        let mut changed = Vec::new();
+        let mut seen = 0usize;
+        let suspects: Vec<&Found> = walk
+            .files
+            .iter()
+            .filter(|found| match self.files.get(&found.path) {
+                Some(entry) => {
+                    seen += 1;
+                    entry.stat != found.stat
+                }
+                None => {
+                    // New, or unreadable before: either way not what was judged.
+                    let was_unreadable = self.unreadable.iter().any(|u| u.path == found.path);
+                    if !was_unreadable {
+                        changed.push(found.path.clone());
+                    }
+                    false
+                }
+            })
+            .collect();
+        let rehashed: Vec<String> = suspects
+            .par_iter()
+            .filter(|found| {
+                let same = hash_path(&self.dir, &found.path)
+                    .is_ok_and(|d| Some(d) == self.files.get(&found.path).map(|e| e.digest));
+                !same
+            })
+            .map(|found| found.path.clone())
+            .collect();
+        changed.extend(rehashed);
+        if seen < self.files.len() {
+            let now: std::collections::HashSet<&str> =
+                walk.files.iter().map(|f| f.path.as_str()).collect();
+            changed.extend(
+                self.files
+                    .keys()
+                    .filter(|p| !now.contains(p.as_str()))
+                    .cloned(),
+            );
+        }
+        changed.sort();
+        changed.dedup();
+        changed
+    }
+
+    /// The files a deliverable path names, and the unreadable entries that
+    /// would have been part of it.
+    pub fn resolve(&self, spec: &PathSpec) -> Resolved {
+        match spec {
+            PathSpec::Literal(p) => {
+                let files: Vec<String> = if self.files.contains_key(p) {
+                    vec![p.clone()]
+                } else {
+                    let prefix = format!("{p}/");
+                    self.files
+                        .range(prefix.clone()..)
+                        .take_while(|(k, _)| k.starts_with(&prefix))
+                        .map(|(k, _)| k.clone())
+                        .collect()
+                };
+                let blocked = self
+                    .unreadable
+                    .iter()
+                    .filter(|u| overlaps(&u.path, p))
+                    .cloned()
+                    .collect();
+                Resolved { files, blocked }
+            }
+            PathSpec::Glob(g) => {
+                // lint checked the glob; an error here matches nothing and
+                // blocks the criterion rather than passing it.
+                let Ok(matcher) = paths::matcher(g) else {
+                    return Resolved {
+                        files: Vec::new(),
+                        blocked: vec![UnreadableEntry {
+                            path: g.clone(),
+                            kind: "bad_glob".into(),
+                            detail: String::new(),
+                        }],
+                    };
+                };
+                let files = self
+                    .files
+                    .keys()
+                    .filter(|k| matcher.is_match(k.as_str()))
+                    .cloned()
+                    .collect();
+                let fixed = glob_prefix(g);
+                let blocked = self
+                    .unreadable
+                    .iter()
+                    .filter(|u| matcher.is_match(&u.path) || (may_hold_files(u) && overlaps(&u.path, &fixed)))
+                    .cloned()
+                    .collect();
+                Resolved { files, blocked }
+            }
+        }
+    }
+}
+
+pub struct Resolved {
+    pub files: Vec<String>,
+    pub blocked: Vec<UnreadableEntry>,
+}
+
+/// Could this entry hide files a glob would have matched?
+fn may_hold_files(entry: &UnreadableEntry) -> bool {
+    matches!(entry.kind.as_str(), "unreadable_dir" | "too_deep" | "non_utf8_name")
+}
+
+/// Is one path inside the other (or the same)? `""` contains everything.
+fn overlaps(a: &str, b: &str) -> bool {
+    let inside = |x: &str, y: &str| y.is_empty() || x == y || x.starts_with(&format!("{y}/"));
+    inside(a, b) || inside(b, a)
+}
+
+/// The leading components of a glob that contain no pattern characters.
+fn glob_prefix(glob: &str) -> String {
+    glob.split('/')
+        .take_while(|part| !paths::is_glob(part))
+        .collect::<Vec<_>>()
+        .join("/")
+}
+
+/// The manifest digest: blake3 over, for each file in path byte order,
+/// `path NUL size NUL hex-digest LF`. Paths cannot contain NUL, so the
+/// encoding is unambiguous.
+fn manifest_digest(files: &BTreeMap<String, FileEntry>) -> blake3::Hash {
+    let mut hasher = blake3::Hasher::new();
+    for (path, entry) in files {
+        hasher.update(path.as_bytes());
+        hasher.update(b"\0");
+        hasher.update(entry.size.to_string().as_bytes());
+        hasher.update(b"\0");
+        hasher.update(entry.digest.to_hex().as_bytes());
+        hasher.update(b"\n");
+    }
+    hasher.finalize()
+}
+
+fn unreadable(path: &str, kind: &str, detail: impl Into<String>) -> UnreadableEntry {
+    UnreadableEntry {
+        path: path.to_string(),
+        kind: kind.to_string(),
+        detail: detail.into(),
+    }
+}
+
+fn kind_of(ft: &FileType) -> &'static str {
+    use cap_std::fs::FileTypeExt;
+    if ft.is_symlink() {
+        "symlink"
+    } else if ft.is_fifo() {
+        "fifo"
+    } else if ft.is_socket() {
+        "socket"
+    } else if ft.is_block_device() || ft.is_char_device() {
+        "device"
+    } else {
+        "special"
+    }
+}
+
+/// Depth-first walk holding only the open directories of the current branch
+/// (at most `max_depth` descriptors), with an explicit stack: a tree 10,000
+/// levels deep cannot overflow anything.
+fn walk(root: &Dir, limits: &WalkLimits) -> io::Result<Walk> {
+    let mut out = Walk {
+        files: Vec::new(),
+        unreadable: Vec::new(),
+        truncated: None,
+    };
+    let mut stack: Vec<(cap_std::fs::ReadDir, String)> = vec![(root.entries()?, String::new())];
+    while let Some((entries, prefix)) = stack.last_mut() {
+        let Some(entry) = entries.next() else {
+            stack.pop();
+            continue;
+        };
+        let prefix = prefix.clone();
+        let entry = match entry {
+            Ok(entry) => entry,
+            Err(err) => {
+                out.unreadable.push(unreadable(&prefix, "unreadable_dir", err.to_string()));
+                stack.pop();
+                continue;
+            }
+        };
+        let name = entry.file_name();
+        let Some(name) = utf8_name(&name) else {
+            let lossy = name.to_string_lossy();
+            let shown = if prefix.is_empty() { lossy.to_string() } else { format!("{prefix}/{lossy}") };
+            out.unreadable.push(unreadable(&shown, "non_utf8_name", ""));
+            continue;
+        };
+        let path = if prefix.is_empty() {
+            name.to_string()
+        } else {
+            format!("{prefix}/{name}")
+        };
+        let ft = match entry.file_type() {
+            Ok(ft) => ft,
+            Err(err) => {
+                out.unreadable.push(unreadable(&path, "unreadable", err.to_string()));
+                continue;
+            }
+        };
+        if ft.is_dir() {
+            if stack.len() >= limits.max_depth {
+                out.unreadable.push(unreadable(
+                    &path,
+                    "too_deep",
+                    format!("deeper than {} levels", limits.max_depth),
+                ));
+                continue;
+            }
+            match entry.open_dir().and_then(|d| d.entries()) {
+                Ok(sub) => stack.push((sub, path)),
+                Err(err) => out.unreadable.push(unreadable(&path, "unreadable_dir", err.to_string())),
+            }
+        } else if ft.is_file() {
+            if out.files.len() >= limits.max_files {
+                out.truncated = Some(format!(
+                    "the deliverable root holds more than {} files",
+                    limits.max_files
+                ));
+                break;
+            }
+            match entry.metadata() {
+                Ok(m) => out.files.push(Found {
+                    path,
+                    stat: StatKey::of(&m),
+                }),
+                Err(err) => out.unreadable.push(unreadable(&path, "unreadable", err.to_string())),
+            }
+        } else {
+            out.unreadable.push(unreadable(&path, kind_of(&ft), ""));
+        }
+    }
+    Ok(out)
+}
+
+fn utf8_name(name: &OsString) -> Option<&str> {
+    name.to_str()
+}
+
+/// Open a regular file without blocking, whatever it has become since the
+/// walk (a FIFO swapped in must not hang the host).
+fn open_regular(dir: &Dir, path: &str) -> io::Result<File> {
+    let mut options = OpenOptions::new();
+    options.read(true).custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY);
+    let file = dir.open_with(path, &options)?;
+    let meta = file.metadata()?;
+    if !meta.is_file() {
+        return Err(io::Error::other("is no longer a regular file"));
+    }
+    Ok(file)
+}
+
+fn hash_file(
+    dir: &Dir,
+    found: Found,
+    limits: &WalkLimits,
+    budget: &AtomicU64,
+) -> Result<(String, FileEntry), UnreadableEntry> {
+    let Found { path, stat } = found;
+    let fail = |kind: &str, detail: String| unreadable(&path, kind, detail);
+    if stat.size > limits.max_file_size {
+        return Err(fail(
+            "too_large",
+            format!("{} bytes, over the {} byte cap", stat.size, limits.max_file_size),
+        ));
+    }
+    let mut file = open_regular(dir, &path).map_err(|e| fail("unreadable", e.to_string()))?;
+    let meta = file.metadata().map_err(|e| fail("unreadable", e.to_string()))?;
+    if StatKey::of(&meta) != stat {
+        return Err(fail("changed_during_walk", String::new()));
+    }
+    let size = stat.size;
+    let retain = size <= RETAIN_FILE_MAX
+        && budget
+            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |left| left.checked_sub(size))
+            .is_ok();
+    let read_error = |e: io::Error| unreadable(&path, "unreadable", e.to_string());
+    let (digest, bytes) = if retain {
+        let mut bytes = Vec::with_capacity(size as usize);
+        (&mut file).take(size + 1).read_to_end(&mut bytes).map_err(read_error)?;
+        if bytes.len() as u64 != size {
+            return Err(fail("changed_during_walk", "size changed while reading".into()));
+        }
+        (blake3::hash(&bytes), Some(Arc::from(bytes)))
+    } else {
+        (hash_open_file(&file, size).map_err(read_error)?, None)
+    };
+    Ok((
+        path,
+        FileEntry {
+            size,
+            digest,
+            bytes,
+            stat,
+        },
+    ))
+}
+
+fn hash_open_file(file: &File, size: u64) -> io::Result<blake3::Hash> {
+    let mut hasher = blake3::Hasher::new();
+    if size >= MMAP_MIN {
+        // SAFETY: the map is read-only and dropped before returning. If the
+        // file is truncated concurrently the process could fault; files are
+        // checked for change afterwards, and deliverable roots are not
+        // expected to be rewritten during a run (a change is reported).
+        let map = unsafe { memmap2::Mmap::map(file)? };
+        if map.len() as u64 != size {
+            return Err(io::Error::other("size changed while reading"));
+        }
+        hasher.update_rayon(&map);
+    } else {
+        let reader = file;
+        let read = io::copy(&mut reader.take(size + 1), &mut hasher)?;
+        if read != size {
+            return Err(io::Error::other("size changed while reading"));
+        }
+    }
+    Ok(hasher.finalize())
+}
+
+fn hash_path(dir: &Dir, path: &str) -> io::Result<blake3::Hash> {
+    let file = open_regular(dir, path)?;
+    let size = file.metadata()?.len();
+    hash_open_file(&file, size)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::fs;
+
+    fn tree(files: &[(&str, &str)]) -> tempfile::TempDir {
+        let dir = tempfile::tempdir().unwrap();
+        for (path, text) in files {
+            let p = dir.path().join(path);
+            fs::create_dir_all(p.parent().unwrap()).unwrap();
+            fs::write(p, text).unwrap();
+        }
+        dir
+    }
+
+    #[test]
+    fn hashes_every_file_with_a_stable_root_digest() {
+        let dir = tree(&[("a.txt", "hello"), ("docs/b.md", "# B\n")]);
+        let snap = Snapshot::take(dir.path(), WalkLimits::default()).unwrap();
+        assert_eq!(snap.files.len(), 2);
+        assert_eq!(snap.files["a.txt"].digest, blake3::hash(b"hello"));
+        let again = Snapshot::take(dir.path(), WalkLimits::default()).unwrap();
+        assert_eq!(snap.root_digest, again.root_digest);
+        fs::write(dir.path().join("a.txt"), "hellO").unwrap();
+        let changed = Snapshot::take(dir.path(), WalkLimits::default()).unwrap();
+        assert_ne!(snap.root_digest, changed.root_digest);
+    }
+
+    #[test]
+    fn resolves_files_directories_and_globs() {
+        let dir = tree(&[("a.txt", "x"), ("docs/b.md", "x"), ("docs/sub/c.md", "x")]);
+        let snap = Snapshot::take(dir.path(), WalkLimits::default()).unwrap();
+        let r = |p: &str| snap.resolve(&paths::check(p).unwrap()).files;
+        assert_eq!(r("a.txt"), vec!["a.txt"]);
+        assert_eq!(r("docs"), vec!["docs/b.md", "docs/sub/c.md"]);
+        assert_eq!(r("docs/*.md"), vec!["docs/b.md"]);
+        assert_eq!(r("**/*.md"), vec!["docs/b.md", "docs/sub/c.md"]);
+        assert!(r("missing.txt").is_empty());
+        assert!(r("doc").is_empty(), "a prefix of a name is not a directory");
+    }
+
+    #[test]
+    fn symlinks_and_fifos_are_reported_not_followed() {
+        let dir = tree(&[("a.txt", "x")]);
+        std::os::unix::fs::symlink("/etc/passwd", dir.path().join("out")).unwrap();
+        let fifo = std::ffi::CString::new(dir.path().join("pipe").to_str().unwrap()).unwrap();
+        assert_eq!(unsafe { libc::mkfifo(fifo.as_ptr(), 0o600) }, 0);
+        let snap = Snapshot::take(dir.path(), WalkLimits::default()).unwrap();
+        assert_eq!(snap.files.keys().collect::<Vec<_>>(), vec!["a.txt"]);
+        let kinds: Vec<(&str, &str)> = snap
+            .unreadable
+            .iter()
+            .map(|u| (u.path.as_str(), u.kind.as_str()))
+            .collect();
+        assert_eq!(kinds, vec![("out", "symlink"), ("pipe", "fifo")]);
+        let blocked = snap.resolve(&paths::check("*").unwrap()).blocked;
+        assert_eq!(blocked.len(), 2);
+    }
+
+    #[test]
+    fn oversized_files_are_not_read() {
+        let dir = tree(&[("big.bin", "0123456789")]);
+        let limits = WalkLimits {
+            max_file_size: 5,
+            ..WalkLimits::default()
+        };
+        let snap = Snapshot::take(dir.path(), limits).unwrap();
+        assert!(snap.files.is_empty());
+        assert_eq!(snap.unreadable[0].kind, "too_large");
+    }
+
+    #[test]
+    fn deep_trees_are_bounded() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut p = dir.path().to_path_buf();
+        for _ in 0..40 {
+            p.push("d");
+        }
+        fs::create_dir_all(&p).unwrap();
+        fs::write(p.join("f"), "x").unwrap();
+        let limits = WalkLimits {
+            max_depth: 10,
+            ..WalkLimits::default()
+        };
+        let snap = Snapshot::take(dir.path(), limits).unwrap();
+        assert!(snap.files.is_empty());
+        assert_eq!(snap.unreadable[0].kind, "too_deep");
+        assert!(!snap.resolve(&paths::check("**/f").unwrap()).blocked.is_empty());
+    }
+
+    #[test]
+    fn too_many_files_truncates() {
+        let dir = tree(&[("a", "1"), ("b", "2"), ("c", "3")]);
+        let limits = WalkLimits {
+            max_files: 2,
+            ..WalkLimits::default()
+        };
+        let snap = Snapshot::take(dir.path(), limits).unwrap();
+        assert!(snap.truncated.is_some());
+    }
+
+    #[test]
+    fn changes_are_detected_and_touches_are_not() {
+        let dir = tree(&[("a.txt", "one"), ("b.txt", "two")]);
+        let snap = Snapshot::take(dir.path(), WalkLimits::default()).unwrap();
+        assert!(snap.changes().is_empty());
+        // Same bytes, new metadata: not a change.
+        fs::write(dir.path().join("b.txt"), "two").unwrap();
+        assert!(snap.changes().is_empty());
+        fs::write(dir.path().join("a.txt"), "ONE").unwrap();
+        fs::write(dir.path().join("new.txt"), "3").unwrap();
+        fs::remove_file(dir.path().join("b.txt")).unwrap();
+        assert_eq!(snap.changes(), vec!["a.txt", "b.txt", "new.txt"]);
+    }
+
+    #[test]
+    fn large_files_are_reread_and_checked() {
+        let big = "x".repeat((RETAIN_FILE_MAX + 1) as usize);
+        let dir = tree(&[("big", &big)]);
+        let snap = Snapshot::take(dir.path(), WalkLimits::default()).unwrap();
+        assert!(snap.files["big"].bytes.is_none());
+        assert_eq!(snap.read("big").unwrap().len(), big.len());
+        fs::write(dir.path().join("big"), big.replace('x', "y")).unwrap();
+        assert!(snap.read("big").unwrap_err().contains("changed"));
+    }
+}

@@ -1,0 +1,275 @@
+//! Finding, checking and compiling validator components.
+//!
+//! A binding names a built-in (`std/NAME`, embedded in the binary) or a
+//! `.wasm` file relative to the contract. Before anything runs, the host
+//! checks, in order: the bytes exist and are not too large; they match the
+//! pinned digest; they are a component; it exports a supported
+//! `vcc:validator` version; it links against what the host provides; and
+//! `describe()` returns a usable parameter schema. Each failure is a sentence
+//! naming the cause.
+
+use std::collections::HashMap;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use vcc_contract::{Catalog, ValidatorInfo, ValidatorRef};
+use vcc_report::CacheStats;
+use wasmtime::component::Component;
+
+use crate::cache::{Cache, Lookup};
+use crate::guard::{Stopped, guarded};
+use crate::sandbox::{Description, PluginPre, RunLimits, RunState, Sandbox};
+use crate::snapshot::digest_string;
+
+/// A validator embedded in the binary.
+#[derive(Debug, Clone, Copy)]
+pub struct Builtin {
+    pub name: &'static str,
+    pub bytes: &'static [u8],
+}
+
+/// Components larger than this are refused unread (Python and JavaScript
+/// validators are 12–18 MB).
+pub const MAX_COMPONENT_BYTES: u64 = 128 << 20;
+
+/// Limits for `describe()`.
+pub const DESCRIBE_LIMITS: RunLimits = RunLimits {
+    timeout: Duration::from_secs(10),
+    memory: 256 << 20,
+};
+
+/// A validator ready to run.
+pub struct Loaded {
+    /// As the contract wrote it: `std/NAME` or a path.
+    pub component: String,
+    pub digest: String,
+    pub wit_version: String,
+    pub description: Description,
+    pub pre: PluginPre<RunState>,
+}
+
+/// Loads components once per process, through the on-disk cache.
+pub struct Loader {
+    sandbox: Sandbox,
+    cache: Option<Cache>,
+    builtins: Vec<Builtin>,
+    stats: Mutex<CacheStats>,
+    /// By component digest: the same bytes are compiled and described once.
+    loaded: Mutex<HashMap<blake3::Hash, Arc<Result<Arc<Loaded>, String>>>>,
+}
+
+impl Loader {
+    pub fn new(sandbox: Sandbox, cache: Option<Cache>, builtins: Vec<Builtin>) -> Loader {
+        let stats = CacheStats {
+            dir: cache.as_ref().map(|c| c.dir().display().to_string()),
+            ..CacheStats::default()
+        };
+        Loader {
+            sandbox,
+            cache,
+            builtins,
+            stats: Mutex::new(stats),
+            loaded: Mutex::new(HashMap::new()),
+        }
+    }
+
+    pub fn sandbox(&self) -> &Sandbox {
+        &self.sandbox
+    }
+
+    pub fn builtins(&self) -> &[Builtin] {
+        &self.builtins
+    }
+
+    pub fn stats(&self) -> CacheStats {
+        self.stats.lock().map(|s| s.clone()).unwrap_or_default()
+    }
+
+    /// Load the component a binding names, from `contract_dir`.
+    pub fn load(&self, binding: &ValidatorRef, contract_dir: &Path) -> Result<Arc<Loaded>, String> {
+        let bytes = self.bytes(binding, contract_dir)?;
+        let digest = blake3::hash(&bytes);
+        if let Some(pin) = &binding.digest
+            && *pin != digest_string(&digest)
+        {
+            return Err(format!(
+                "its digest is {} but the contract pins {pin}",
+                digest_string(&digest)
+            ));
+        }
+        let slot = {
+            let loaded = self.loaded.lock().map_err(|_| "loader lock poisoned".to_string())?;
+            loaded.get(&digest).cloned()
+        };
+        if let Some(done) = slot {
+            return done.as_ref().clone().map(|l| rename(l, &binding.component));
+        }
+        let result = self.compile_and_describe(&bytes, &digest, &binding.component);
+        if let Ok(mut loaded) = self.loaded.lock() {
+            loaded.insert(digest, Arc::new(result.clone()));
+        }
+        result
+    }
+
+    fn bytes(&self, binding: &ValidatorRef, contract_dir: &Path) -> Result<std::borrow::Cow<'static, [u8]>, String> {
+        if let Some(name) = binding.builtin() {
+            return self
+                .builtins
+                .iter()
+                .find(|b| b.name == name)
+                .map(|b| std::borrow::Cow::Borrowed(b.bytes))
+                .ok_or_else(|| {
+                    let names: Vec<&str> = self.builtins.iter().map(|b| b.name).collect();
+                    format!("there is no built-in validator `{name}` (built in: {})", names.join(", "))
+                });
+        }
+        let path: PathBuf = contract_dir.join(&binding.component);
+        let file = std::fs::File::open(&path).map_err(|e| format!("cannot open {}: {e}", path.display()))?;
+        let meta = file.metadata().map_err(|e| format!("{}: {e}", path.display()))?;
+        if !meta.is_file() {
+            return Err(format!("{} is not a regular file", path.display()));
+        }
+        if meta.len() > MAX_COMPONENT_BYTES {
+            return Err(format!(
+                "{} is {} bytes, over the {} MiB component cap",
+                path.display(),
+                meta.len(),
+                MAX_COMPONENT_BYTES >> 20
+            ));
+        }
+        let mut bytes = Vec::with_capacity(meta.len() as usize);
+        file.take(MAX_COMPONENT_BYTES + 1)
+            .read_to_end(&mut bytes)
+            .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+        Ok(std::borrow::Cow::Owned(bytes))
+    }
+
+    fn compile_and_describe(&self, bytes: &[u8], digest: &blake3::Hash, name: &str) -> Result<Arc<Loaded>, String> {
+        if !is_component(bytes) {
+            return Err(if bytes.starts_with(b"\0asm") {
+                "it is a core WebAssembly module, not a component; build it for wasm32-wasip2".into()
+            } else {
+                "it is not a WebAssembly component".into()
+            });
+        }
+        let component = self.component(bytes, digest)?;
+        let wit_version = self.sandbox.wit_version(&component)?;
+        let pre = self.sandbox.prepare(&component)?;
+        let sandbox = self.sandbox.clone();
+        let pre_for_describe = pre.clone();
+        let description = guarded(DESCRIBE_LIMITS.timeout, move || {
+            sandbox.describe(&pre_for_describe, DESCRIBE_LIMITS)
+        })
+        .unwrap_or_else(|stopped| Err(match stopped {
+            Stopped::TimedOut => "describe() did not return within its budget".into(),
+            Stopped::Failed => "describe() could not be run (host error)".into(),
+        }))
+        .map_err(|e| format!("describe() failed: {e}"))?;
+        Ok(Arc::new(Loaded {
+            component: name.to_string(),
+            digest: digest_string(digest),
+            wit_version,
+            description,
+            pre,
+        }))
+    }
+
+    /// From the cache if it holds a verified entry, else compiled (and stored).
+    fn component(&self, bytes: &[u8], digest: &blake3::Hash) -> Result<Component, String> {
+        let engine = self.sandbox.engine();
+        let key = Cache::key(digest, engine.precompile_compatibility_hash());
+        if let Some(cache) = &self.cache {
+            match cache.get(&key) {
+                Lookup::Hit(artifact) => {
+                    // SAFETY: the artifact was produced by `serialize` of this
+                    // engine configuration (the key covers it) and carries
+                    // this cache's MAC, so it is bytes this host wrote.
+                    match unsafe { Component::deserialize(engine, &artifact) } {
+                        Ok(component) => {
+                            self.count(|s| s.hits += 1);
+                            return Ok(component);
+                        }
+                        Err(_) => self.count(|s| s.rejected += 1),
+                    }
+                }
+                Lookup::Rejected(_) => self.count(|s| s.rejected += 1),
+                Lookup::Miss => {}
+            }
+        }
+        let component = Component::new(engine, bytes).map_err(|e| format!("it does not compile: {e:#}"))?;
+        self.count(|s| s.misses += 1);
+        if let Some(cache) = &self.cache
+            && let Ok(artifact) = component.serialize()
+        {
+            // A failed write only costs a recompile next time.
+            let _ = cache.put(&key, &artifact);
+        }
+        Ok(component)
+    }
+
+    fn count(&self, f: impl FnOnce(&mut CacheStats)) {
+        if let Ok(mut stats) = self.stats.lock() {
+            f(&mut stats);
+        }
+    }
+}
+
+/// The same component under another name shares the compiled code.
+fn rename(loaded: Arc<Loaded>, component: &str) -> Arc<Loaded> {
+    if loaded.component == component {
+        return loaded;
+    }
+    Arc::new(Loaded {
+        component: component.to_string(),
+        digest: loaded.digest.clone(),
+        wit_version: loaded.wit_version.clone(),
+        description: loaded.description.clone(),
+        pre: loaded.pre.clone(),
+    })
+}
+
+/// `\0asm` then the component-model version/layer (0x0d 0x00, layer 1).
+fn is_component(bytes: &[u8]) -> bool {
+    bytes.len() >= 8 && &bytes[..4] == b"\0asm" && bytes[6..8] == [0x01, 0x00]
+}
+
+/// The contract's validators as lint sees them, remembering what loaded.
+pub struct ContractValidators<'a> {
+    loader: &'a Loader,
+    contract_dir: PathBuf,
+    pub loaded: HashMap<String, Result<Arc<Loaded>, String>>,
+}
+
+impl<'a> ContractValidators<'a> {
+    pub fn new(loader: &'a Loader, contract_dir: &Path) -> Self {
+        ContractValidators {
+            loader,
+            contract_dir: contract_dir.to_path_buf(),
+            loaded: HashMap::new(),
+        }
+    }
+}
+
+impl Catalog for ContractValidators<'_> {
+    fn describe(&mut self, name: &str, binding: &ValidatorRef) -> Result<ValidatorInfo, String> {
+        let result = self.loader.load(binding, &self.contract_dir);
+        self.loaded.insert(name.to_string(), result.clone());
+        result.map(|l| ValidatorInfo {
+            params_schema: l.description.params_schema.clone(),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn component_headers_are_told_apart() {
+        assert!(is_component(b"\0asm\x0d\x00\x01\x00rest"));
+        assert!(!is_component(b"\0asm\x01\x00\x00\x00rest"));
+        assert!(!is_component(b"PK\x03\x04"));
+    }
+}
