@@ -9,7 +9,9 @@ fn main() {
         &repo.join("plugins"),
         &[&repo.join("sdk/rust"), &repo.join("wit")],
     );
-    let mut code = String::from("/// (name, component bytes) of every built-in validator.\npub static BUILTINS: &[(&str, &[u8])] = &[\n");
+    let mut code = String::from(
+        "/// (name, component bytes) of every built-in validator.\npub static BUILTINS: &[(&str, &[u8])] = &[\n",
+    );
     for b in built {
         code.push_str(&format!(
             "    (\"std/{}\", include_bytes!({:?})),\n",

@@ -23,7 +23,11 @@ fn main() {
         ));
         names.push(ident);
     }
-    let list = names.iter().map(|n| format!("$mac!({n});")).collect::<Vec<_>>().join(" ");
+    let list = names
+        .iter()
+        .map(|n| format!("$mac!({n});"))
+        .collect::<Vec<_>>()
+        .join(" ");
     consts.push_str(&format!(
         "/// Calls `$mac!(name)` for every fixture.\n#[macro_export]\nmacro_rules! foreach_fixture {{ ($mac:ident) => {{ {list} }}; }}\n"
     ));

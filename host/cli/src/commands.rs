@@ -5,8 +5,8 @@ use std::path::{Path, PathBuf};
 
 use clap::Parser;
 use serde_json::json;
-use vcc_report::law::exit;
 use vcc_report::Report;
+use vcc_report::law::exit;
 use vcc_runtime::{Builtin, Cache, CheckOptions, Runtime};
 
 use crate::args::{CheckArgs, Cli, Command, Format, LintArgs, ValidatorCommand};
@@ -18,7 +18,11 @@ pub fn run() -> i32 {
         Err(err) => {
             let _ = err.print();
             // Usage errors are "could not evaluate"; --help and --version are fine.
-            return if err.use_stderr() { exit::INVALID } else { exit::ACCEPTED };
+            return if err.use_stderr() {
+                exit::INVALID
+            } else {
+                exit::ACCEPTED
+            };
         }
     };
     let style = Style::new(cli.color);
@@ -74,7 +78,13 @@ fn lint(cli: &Cli, args: &LintArgs, style: &Style) -> i32 {
         Err(code) => return code,
     };
     let (problems, _) = vcc_runtime::lint_with_validators(runtime.loader(), &doc);
-    emit_lint(&args.contract, Some(&doc.digest), &problems, args.format, style);
+    emit_lint(
+        &args.contract,
+        Some(&doc.digest),
+        &problems,
+        args.format,
+        style,
+    );
     if problems.iter().any(|p| p.is_error()) {
         exit::INVALID
     } else {
@@ -82,7 +92,13 @@ fn lint(cli: &Cli, args: &LintArgs, style: &Style) -> i32 {
     }
 }
 
-fn emit_lint(path: &Path, digest: Option<&str>, problems: &[vcc_contract::Problem], format: Format, style: &Style) {
+fn emit_lint(
+    path: &Path,
+    digest: Option<&str>,
+    problems: &[vcc_contract::Problem],
+    format: Format,
+    style: &Style,
+) {
     let errors = problems.iter().filter(|p| p.is_error()).count();
     let warnings = problems.len() - errors;
     match format {
@@ -95,7 +111,10 @@ fn emit_lint(path: &Path, digest: Option<&str>, problems: &[vcc_contract::Proble
                 "warnings": warnings,
                 "problems": problems,
             });
-            print_stdout(&format!("{}\n", serde_json::to_string_pretty(&doc).unwrap_or_default()));
+            print_stdout(&format!(
+                "{}\n",
+                serde_json::to_string_pretty(&doc).unwrap_or_default()
+            ));
         }
         Format::Human => {
             let mut out = String::new();
@@ -128,7 +147,9 @@ fn check(cli: &Cli, args: &CheckArgs, style: &Style) -> i32 {
             };
             vcc_runtime::check(runtime.loader(), &doc, &root, &options)
         }
-        Err(problem) => vcc_runtime::unreadable_contract(&args.contract, *problem, runtime.loader().stats()),
+        Err(problem) => {
+            vcc_runtime::unreadable_contract(&args.contract, *problem, runtime.loader().stats())
+        }
     };
     let mut code = report.exit_code(args.allow_advisory);
     if let Some(path) = &args.report
@@ -145,7 +166,8 @@ fn check(cli: &Cli, args: &CheckArgs, style: &Style) -> i32 {
 }
 
 fn report_json(report: &Report) -> String {
-    serde_json::to_string_pretty(report).map_or_else(|e| format!("{{\"error\": \"{e}\"}}\n"), |s| s + "\n")
+    serde_json::to_string_pretty(report)
+        .map_or_else(|e| format!("{{\"error\": \"{e}\"}}\n"), |s| s + "\n")
 }
 
 fn validator_list(cli: &Cli, format: Format) -> i32 {
@@ -160,7 +182,11 @@ fn validator_list(cli: &Cli, format: Format) -> i32 {
         match loaded {
             Ok(l) => {
                 let d = &l.description;
-                lines.push_str(&format!("{name:<22} {:<8} {}\n", render::clean(&d.version), render::clean(&d.summary)));
+                lines.push_str(&format!(
+                    "{name:<22} {:<8} {}\n",
+                    render::clean(&d.version),
+                    render::clean(&d.summary)
+                ));
                 rows.push(json!({
                     "name": name,
                     "version": d.version,
@@ -178,7 +204,10 @@ fn validator_list(cli: &Cli, format: Format) -> i32 {
     }
     match format {
         Format::Human => print_stdout(&lines),
-        Format::Json => print_stdout(&format!("{}\n", serde_json::to_string_pretty(&rows).unwrap_or_default())),
+        Format::Json => print_stdout(&format!(
+            "{}\n",
+            serde_json::to_string_pretty(&rows).unwrap_or_default()
+        )),
     }
     code
 }
@@ -202,7 +231,11 @@ fn write_atomically(path: &Path, text: &str) -> io::Result<()> {
         Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
         _ => PathBuf::from("."),
     };
-    let name = path.file_name().map(|n| n.to_string_lossy().to_string()).unwrap_or_default();
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().to_string())
+        .unwrap_or_default();
+    std::fs::create_dir_all(&dir)?;
     let tmp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
     let result = (|| {
         let mut file = std::fs::File::create(&tmp)?;

@@ -63,7 +63,10 @@ impl Style {
 /// Escape what must not reach a terminal raw: C0/C1 controls (including
 /// ESC), DEL, and the bidi controls that reorder what a reader sees.
 pub fn clean(text: &str) -> Cow<'_, str> {
-    let bad = |c: char| c.is_control() || matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' | '\u{200e}' | '\u{200f}');
+    let bad = |c: char| {
+        c.is_control()
+            || matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' | '\u{200e}' | '\u{200f}')
+    };
     if !text.chars().any(bad) {
         return Cow::Borrowed(text);
     }
@@ -97,7 +100,12 @@ pub fn problem(p: &Problem, style: &Style) -> String {
         .unwrap_or_default();
     let mut out = format!("{at}: {level}[{}]{field} {}\n", p.code, clean(&p.message));
     if let Some(help) = &p.help {
-        let _ = writeln!(out, "  {} {}", style.paint(Paint::Dim, "help:"), clean(help));
+        let _ = writeln!(
+            out,
+            "  {} {}",
+            style.paint(Paint::Dim, "help:"),
+            clean(help)
+        );
     }
     out
 }
@@ -154,7 +162,11 @@ pub fn report(r: &Report, style: &Style) -> String {
                 out,
                 "  not hashed: {}{}",
                 shown.join(", "),
-                if more > 0 { format!(", and {more} more") } else { String::new() }
+                if more > 0 {
+                    format!(", and {more} more")
+                } else {
+                    String::new()
+                }
             );
         }
     }
@@ -180,7 +192,12 @@ pub fn report(r: &Report, style: &Style) -> String {
         Verdict::Invalid => ("INVALID", Paint::Red),
         Verdict::Advisory => ("ADVISORY", Paint::Yellow),
     };
-    let _ = writeln!(out, "verdict: {} — {}", style.paint(paint, label), clean(&r.reason));
+    let _ = writeln!(
+        out,
+        "verdict: {} — {}",
+        style.paint(paint, label),
+        clean(&r.reason)
+    );
     out
 }
 

@@ -24,13 +24,10 @@ pub use units::{ByteSize, DurationSpec};
 /// The JSON Schema of the contract format (`vcc schema`, and the committed
 /// copy in `contracts/vcc-contract.schema.json`).
 pub fn json_schema() -> serde_json::Value {
-    let mut schema = serde_json::to_value(schemars::schema_for!(Contract))
-        .unwrap_or(serde_json::Value::Null);
+    let mut schema =
+        serde_json::to_value(schemars::schema_for!(Contract)).unwrap_or(serde_json::Value::Null);
     if let Some(obj) = schema.as_object_mut() {
-        obj.insert(
-            "$id".into(),
-            "urn:vcc:contract:1".into(),
-        );
+        obj.insert("$id".into(), "urn:vcc:contract:1".into());
     }
     schema
 }

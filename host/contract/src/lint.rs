@@ -40,7 +40,10 @@ const MAX_ID_LEN: usize = 128;
 /// Run the integrity pass. With `catalog` absent, validators are not loaded
 /// (and nothing about them is checked beyond their names).
 pub fn lint(doc: &Document, catalog: Option<&mut dyn Catalog>) -> Vec<Problem> {
-    let mut lint = Lint { doc, problems: Vec::new() };
+    let mut lint = Lint {
+        doc,
+        problems: Vec::new(),
+    };
     let root = FieldPath::root();
     let c = &doc.contract;
 
@@ -63,7 +66,11 @@ pub fn lint(doc: &Document, catalog: Option<&mut dyn Catalog>) -> Vec<Problem> {
         p.help = Some("add a `severity: must` criterion, or declare `advisory: true`".into());
         lint.problems.push(p);
     }
-    for (name, _) in c.validators.iter().filter(|(n, _)| !used.contains(n.as_str())) {
+    for (name, _) in c
+        .validators
+        .iter()
+        .filter(|(n, _)| !used.contains(n.as_str()))
+    {
         lint.push(
             Code::UnusedValidator,
             Level::Warning,
@@ -71,14 +78,21 @@ pub fn lint(doc: &Document, catalog: Option<&mut dyn Catalog>) -> Vec<Problem> {
             format!("validator `{name}` is not used by any criterion"),
         );
     }
-    let targeted: HashSet<&str> = c.criteria.iter().flat_map(|c| c.targets.iter().map(String::as_str)).collect();
+    let targeted: HashSet<&str> = c
+        .criteria
+        .iter()
+        .flat_map(|c| c.targets.iter().map(String::as_str))
+        .collect();
     for (i, d) in c.deliverables.iter().enumerate() {
         if !targeted.contains(d.id.as_str()) {
             lint.push(
                 Code::UncheckedDeliverable,
                 Level::Warning,
                 &root.key("deliverables").index(i).key("id"),
-                format!("deliverable `{}` is not a target of any criterion, so nothing checks it", d.id),
+                format!(
+                    "deliverable `{}` is not a target of any criterion, so nothing checks it",
+                    d.id
+                ),
             );
         }
     }
@@ -107,7 +121,9 @@ impl<'a> Lint<'a> {
         let ok = !id.is_empty()
             && id.len() <= MAX_ID_LEN
             && id.chars().next().is_some_and(|c| c.is_ascii_alphanumeric())
-            && id.chars().all(|c| c.is_ascii_alphanumeric() || "._-".contains(c));
+            && id
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || "._-".contains(c));
         if !ok {
             let mut p = self.problem(
                 Code::InvalidId,
@@ -130,13 +146,16 @@ impl<'a> Lint<'a> {
         for (i, d) in doc.contract.deliverables.iter().enumerate() {
             let at = list.index(i);
             self.check_id(&at.key("id"), &d.id, "deliverable");
-            if ids.insert(d.id.as_str(), i).is_some() {
+            // The first declaration wins; later ones are reported.
+            if ids.contains_key(d.id.as_str()) {
                 self.push(
                     Code::DuplicateId,
                     Level::Error,
                     &at.key("id"),
                     format!("deliverable id `{}` is used twice", d.id),
                 );
+            } else {
+                ids.insert(d.id.as_str(), i);
             }
             if let Err((code, message)) = paths::check(&d.path) {
                 self.push(code, Level::Error, &at.key("path"), message);
@@ -157,7 +176,10 @@ impl<'a> Lint<'a> {
                         Code::UnknownDependency,
                         Level::Error,
                         &list.index(i).key("depends_on").index(j),
-                        format!("deliverable `{}` depends on `{dep}`, which is not a deliverable", d.id),
+                        format!(
+                            "deliverable `{}` depends on `{dep}`, which is not a deliverable",
+                            d.id
+                        ),
                     ),
                 }
             }
@@ -169,7 +191,10 @@ impl<'a> Lint<'a> {
                 Code::DependencyCycle,
                 Level::Error,
                 &list.index(first).key("depends_on"),
-                format!("deliverables depend on each other in a cycle: {}", names.join(" → ")),
+                format!(
+                    "deliverables depend on each other in a cycle: {}",
+                    names.join(" → ")
+                ),
             );
         }
     }
@@ -193,7 +218,10 @@ impl<'a> Lint<'a> {
                     Code::InvalidValue,
                     Level::Error,
                     &at.key("component"),
-                    format!("validator `{name}`: `{}` names no built-in validator", v.component),
+                    format!(
+                        "validator `{name}`: `{}` names no built-in validator",
+                        v.component
+                    ),
                 );
             }
             if let Some(digest) = &v.digest
@@ -250,7 +278,10 @@ impl<'a> Lint<'a> {
                         Code::UnknownTarget,
                         Level::Error,
                         &at.key("targets").index(j),
-                        format!("criterion `{}` targets `{t}`, which is not a deliverable", c.id),
+                        format!(
+                            "criterion `{}` targets `{t}`, which is not a deliverable",
+                            c.id
+                        ),
                     );
                 }
             }
@@ -322,7 +353,10 @@ impl<'a> Lint<'a> {
                     self.problems.push(p);
                 }
                 Ok(info) => {
-                    let params = c.params.clone().unwrap_or_else(|| Value::Object(Default::default()));
+                    let params = c
+                        .params
+                        .clone()
+                        .unwrap_or_else(|| Value::Object(Default::default()));
                     for (pointer, message) in params_errors(&info.params_schema, &params) {
                         let mut field = at.key("params");
                         for token in pointer.split('/').skip(1) {
@@ -335,7 +369,10 @@ impl<'a> Lint<'a> {
                             Code::InvalidParams,
                             Level::Error,
                             &field,
-                            format!("criterion `{}`: validator `{}` refuses its params: {message}", c.id, c.validator),
+                            format!(
+                                "criterion `{}`: validator `{}` refuses its params: {message}",
+                                c.id, c.validator
+                            ),
                         );
                         p.help = Some(format!(
                             "`vcc validator list` names the validator; its parameter schema says what `{}` accepts",
@@ -360,7 +397,10 @@ fn params_errors(schema: &Value, params: &Value) -> Vec<(String, String)> {
     {
         Ok(v) => v,
         Err(err) => {
-            return vec![(String::new(), format!("the validator's parameter schema is not valid: {err}"))];
+            return vec![(
+                String::new(),
+                format!("the validator's parameter schema is not valid: {err}"),
+            )];
         }
     };
     validator
@@ -372,7 +412,10 @@ fn params_errors(schema: &Value, params: &Value) -> Vec<(String, String)> {
 
 fn is_digest(text: &str) -> bool {
     text.strip_prefix("blake3:").is_some_and(|hex| {
-        hex.len() == 64 && hex.bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+        hex.len() == 64
+            && hex
+                .bytes()
+                .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
     })
 }
 
@@ -451,16 +494,25 @@ mod tests {
         assert!(c.contains(&Code::UnknownTarget), "{c:?}");
         assert!(c.contains(&Code::UnknownDependency), "{c:?}");
         assert!(c.contains(&Code::UnknownValidator), "{c:?}");
-        let target = problems.iter().find(|p| p.code == Code::UnknownTarget).unwrap();
+        let target = problems
+            .iter()
+            .find(|p| p.code == Code::UnknownTarget)
+            .unwrap();
         assert_eq!(target.field.as_deref(), Some("criteria[0].targets[1]"));
         assert_eq!(target.line, Some(9));
     }
 
     #[test]
     fn cycles_are_found_and_named() {
-        let text = GOOD.replace("{ id: a, path: a.txt }", "{ id: a, path: a.txt, depends_on: [b] }");
+        let text = GOOD.replace(
+            "{ id: a, path: a.txt }",
+            "{ id: a, path: a.txt, depends_on: [b] }",
+        );
         let problems = lint_yaml(&text);
-        let cycle = problems.iter().find(|p| p.code == Code::DependencyCycle).unwrap();
+        let cycle = problems
+            .iter()
+            .find(|p| p.code == Code::DependencyCycle)
+            .unwrap();
         assert!(cycle.message.contains("a → b → a"), "{}", cycle.message);
         let text = GOOD.replace("depends_on: [a]", "depends_on: [b]");
         assert!(codes(&lint_yaml(&text)).contains(&Code::DependencyCycle));
@@ -470,7 +522,10 @@ mod tests {
     fn a_long_dependency_chain_does_not_overflow() {
         let mut text = String::from("vcc: 1\nid: t\nadvisory: true\ndeliverables:\n");
         for i in 0..20_000 {
-            text.push_str(&format!("  - {{ id: d{i}, path: f{i}, depends_on: [d{}] }}\n", i + 1));
+            text.push_str(&format!(
+                "  - {{ id: d{i}, path: f{i}, depends_on: [d{}] }}\n",
+                i + 1
+            ));
         }
         text.push_str("  - { id: d20000, path: last, depends_on: [d0] }\n");
         let problems = lint_yaml(&text);
@@ -481,10 +536,18 @@ mod tests {
     fn ids_paths_and_digests_are_checked() {
         let text = GOOD
             .replace("{ id: b, path: b.txt", "{ id: a, path: ../b.txt")
-            .replace("std/file-exists }", "std/file-exists, digest: \"sha256:00\" }")
+            .replace(
+                "std/file-exists }",
+                "std/file-exists, digest: \"sha256:00\" }",
+            )
             .replace("id: AC-1", "id: \"AC 1\\u001b[31m\"");
         let c = codes(&lint_yaml(&text));
-        for code in [Code::DuplicateId, Code::PathEscapesRoot, Code::InvalidDigest, Code::InvalidId] {
+        for code in [
+            Code::DuplicateId,
+            Code::PathEscapesRoot,
+            Code::InvalidDigest,
+            Code::InvalidId,
+        ] {
             assert!(c.contains(&code), "{code:?} missing from {c:?}");
         }
     }
@@ -501,18 +564,25 @@ mod tests {
     fn limits_out_of_range_are_refused() {
         let text = format!("{GOOD}limits: {{ timeout: 2h, memory: 8GiB }}\n");
         let problems = lint_yaml(&text);
-        assert_eq!(codes(&problems), vec![Code::LimitOutOfRange, Code::LimitOutOfRange]);
+        assert_eq!(
+            codes(&problems),
+            vec![Code::LimitOutOfRange, Code::LimitOutOfRange]
+        );
         let text = format!("{GOOD}limits: {{ timeout: 0s }}\n");
         assert_eq!(codes(&lint_yaml(&text)), vec![Code::LimitOutOfRange]);
     }
 
     #[test]
     fn unused_validators_and_unchecked_deliverables_are_warnings() {
-        let text = GOOD
-            .replace("targets: [a, b]", "targets: [a]")
-            .replace("validators:\n", "validators:\n  spare: { component: std/json-schema }\n");
+        let text = GOOD.replace("targets: [a, b]", "targets: [a]").replace(
+            "validators:\n",
+            "validators:\n  spare: { component: std/json-schema }\n",
+        );
         let problems = lint_yaml(&text);
-        assert_eq!(codes(&problems), vec![Code::UnusedValidator, Code::UncheckedDeliverable]);
+        assert_eq!(
+            codes(&problems),
+            vec![Code::UnusedValidator, Code::UncheckedDeliverable]
+        );
         assert!(problems.iter().all(|p| !p.is_error()));
     }
 
@@ -526,11 +596,15 @@ mod tests {
     #[test]
     fn a_must_on_an_unloadable_validator_is_unverifiable() {
         let doc = parse(Path::new("c.yaml"), GOOD.as_bytes()).unwrap();
-        let mut catalog = FakeCatalog(Err("exports vcc:validator@0.2.0; this host supports 0.1.x".into()));
+        let mut catalog = FakeCatalog(Err(
+            "exports vcc:validator@0.2.0; this host supports 0.1.x".into()
+        ));
         let problems = lint(&doc, Some(&mut catalog));
         assert_eq!(codes(&problems), vec![Code::UnverifiableMust]);
         assert!(problems[0].message.contains("0.2.0"));
-        let should = GOOD.replace("severity: must", "severity: should").replace("id: t\n", "id: t\nadvisory: true\n");
+        let should = GOOD
+            .replace("severity: must", "severity: should")
+            .replace("id: t\n", "id: t\nadvisory: true\n");
         let doc = parse(Path::new("c.yaml"), should.as_bytes()).unwrap();
         let problems = lint(&doc, Some(&mut catalog));
         assert_eq!(codes(&problems), vec![Code::UnverifiableCriterion]);
@@ -539,16 +613,27 @@ mod tests {
 
     #[test]
     fn params_are_checked_against_the_validator_schema() {
-        let text = GOOD.replace("targets: [a, b] }", "targets: [a, b], params: { min: -1, colour: red } }");
+        let text = GOOD.replace(
+            "targets: [a, b] }",
+            "targets: [a, b], params: { min: -1, colour: red } }",
+        );
         let doc = parse(Path::new("c.yaml"), text.as_bytes()).unwrap();
         let schema = serde_json::json!({
             "type": "object", "additionalProperties": false,
             "properties": { "min": { "type": "integer", "minimum": 0 } }
         });
-        let mut catalog = FakeCatalog(Ok(ValidatorInfo { params_schema: schema }));
+        let mut catalog = FakeCatalog(Ok(ValidatorInfo {
+            params_schema: schema,
+        }));
         let problems = lint(&doc, Some(&mut catalog));
-        assert_eq!(codes(&problems), vec![Code::InvalidParams, Code::InvalidParams]);
+        assert_eq!(
+            codes(&problems),
+            vec![Code::InvalidParams, Code::InvalidParams]
+        );
         let fields: Vec<_> = problems.iter().map(|p| p.field.clone().unwrap()).collect();
-        assert!(fields.contains(&"criteria[0].params.min".to_string()), "{fields:?}");
+        assert!(
+            fields.contains(&"criteria[0].params.min".to_string()),
+            "{fields:?}"
+        );
     }
 }

@@ -75,7 +75,10 @@ pub fn load(path: &Path) -> Result<Document, Box<Problem>> {
         })
     };
     let file = std::fs::File::open(path).map_err(|err| {
-        file_problem(Code::ContractUnreadable, format!("cannot open the contract: {err}"))
+        file_problem(
+            Code::ContractUnreadable,
+            format!("cannot open the contract: {err}"),
+        )
     })?;
     if !file.metadata().map(|m| m.is_file()).unwrap_or(false) {
         return Err(file_problem(
@@ -87,7 +90,10 @@ pub fn load(path: &Path) -> Result<Document, Box<Problem>> {
     file.take(MAX_CONTRACT_BYTES + 1)
         .read_to_end(&mut bytes)
         .map_err(|err| {
-            file_problem(Code::ContractUnreadable, format!("cannot read the contract: {err}"))
+            file_problem(
+                Code::ContractUnreadable,
+                format!("cannot read the contract: {err}"),
+            )
         })?;
     if bytes.len() as u64 > MAX_CONTRACT_BYTES {
         return Err(file_problem(
@@ -121,14 +127,23 @@ pub fn parse(path: &Path, bytes: &[u8]) -> Result<Document, Box<Problem>> {
     let text = std::str::from_utf8(bytes).map_err(|err| {
         problem(
             Code::NotUtf8,
-            format!("the contract is not UTF-8 (invalid byte at offset {})", err.valid_up_to()),
+            format!(
+                "the contract is not UTF-8 (invalid byte at offset {})",
+                err.valid_up_to()
+            ),
             None,
             None,
         )
     })?;
-    let is_json = path.extension().is_some_and(|e| e.eq_ignore_ascii_case("json"));
-    let mut value = if is_json { parse_json(text) } else { parse_yaml(text) }
-        .map_err(|(code, message, at)| problem(code, message, at, None))?;
+    let is_json = path
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("json"));
+    let mut value = if is_json {
+        parse_json(text)
+    } else {
+        parse_yaml(text)
+    }
+    .map_err(|(code, message, at)| problem(code, message, at, None))?;
 
     let spans = Spans::index(text);
     let extensions = take_all_extensions(&mut value);
@@ -167,16 +182,18 @@ fn parse_json(text: &str) -> Result<Value, ParseError> {
 
 fn parse_yaml(text: &str) -> Result<Value, ParseError> {
     match serde_yaml::from_str::<StrictValue>(text) {
-        Ok(StrictValue(Value::Null)) => Err((
-            Code::SyntaxError,
-            "the contract is empty".into(),
-            None,
-        )),
+        Ok(StrictValue(Value::Null)) => {
+            Err((Code::SyntaxError, "the contract is empty".into(), None))
+        }
         Ok(value) => Ok(value.0),
         Err(err) => {
             let message = err.to_string();
-            let at = err.location().map(|l| (l.line(), l.column()));
-            Err((code_of(&message), message, at))
+            let code = code_of(&message);
+            let at = match code {
+                Code::MultipleDocuments => Spans::second_document(text),
+                _ => err.location().map(|l| (l.line(), l.column())),
+            };
+            Err((code, message, at))
         }
     }
 }
@@ -338,7 +355,11 @@ fn take(value: &mut Value) -> Extensions {
     let Some(obj) = value.as_object_mut() else {
         return Extensions::new();
     };
-    let keys: Vec<String> = obj.keys().filter(|k| k.starts_with("x-")).cloned().collect();
+    let keys: Vec<String> = obj
+        .keys()
+        .filter(|k| k.starts_with("x-"))
+        .cloned()
+        .collect();
     keys.into_iter()
         .filter_map(|k| obj.remove(&k).map(|v| (k, v)))
         .collect()
@@ -432,7 +453,10 @@ mod tests {
     fn a_minimal_contract_parses_and_is_hashed() {
         let doc = yaml(MINIMAL).unwrap();
         assert_eq!(doc.contract.criteria.len(), 1);
-        assert!(doc.contract.deliverables[0].required, "required defaults to true");
+        assert!(
+            doc.contract.deliverables[0].required,
+            "required defaults to true"
+        );
         assert_eq!(
             doc.digest,
             format!("blake3:{}", blake3::hash(MINIMAL.as_bytes()).to_hex())
@@ -461,7 +485,10 @@ mod tests {
     fn duplicate_keys_are_refused_at_any_depth() {
         let p = yaml("vcc: 1\nid: a\nid: b\n").unwrap_err();
         assert_eq!(p.code, Code::DuplicateKey);
-        let text = MINIMAL.replace("targets: [a]", "targets: [a]\n    params: { x: { k: 1, k: 2 } }");
+        let text = MINIMAL.replace(
+            "targets: [a]",
+            "targets: [a]\n    params: { x: { k: 1, k: 2 } }",
+        );
         let p = yaml(&text).unwrap_err();
         assert_eq!(p.code, Code::DuplicateKey, "{}", p.message);
         assert!(p.line.is_some());
@@ -472,8 +499,12 @@ mod tests {
 
     #[test]
     fn several_documents_tags_and_nan_are_refused() {
-        assert_eq!(yaml("vcc: 1\n---\nvcc: 1\n").unwrap_err().code, Code::MultipleDocuments);
-        assert_eq!(yaml("vcc: !evil 1\nid: a\n").unwrap_err().code, Code::YamlTag);
+        let p = yaml("vcc: 1\n---\nvcc: 1\n").unwrap_err();
+        assert_eq!((p.code, p.line), (Code::MultipleDocuments, Some(2)));
+        assert_eq!(
+            yaml("vcc: !evil 1\nid: a\n").unwrap_err().code,
+            Code::YamlTag
+        );
         let p = yaml(&format!("{MINIMAL}x-n: .nan\n")).unwrap_err();
         assert!(p.message.contains("not finite"), "{}", p.message);
     }
@@ -482,7 +513,11 @@ mod tests {
     fn alias_bombs_and_deep_nesting_are_refused_not_expanded() {
         let mut bomb = String::from("a: &a [x, x, x, x, x, x, x, x, x, x]\n");
         for i in 0..12 {
-            let prev = if i == 0 { "a".to_string() } else { format!("b{}", i - 1) };
+            let prev = if i == 0 {
+                "a".to_string()
+            } else {
+                format!("b{}", i - 1)
+            };
             bomb.push_str(&format!(
                 "b{i}: &b{i} [*{prev}, *{prev}, *{prev}, *{prev}, *{prev}, *{prev}, *{prev}, *{prev}, *{prev}, *{prev}]\n"
             ));
@@ -492,7 +527,9 @@ mod tests {
         assert_eq!(yaml(&deep).unwrap_err().code, Code::SyntaxError);
         let deep = format!("{}1{}", "[".repeat(100_000), "]".repeat(100_000));
         assert_eq!(
-            parse(Path::new("c.json"), deep.as_bytes()).unwrap_err().code,
+            parse(Path::new("c.json"), deep.as_bytes())
+                .unwrap_err()
+                .code,
             Code::SyntaxError
         );
     }
@@ -517,6 +554,22 @@ mod tests {
         assert!(p.help.is_some());
         assert_eq!(yaml("").unwrap_err().code, Code::SyntaxError);
         assert_eq!(yaml("id: x\n").unwrap_err().code, Code::MissingField);
+    }
+
+    #[test]
+    fn oversized_and_missing_files_are_refused_unparsed() {
+        let dir = tempfile::tempdir().unwrap();
+        let big = dir.path().join("big.yaml");
+        let mut text = String::from("vcc: 1\nid: big\nx-padding: \"");
+        text.push_str(&"a".repeat(MAX_CONTRACT_BYTES as usize));
+        text.push_str("\"\n");
+        std::fs::write(&big, text).unwrap();
+        assert_eq!(load(&big).unwrap_err().code, Code::ContractTooLarge);
+        assert_eq!(
+            load(&dir.path().join("none.yaml")).unwrap_err().code,
+            Code::ContractUnreadable
+        );
+        assert_eq!(load(dir.path()).unwrap_err().code, Code::ContractUnreadable);
     }
 
     #[test]

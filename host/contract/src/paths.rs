@@ -27,7 +27,10 @@ pub fn check(path: &str) -> Result<PathSpec, (Code, String)> {
         return Err((Code::PathInvalid, "the path contains a NUL byte".into()));
     }
     if path.chars().any(char::is_control) {
-        return Err((Code::PathInvalid, "the path contains a control character".into()));
+        return Err((
+            Code::PathInvalid,
+            "the path contains a control character".into(),
+        ));
     }
     if path.starts_with('/') || path.starts_with('\\') || has_drive_prefix(path) {
         return Err((
@@ -91,9 +94,15 @@ mod tests {
 
     #[test]
     fn relative_paths_are_normalised() {
-        assert_eq!(check("./docs//a.md").unwrap(), PathSpec::Literal("docs/a.md".into()));
+        assert_eq!(
+            check("./docs//a.md").unwrap(),
+            PathSpec::Literal("docs/a.md".into())
+        );
         assert_eq!(check("docs/").unwrap(), PathSpec::Literal("docs".into()));
-        assert_eq!(check("src/**/*.rs").unwrap(), PathSpec::Glob("src/**/*.rs".into()));
+        assert_eq!(
+            check("src/**/*.rs").unwrap(),
+            PathSpec::Glob("src/**/*.rs".into())
+        );
     }
 
     #[test]

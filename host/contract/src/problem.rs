@@ -176,7 +176,11 @@ mod tests {
 
     #[test]
     fn field_paths_render_like_code() {
-        let p = FieldPath::root().key("criteria").index(0).key("targets").index(1);
+        let p = FieldPath::root()
+            .key("criteria")
+            .index(0)
+            .key("targets")
+            .index(1);
         assert_eq!(p.render(), "criteria[0].targets[1]");
         let q = FieldPath::root().key("validators").key("my.validator");
         assert_eq!(q.render(), "validators[\"my.validator\"]");
@@ -184,7 +188,11 @@ mod tests {
 
     #[test]
     fn codes_serialize_as_their_stable_names() {
-        for code in [Code::UnverifiableMust, Code::DependencyCycle, Code::UnknownTarget] {
+        for code in [
+            Code::UnverifiableMust,
+            Code::DependencyCycle,
+            Code::UnknownTarget,
+        ] {
             let json = serde_json::to_string(&code).unwrap();
             assert_eq!(json, format!("\"{}\"", code.as_str()));
         }

@@ -90,6 +90,15 @@ impl Spans {
         Spans(spans)
     }
 
+    /// Where a second YAML document starts, if there is one.
+    pub fn second_document(text: &str) -> Option<(usize, usize)> {
+        Parser::new_from_str(text)
+            .map_while(Result::ok)
+            .filter(|(event, _)| matches!(event, Event::DocumentStart(_)))
+            .nth(1)
+            .map(|(_, span)| (span.start.line(), span.start.col() + 1))
+    }
+
     /// The position of `field`, or of its nearest indexed parent.
     pub fn find(&self, field: &FieldPath) -> Option<(usize, usize)> {
         let segs = &field.0;
@@ -109,13 +118,19 @@ mod tests {
         let spans = Spans::index(text);
         let root = FieldPath::root();
         assert_eq!(spans.find(&root.key("vcc")), Some((1, 1)));
-        assert_eq!(spans.find(&root.key("criteria").index(1).key("id")), Some((5, 5)));
+        assert_eq!(
+            spans.find(&root.key("criteria").index(1).key("id")),
+            Some((5, 5))
+        );
         assert_eq!(
             spans.find(&root.key("criteria").index(0).key("targets").index(1)),
             Some((4, 18))
         );
         // A field that is not written falls back to its parent.
-        assert_eq!(spans.find(&root.key("criteria").index(1).key("severity")), Some((5, 5)));
+        assert_eq!(
+            spans.find(&root.key("criteria").index(1).key("severity")),
+            Some((5, 5))
+        );
     }
 
     #[test]

@@ -131,7 +131,12 @@ macro_rules! text_unit {
 }
 
 text_unit!(DurationSpec, "Duration", "^[0-9]+(ms|s|m|h)$", "10s");
-text_unit!(ByteSize, "ByteSize", "^[0-9]+(B|KiB|MiB|GiB|KB|MB|GB)$", "256MiB");
+text_unit!(
+    ByteSize,
+    "ByteSize",
+    "^[0-9]+(B|KiB|MiB|GiB|KB|MB|GB)$",
+    "256MiB"
+);
 
 #[cfg(test)]
 mod tests {
@@ -139,7 +144,12 @@ mod tests {
 
     #[test]
     fn durations_parse_and_print_back() {
-        for (text, ms) in [("10s", 10_000), ("500ms", 500), ("2m", 120_000), ("1h", 3_600_000)] {
+        for (text, ms) in [
+            ("10s", 10_000),
+            ("500ms", 500),
+            ("2m", 120_000),
+            ("1h", 3_600_000),
+        ] {
             let d = DurationSpec::parse(text).unwrap();
             assert_eq!(d.0, Duration::from_millis(ms));
             assert_eq!(d.to_string(), text);
@@ -148,8 +158,21 @@ mod tests {
 
     #[test]
     fn absurd_durations_are_errors_not_wraparounds() {
-        for text in ["", "10", "s", "-1s", "1.5s", "NaNs", "10 s", "10sec", "99999999999999999999s"] {
-            assert!(DurationSpec::parse(text).is_err(), "{text:?} should be refused");
+        for text in [
+            "",
+            "10",
+            "s",
+            "-1s",
+            "1.5s",
+            "NaNs",
+            "10 s",
+            "10sec",
+            "99999999999999999999s",
+        ] {
+            assert!(
+                DurationSpec::parse(text).is_err(),
+                "{text:?} should be refused"
+            );
         }
         let err = DurationSpec::parse("18446744073709551615h").unwrap_err();
         assert!(err.contains("too large"), "{err}");
@@ -161,7 +184,15 @@ mod tests {
         assert_eq!(ByteSize::parse("1GB").unwrap().0, 1_000_000_000);
         assert_eq!(ByteSize::parse("256MiB").unwrap().to_string(), "256MiB");
         assert!(ByteSize::parse("-1MiB").is_err());
-        assert!(ByteSize::parse("1TiB").unwrap_err().contains("unknown size unit"));
-        assert!(ByteSize::parse("18446744073709551615GiB").unwrap_err().contains("too large"));
+        assert!(
+            ByteSize::parse("1TiB")
+                .unwrap_err()
+                .contains("unknown size unit")
+        );
+        assert!(
+            ByteSize::parse("18446744073709551615GiB")
+                .unwrap_err()
+                .contains("too large")
+        );
     }
 }

@@ -95,7 +95,10 @@ fn artifact(line: &str) -> Option<Built> {
         .split('"')
         .find(|s| s.ends_with(".wasm"))
         .map(PathBuf::from)?;
-    Some(Built { package: name, wasm })
+    Some(Built {
+        package: name,
+        wasm,
+    })
 }
 
 fn string_after<'a>(line: &'a str, key: &str) -> Option<&'a str> {
@@ -127,8 +130,12 @@ fn ensure_target() {
     if libdir.as_deref().is_some_and(Path::exists) {
         return;
     }
-    println!("cargo:warning=installing the {TARGET} target with `rustup target add {TARGET}` (needed to build validator components)");
-    let status = Command::new("rustup").args(["target", "add", TARGET]).status();
+    println!(
+        "cargo:warning=installing the {TARGET} target with `rustup target add {TARGET}` (needed to build validator components)"
+    );
+    let status = Command::new("rustup")
+        .args(["target", "add", TARGET])
+        .status();
     match status {
         Ok(s) if s.success() => {}
         _ => panic!(
@@ -146,7 +153,10 @@ mod tests {
         let line = r#"{"reason":"compiler-artifact","package_id":"path+file:///w/plugins/file-exists#0.1.0","manifest_path":"/w/plugins/file-exists/Cargo.toml","target":{"kind":["cdylib"],"crate_types":["cdylib"],"name":"file_exists"},"filenames":["/t/wasm32-wasip2/release/file_exists.wasm"],"fresh":true}"#;
         let built = artifact(line).unwrap();
         assert_eq!(built.package, "file-exists");
-        assert_eq!(built.wasm, PathBuf::from("/t/wasm32-wasip2/release/file_exists.wasm"));
+        assert_eq!(
+            built.wasm,
+            PathBuf::from("/t/wasm32-wasip2/release/file_exists.wasm")
+        );
         assert!(artifact(r#"{"reason":"compiler-artifact","target":{"kind":["lib"]}}"#).is_none());
     }
 }

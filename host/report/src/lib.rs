@@ -94,7 +94,10 @@ pub mod law {
     /// A run is accepted if and only if it is not advisory, has at least one
     /// MUST criterion, and every MUST criterion passed. SHOULD and MAY never
     /// change the verdict.
-    pub fn decide(advisory: bool, outcomes: impl IntoIterator<Item = (Severity, Status)>) -> Verdict {
+    pub fn decide(
+        advisory: bool,
+        outcomes: impl IntoIterator<Item = (Severity, Status)>,
+    ) -> Verdict {
         let (mut musts, mut failed, mut unsure) = (0usize, false, false);
         for (severity, status) in outcomes {
             if severity != Severity::Must {
@@ -315,11 +318,20 @@ mod tests {
     }
 
     fn severity() -> impl Strategy<Value = Severity> {
-        prop_oneof![Just(Severity::Must), Just(Severity::Should), Just(Severity::May)]
+        prop_oneof![
+            Just(Severity::Must),
+            Just(Severity::Should),
+            Just(Severity::May)
+        ]
     }
 
     fn status() -> impl Strategy<Value = Status> {
-        prop_oneof![Just(Status::Pass), Just(Status::Fail), Just(Status::Skip), Just(Status::Error)]
+        prop_oneof![
+            Just(Status::Pass),
+            Just(Status::Fail),
+            Just(Status::Skip),
+            Just(Status::Error)
+        ]
     }
 
     proptest! {
@@ -354,7 +366,11 @@ mod tests {
     fn should_and_may_never_change_the_verdict() {
         let base = [(Severity::Must, Status::Pass)];
         for status in [Status::Fail, Status::Skip, Status::Error] {
-            let with = [(Severity::Must, Status::Pass), (Severity::Should, status), (Severity::May, status)];
+            let with = [
+                (Severity::Must, Status::Pass),
+                (Severity::Should, status),
+                (Severity::May, status),
+            ];
             assert_eq!(decide(false, with), decide(false, base));
         }
     }

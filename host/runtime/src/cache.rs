@@ -150,9 +150,9 @@ fn load_or_create_key(path: &Path) -> io::Result<[u8; 32]> {
                     path.display()
                 )));
             }
-            bytes.try_into().map_err(|_| {
-                io::Error::other(format!("{}: not a 32-byte key", path.display()))
-            })
+            bytes
+                .try_into()
+                .map_err(|_| io::Error::other(format!("{}: not a 32-byte key", path.display())))
         }
         Err(err) if err.kind() == io::ErrorKind::NotFound => {
             let mut key = [0u8; 32];

@@ -22,7 +22,7 @@ use vcc_report::{
 use crate::guard::{Stopped, grace, guarded};
 use crate::sandbox::{EvidenceItem, Request, RunLimits, RunOutput};
 use crate::snapshot::{Snapshot, WalkLimits, digest_string};
-use crate::validators::{ContractValidators, Loaded, Loader};
+use crate::validators::{ContractValidators, LoadResult, Loader};
 
 /// The version of wasmtime this host embeds (a test keeps it equal to the
 /// workspace pin in Cargo.lock).
@@ -53,7 +53,10 @@ impl Default for CheckOptions {
 }
 
 /// Lint a contract, loading its validators.
-pub fn lint_with_validators<'a>(loader: &'a Loader, doc: &Document) -> (Vec<Problem>, ContractValidators<'a>) {
+pub fn lint_with_validators<'a>(
+    loader: &'a Loader,
+    doc: &Document,
+) -> (Vec<Problem>, ContractValidators<'a>) {
     let mut validators = ContractValidators::new(loader, doc.dir());
     let problems = lint(doc, Some(&mut validators));
     (problems, validators)
@@ -84,7 +87,8 @@ pub fn check(loader: &Loader, doc: &Document, root: &Path, options: &CheckOption
     let errors = problems.iter().filter(|p| p.is_error()).count();
     report.problems = problems;
     if errors > 0 {
-        report.reason = format!("the contract has {errors} integrity error(s); no validator was run");
+        report.reason =
+            format!("the contract has {errors} integrity error(s); no validator was run");
         return finish(report, loader, options, started);
     }
 
@@ -103,7 +107,11 @@ pub fn check(loader: &Loader, doc: &Document, root: &Path, options: &CheckOption
             let (files, blocked) = match paths::check(&d.path) {
                 Ok(spec) => {
                     let r = snapshot.resolve(&spec);
-                    let blocked = r.blocked.iter().map(|u| format!("{} ({})", u.path, u.kind)).collect();
+                    let blocked = r
+                        .blocked
+                        .iter()
+                        .map(|u| format!("{} ({})", u.path, u.kind))
+                        .collect();
                     (r.files, blocked)
                 }
                 // lint refused bad paths already; never a silent empty match.
@@ -128,7 +136,7 @@ pub fn check(loader: &Loader, doc: &Document, root: &Path, options: &CheckOption
         listing: &listing,
     };
     let next = AtomicUsize::new(0);
-    let results: Mutex<Vec<Option<(CriterionReport, Vec<EvidenceItem>, bool)>>> =
+    let results: Mutex<Vec<Option<Evaluated>>> =
         Mutex::new(contract.criteria.iter().map(|_| None).collect());
     let jobs = options.jobs.clamp(1, contract.criteria.len().max(1));
     std::thread::scope(|scope| {
@@ -136,7 +144,9 @@ pub fn check(loader: &Loader, doc: &Document, root: &Path, options: &CheckOption
             scope.spawn(|| {
                 loop {
                     let i = next.fetch_add(1, Ordering::Relaxed);
-                    let Some(criterion) = contract.criteria.get(i) else { break };
+                    let Some(criterion) = contract.criteria.get(i) else {
+                        break;
+                    };
                     let result = ctx.evaluate(criterion);
                     if let Ok(mut results) = results.lock() {
                         results[i] = Some(result);
@@ -190,7 +200,12 @@ pub fn check(loader: &Loader, doc: &Document, root: &Path, options: &CheckOption
         report.verdict = Verdict::Withheld;
         report.reason = format!(
             "deliverables changed while the run was in progress ({}); the verdict would not be about the bytes that were judged",
-            changed.iter().take(5).cloned().collect::<Vec<_>>().join(", ")
+            changed
+                .iter()
+                .take(5)
+                .cloned()
+                .collect::<Vec<_>>()
+                .join(", ")
         );
     }
     if let Some(err) = evidence_error {
@@ -211,11 +226,15 @@ fn finish(mut report: Report, loader: &Loader, options: &CheckOptions, started: 
     report
 }
 
+/// A criterion's report, its evidence bytes (stored after the runs), and
+/// whether it saw a deliverable change.
+type Evaluated = (CriterionReport, Vec<EvidenceItem>, bool);
+
 /// What every criterion's evaluation shares.
 struct Ctx<'a> {
     loader: &'a Loader,
     contract: &'a Contract,
-    validators: &'a HashMap<String, Result<Arc<Loaded>, String>>,
+    validators: &'a HashMap<String, LoadResult>,
     snapshot: &'a Arc<Snapshot>,
     /// Deliverable id → (files, entries that could not be read).
     resolved: &'a HashMap<&'a str, (Vec<String>, Vec<String>)>,
@@ -223,7 +242,7 @@ struct Ctx<'a> {
 }
 
 impl Ctx<'_> {
-    fn evaluate(&self, c: &Criterion) -> (CriterionReport, Vec<EvidenceItem>, bool) {
+    fn evaluate(&self, c: &Criterion) -> Evaluated {
         let started = Instant::now();
         let mut report = self.base_report(c);
         let loaded = self.validators.get(&c.validator);
@@ -252,7 +271,10 @@ impl Ctx<'_> {
                 .iter()
                 .map(|t| TargetReport {
                     id: t.clone(),
-                    files: self.resolved.get(t.as_str()).map_or(0, |r| r.0.len() as u64),
+                    files: self
+                        .resolved
+                        .get(t.as_str())
+                        .map_or(0, |r| r.0.len() as u64),
                 })
                 .collect(),
             findings: Vec::new(),
@@ -280,26 +302,43 @@ impl Ctx<'_> {
     }
 
     /// Decide what the host can decide itself; otherwise run the validator.
-    fn run(&self, c: &Criterion, loaded: Option<&Result<Arc<Loaded>, String>>) -> RunOutput {
+    fn run(&self, c: &Criterion, loaded: Option<&LoadResult>) -> RunOutput {
         let loaded = match loaded {
             Some(Ok(l)) => l.clone(),
             Some(Err(cause)) => {
-                return RunOutput::error(Reason::ValidatorUnavailable, format!("validator `{}` cannot be used: {cause}", c.validator));
+                return RunOutput::error(
+                    Reason::ValidatorUnavailable,
+                    format!("validator `{}` cannot be used: {cause}", c.validator),
+                );
             }
-            None => return RunOutput::error(Reason::ValidatorUnavailable, format!("validator `{}` was not loaded", c.validator)),
+            None => {
+                return RunOutput::error(
+                    Reason::ValidatorUnavailable,
+                    format!("validator `{}` was not loaded", c.validator),
+                );
+            }
         };
         if let Some(why) = &self.snapshot.truncated {
-            return RunOutput::error(Reason::UnreadableDeliverable, format!("{why}; nothing is judged on a partial tree"));
+            return RunOutput::error(
+                Reason::UnreadableDeliverable,
+                format!("{why}; nothing is judged on a partial tree"),
+            );
         }
         let mut targets = Vec::new();
         for t in &c.targets {
             let Some((files, blocked)) = self.resolved.get(t.as_str()) else {
-                return RunOutput::error(Reason::Internal, format!("target `{t}` was not resolved"));
+                return RunOutput::error(
+                    Reason::Internal,
+                    format!("target `{t}` was not resolved"),
+                );
             };
             if !blocked.is_empty() {
                 return RunOutput::error(
                     Reason::UnreadableDeliverable,
-                    format!("target `{t}` includes entries vcc does not read: {}", blocked.join(", ")),
+                    format!(
+                        "target `{t}` includes entries vcc does not read: {}",
+                        blocked.join(", ")
+                    ),
                 );
             }
             let deliverable = self.contract.deliverables.iter().find(|d| &d.id == t);
@@ -408,16 +447,30 @@ fn mark_suspects(contract: &Contract, criteria: &mut [CriterionReport]) {
             if not_passed.contains(d) {
                 upstream.insert(d.to_string());
             }
-            todo.extend(deps.get(d).copied().unwrap_or_default().iter().map(String::as_str));
+            todo.extend(
+                deps.get(d)
+                    .copied()
+                    .unwrap_or_default()
+                    .iter()
+                    .map(String::as_str),
+            );
         }
         r.suspect_inputs = upstream.into_iter().collect();
     }
 }
 
 fn verdict_reason(report: &Report, contract: &Contract) -> String {
-    let musts: Vec<&CriterionReport> = report.criteria.iter().filter(|c| c.severity == Severity::Must).collect();
+    let musts: Vec<&CriterionReport> = report
+        .criteria
+        .iter()
+        .filter(|c| c.severity == Severity::Must)
+        .collect();
     let ids = |status: Status| -> Vec<String> {
-        musts.iter().filter(|c| c.status == status).map(|c| c.id.clone()).collect()
+        musts
+            .iter()
+            .filter(|c| c.status == status)
+            .map(|c| c.id.clone())
+            .collect()
     };
     match report.verdict {
         Verdict::Accepted => format!("all {} MUST criteria passed", musts.len()),
@@ -425,10 +478,17 @@ fn verdict_reason(report: &Report, contract: &Contract) -> String {
         Verdict::Withheld => {
             let mut open = ids(Status::Skip);
             open.extend(ids(Status::Error));
-            format!("no MUST failed, but these did not pass: {}", open.join(", "))
+            format!(
+                "no MUST failed, but these did not pass: {}",
+                open.join(", ")
+            )
         }
         Verdict::Advisory => {
-            let passed = report.criteria.iter().filter(|c| c.status == Status::Pass).count();
+            let passed = report
+                .criteria
+                .iter()
+                .filter(|c| c.status == Status::Pass)
+                .count();
             format!(
                 "advisory contract `{}`: {passed} of {} criteria passed; advisory contracts are never accepted",
                 contract.id,
@@ -496,8 +556,13 @@ mod tests {
 
     #[test]
     fn the_reported_wasmtime_version_is_the_one_in_cargo_lock() {
-        let lock = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../Cargo.lock")).unwrap();
+        let lock =
+            std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../Cargo.lock"))
+                .unwrap();
         let needle = format!("name = \"wasmtime\"\nversion = \"{WASMTIME_VERSION}\"");
-        assert!(lock.contains(&needle), "Cargo.lock does not pin wasmtime {WASMTIME_VERSION}");
+        assert!(
+            lock.contains(&needle),
+            "Cargo.lock does not pin wasmtime {WASMTIME_VERSION}"
+        );
     }
 }

@@ -28,7 +28,10 @@ pub enum Stopped {
 }
 
 /// Run `f` on its own thread and wait at most `budget` plus grace.
-pub fn guarded<T: Send + 'static>(budget: Duration, f: impl FnOnce() -> T + Send + 'static) -> Result<T, Stopped> {
+pub fn guarded<T: Send + 'static>(
+    budget: Duration,
+    f: impl FnOnce() -> T + Send + 'static,
+) -> Result<T, Stopped> {
     let (tx, rx) = mpsc::sync_channel(1);
     std::thread::Builder::new()
         .name("vcc-guest".into())
@@ -37,10 +40,11 @@ pub fn guarded<T: Send + 'static>(budget: Duration, f: impl FnOnce() -> T + Send
             let _ = tx.send(f());
         })
         .map_err(|_| Stopped::Failed)?;
-    rx.recv_timeout(budget + grace(budget)).map_err(|err| match err {
-        mpsc::RecvTimeoutError::Timeout => Stopped::TimedOut,
-        mpsc::RecvTimeoutError::Disconnected => Stopped::Failed,
-    })
+    rx.recv_timeout(budget + grace(budget))
+        .map_err(|err| match err {
+            mpsc::RecvTimeoutError::Timeout => Stopped::TimedOut,
+            mpsc::RecvTimeoutError::Disconnected => Stopped::Failed,
+        })
 }
 
 #[cfg(test)]
@@ -51,7 +55,10 @@ mod tests {
     #[test]
     fn returns_results_and_gives_up_on_stuck_work() {
         assert_eq!(guarded(Duration::from_secs(1), || 7), Ok(7));
-        assert_eq!(guarded(Duration::from_secs(1), || panic!("host bug")), Err::<(), _>(Stopped::Failed));
+        assert_eq!(
+            guarded(Duration::from_secs(1), || panic!("host bug")),
+            Err::<(), _>(Stopped::Failed)
+        );
         let start = Instant::now();
         let stuck = guarded(Duration::from_millis(50), || {
             std::thread::sleep(Duration::from_secs(30));

@@ -12,7 +12,6 @@ mod snapshot;
 mod validators;
 
 use std::path::Path;
-use std::sync::Arc;
 
 pub use cache::Cache;
 pub use check::{
@@ -21,7 +20,7 @@ pub use check::{
 };
 pub use sandbox::{Description, EVIDENCE_CAP, GUEST_ROOT, SUPPORTED_WIT};
 pub use snapshot::{Snapshot, WalkLimits};
-pub use validators::{Builtin, Loaded, Loader, MAX_COMPONENT_BYTES};
+pub use validators::{Builtin, LoadResult, Loaded, Loader, MAX_COMPONENT_BYTES};
 
 /// Everything needed to load and run validators, for one process.
 pub struct Runtime {
@@ -31,11 +30,17 @@ pub struct Runtime {
 impl Runtime {
     /// `cache_dir`: where precompiled components are kept (`None`: compile
     /// every time). A cache that cannot be opened is reported, not fatal.
-    pub fn new(builtins: Vec<Builtin>, cache_dir: Option<&Path>) -> anyhow::Result<(Runtime, Option<String>)> {
+    pub fn new(
+        builtins: Vec<Builtin>,
+        cache_dir: Option<&Path>,
+    ) -> anyhow::Result<(Runtime, Option<String>)> {
         let sandbox = sandbox::Sandbox::new()?;
         let (cache, warning) = match cache_dir.map(Cache::open) {
             Some(Ok(cache)) => (Some(cache), None),
-            Some(Err(err)) => (None, Some(format!("the component cache is disabled: {err}"))),
+            Some(Err(err)) => (
+                None,
+                Some(format!("the component cache is disabled: {err}")),
+            ),
             None => (None, None),
         };
         Ok((
@@ -51,7 +56,7 @@ impl Runtime {
     }
 
     /// Load and describe every built-in validator.
-    pub fn builtins(&self) -> Vec<(&'static str, Result<Arc<Loaded>, String>)> {
+    pub fn builtins(&self) -> Vec<(&'static str, LoadResult)> {
         self.loader
             .builtins()
             .iter()

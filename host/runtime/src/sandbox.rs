@@ -33,8 +33,8 @@ mod bindings {
     });
 }
 
-use bindings::vcc::validator::{deliverables, types as wit};
 pub use bindings::PluginPre;
+use bindings::vcc::validator::{deliverables, types as wit};
 
 /// Where the deliverable root is mounted in the guest.
 pub const GUEST_ROOT: &str = "/deliverables";
@@ -153,20 +153,34 @@ impl Sandbox {
     /// The `vcc:validator` version a component exports, if this host runs it.
     pub fn wit_version(&self, component: &Component) -> Result<String, String> {
         let ty = component.component_type();
-        let exports: Vec<String> = ty.exports(&self.engine).map(|(name, _)| name.to_string()).collect();
+        let exports: Vec<String> = ty
+            .exports(&self.engine)
+            .map(|(name, _)| name.to_string())
+            .collect();
         let Some(name) = exports.iter().find(|n| n.starts_with(EXPORT)) else {
             return Err(format!(
                 "it does not export `{EXPORT}` (it exports: {}); build it against vcc:validator@0.1.0",
-                if exports.is_empty() { "nothing".to_string() } else { exports.join(", ") }
+                if exports.is_empty() {
+                    "nothing".to_string()
+                } else {
+                    exports.join(", ")
+                }
             ));
         };
-        let version = name.strip_prefix(EXPORT).and_then(|v| v.strip_prefix('@')).unwrap_or("");
+        let version = name
+            .strip_prefix(EXPORT)
+            .and_then(|v| v.strip_prefix('@'))
+            .unwrap_or("");
         let mut parts = version.split(['.', '-', '+']);
         let (major, minor) = (parts.next(), parts.next());
         if major == Some("0") && minor == Some("1") {
             Ok(version.to_string())
         } else {
-            let found = if version.is_empty() { "an unversioned interface".to_string() } else { format!("vcc:validator@{version}") };
+            let found = if version.is_empty() {
+                "an unversioned interface".to_string()
+            } else {
+                format!("vcc:validator@{version}")
+            };
             Err(format!(
                 "it was built against {found}; this vcc supports vcc:validator@{SUPPORTED_WIT}"
             ))
@@ -179,13 +193,20 @@ impl Sandbox {
             .linker
             .instantiate_pre(component)
             .map_err(|err| format!("it cannot be linked: {err:#}"))?;
-        PluginPre::new(pre).map_err(|err| format!("its exports do not match vcc:validator: {err:#}"))
+        PluginPre::new(pre)
+            .map_err(|err| format!("its exports do not match vcc:validator: {err:#}"))
     }
 
     /// Call `describe()` in a fresh, file-less sandbox.
-    pub fn describe(&self, pre: &PluginPre<RunState>, limits: RunLimits) -> Result<Description, String> {
+    pub fn describe(
+        &self,
+        pre: &PluginPre<RunState>,
+        limits: RunLimits,
+    ) -> Result<Description, String> {
         let (mut store, _pipes) = self.store(limits, None).map_err(|e| format!("{e:#}"))?;
-        let plugin = pre.instantiate(&mut store).map_err(|e| explain(&e, &store))?;
+        let plugin = pre
+            .instantiate(&mut store)
+            .map_err(|e| explain(&e, &store))?;
         let d = plugin
             .vcc_validator_validator()
             .call_describe(&mut store)
@@ -211,7 +232,12 @@ impl Sandbox {
         };
         let (mut store, pipes) = match self.store(request.limits, Some(files)) {
             Ok(s) => s,
-            Err(err) => return RunOutput::error(Reason::Internal, format!("cannot set up the sandbox: {err:#}")),
+            Err(err) => {
+                return RunOutput::error(
+                    Reason::Internal,
+                    format!("cannot set up the sandbox: {err:#}"),
+                );
+            }
         };
         let criterion = wit::Criterion {
             id: request.criterion_id,
@@ -225,11 +251,25 @@ impl Sandbox {
                 })
                 .collect(),
         };
-        let result = pre
-            .instantiate(&mut store)
-            .and_then(|plugin| plugin.vcc_validator_validator().call_validate(&mut store, &criterion));
+        let result = pre.instantiate(&mut store).and_then(|plugin| {
+            plugin
+                .vcc_validator_validator()
+                .call_validate(&mut store, &criterion)
+        });
         let (stdout, stderr) = (pipes.0.contents(), pipes.1.contents());
         let mut out = match result {
+            // A capped stream means the host dropped output: whatever the
+            // validator then said is not trusted.
+            Ok(_) if pipes.overflowed().is_some() => {
+                let name = pipes.overflowed().unwrap_or("stdout");
+                RunOutput::error(
+                    Reason::OutputLimit,
+                    format!(
+                        "the validator wrote more than {} KiB to {name}",
+                        STDIO_CAP >> 10
+                    ),
+                )
+            }
             Err(err) => {
                 let (reason, summary) = classify(&err, &store, &pipes);
                 RunOutput::error(reason, summary)
@@ -260,7 +300,11 @@ impl Sandbox {
         out
     }
 
-    fn store(&self, limits: RunLimits, files: Option<FileAccess>) -> anyhow::Result<(Store<RunState>, Pipes)> {
+    fn store(
+        &self,
+        limits: RunLimits,
+        files: Option<FileAccess>,
+    ) -> anyhow::Result<(Store<RunState>, Pipes)> {
         let stdout = MemoryOutputPipe::new(STDIO_CAP);
         let stderr = MemoryOutputPipe::new(STDIO_CAP);
         let mut wasi = WasiCtxBuilder::new();
@@ -299,6 +343,16 @@ impl Sandbox {
 }
 
 struct Pipes(MemoryOutputPipe, MemoryOutputPipe);
+
+impl Pipes {
+    /// The stream that reached its cap, if one did.
+    fn overflowed(&self) -> Option<&'static str> {
+        [("stdout", &self.0), ("stderr", &self.1)]
+            .into_iter()
+            .find(|(_, pipe)| pipe.contents().len() >= STDIO_CAP)
+            .map(|(name, _)| name)
+    }
+}
 
 const FIXED_RANDOM: [u8; 16] = *b"vcc-fixed-random";
 
@@ -348,14 +402,27 @@ struct Limiter {
 }
 
 impl ResourceLimiter for Limiter {
-    fn memory_growing(&mut self, _current: usize, desired: usize, _max: Option<usize>) -> wasmtime::Result<bool> {
+    fn memory_growing(
+        &mut self,
+        _current: usize,
+        desired: usize,
+        _max: Option<usize>,
+    ) -> wasmtime::Result<bool> {
         if desired > self.memory {
             self.hit = Some("memory");
-            wasmtime::bail!("memory limit: the guest asked for {desired} bytes, the cap is {}", self.memory);
+            wasmtime::bail!(
+                "memory limit: the guest asked for {desired} bytes, the cap is {}",
+                self.memory
+            );
         }
         Ok(true)
     }
-    fn table_growing(&mut self, _current: usize, desired: usize, _max: Option<usize>) -> wasmtime::Result<bool> {
+    fn table_growing(
+        &mut self,
+        _current: usize,
+        desired: usize,
+        _max: Option<usize>,
+    ) -> wasmtime::Result<bool> {
         if desired > MAX_TABLE_ELEMENTS {
             self.hit = Some("table");
             wasmtime::bail!("table limit: the guest asked for {desired} elements");
@@ -404,7 +471,10 @@ fn snapshot_key(path: &str) -> Result<String, String> {
         _ if path.starts_with('/') => return Err(format!("{path}: outside {GUEST_ROOT}")),
         _ => path,
     };
-    let parts: Vec<&str> = rel.split('/').filter(|p| !p.is_empty() && *p != ".").collect();
+    let parts: Vec<&str> = rel
+        .split('/')
+        .filter(|p| !p.is_empty() && *p != ".")
+        .collect();
     if parts.contains(&"..") {
         return Err(format!("{path}: `..` is not allowed"));
     }
@@ -415,7 +485,10 @@ impl wit::Host for RunState {}
 
 impl deliverables::Host for RunState {
     fn list_files(&mut self, deliverable: String) -> Result<Vec<wit::FileInfo>, String> {
-        let files = self.files.as_ref().ok_or("no deliverables are available during describe()")?;
+        let files = self
+            .files
+            .as_ref()
+            .ok_or("no deliverables are available during describe()")?;
         let paths = files
             .deliverables
             .get(&deliverable)
@@ -424,11 +497,17 @@ impl deliverables::Host for RunState {
     }
 
     fn read_file(&mut self, path: String) -> Result<Vec<u8>, String> {
-        let files = self.files.as_mut().ok_or("no deliverables are available during describe()")?;
+        let files = self
+            .files
+            .as_mut()
+            .ok_or("no deliverables are available during describe()")?;
         let key = snapshot_key(&path)?;
         let info = files.info(&key)?;
         if info.size > files.read_cap {
-            return Err(format!("{key}: {} bytes is more than this run's memory limit", info.size));
+            return Err(format!(
+                "{key}: {} bytes is more than this run's memory limit",
+                info.size
+            ));
         }
         match files.snapshot.read(&key) {
             Ok(bytes) => {
@@ -443,7 +522,10 @@ impl deliverables::Host for RunState {
     }
 
     fn stat_file(&mut self, path: String) -> Result<wit::FileInfo, String> {
-        let files = self.files.as_ref().ok_or("no deliverables are available during describe()")?;
+        let files = self
+            .files
+            .as_ref()
+            .ok_or("no deliverables are available during describe()")?;
         files.info(&snapshot_key(&path)?)
     }
 }
@@ -452,23 +534,43 @@ impl deliverables::Host for RunState {
 fn accept(outcome: wit::Outcome) -> RunOutput {
     let too_big = |what: String| RunOutput::error(Reason::OutputLimit, what);
     if outcome.findings.len() > MAX_FINDINGS {
-        return too_big(format!("returned {} findings (cap {MAX_FINDINGS})", outcome.findings.len()));
+        return too_big(format!(
+            "returned {} findings (cap {MAX_FINDINGS})",
+            outcome.findings.len()
+        ));
     }
     if outcome.evidence.len() > MAX_EVIDENCE_ITEMS {
-        return too_big(format!("returned {} evidence items (cap {MAX_EVIDENCE_ITEMS})", outcome.evidence.len()));
+        return too_big(format!(
+            "returned {} evidence items (cap {MAX_EVIDENCE_ITEMS})",
+            outcome.evidence.len()
+        ));
     }
     let evidence_bytes: usize = outcome.evidence.iter().map(|e| e.bytes.len()).sum();
     if evidence_bytes > EVIDENCE_CAP {
-        return too_big(format!("returned {evidence_bytes} bytes of evidence (cap {EVIDENCE_CAP})"));
+        return too_big(format!(
+            "returned {evidence_bytes} bytes of evidence (cap {EVIDENCE_CAP})"
+        ));
     }
     let texts = std::iter::once(&outcome.summary)
-        .chain(outcome.findings.iter().flat_map(|f| [Some(&f.message), f.path.as_ref(), f.rule.as_ref()].into_iter().flatten()))
-        .chain(outcome.evidence.iter().flat_map(|e| [&e.name, &e.media_type]));
+        .chain(outcome.findings.iter().flat_map(|f| {
+            [Some(&f.message), f.path.as_ref(), f.rule.as_ref()]
+                .into_iter()
+                .flatten()
+        }))
+        .chain(
+            outcome
+                .evidence
+                .iter()
+                .flat_map(|e| [&e.name, &e.media_type]),
+        );
     if let Some(long) = texts.map(String::len).find(|&n| n > MAX_TEXT) {
         return too_big(format!("returned a {long}-byte string (cap {MAX_TEXT})"));
     }
     if outcome.evidence.iter().any(|e| e.name.is_empty()) {
-        return RunOutput::error(Reason::MalformedOutput, "returned an evidence item without a name");
+        return RunOutput::error(
+            Reason::MalformedOutput,
+            "returned an evidence item without a name",
+        );
     }
     let status = match outcome.status {
         wit::Status::Pass => Status::Pass,
@@ -509,30 +611,62 @@ fn classify(err: &wasmtime::Error, store: &Store<RunState>, pipes: &Pipes) -> (R
     if let Some(exit) = err.downcast_ref::<I32Exit>() {
         return (
             Reason::Exit,
-            format!("the validator called exit({}) instead of returning a result", exit.0),
+            format!(
+                "the validator called exit({}) instead of returning a result",
+                exit.0
+            ),
         );
     }
     match store.data().limiter.hit {
         Some("memory") => {
             let cap = store.data().limiter.memory;
-            return (Reason::MemoryLimit, format!("the validator exceeded its memory limit ({} MiB)", cap >> 20));
+            return (
+                Reason::MemoryLimit,
+                format!(
+                    "the validator exceeded its memory limit ({} MiB)",
+                    cap >> 20
+                ),
+            );
         }
-        Some(what) => return (Reason::MemoryLimit, format!("the validator exceeded its {what} limit")),
+        Some(what) => {
+            return (
+                Reason::MemoryLimit,
+                format!("the validator exceeded its {what} limit"),
+            );
+        }
         None => {}
     }
     if let Some(trap) = err.downcast_ref::<Trap>() {
         return match trap {
-            Trap::Interrupt => (Reason::Timeout, "the validator ran out of its wall-clock budget".into()),
-            Trap::StackOverflow => (Reason::StackOverflow, "the validator overflowed its stack".into()),
+            Trap::Interrupt => (
+                Reason::Timeout,
+                "the validator ran out of its wall-clock budget".into(),
+            ),
+            Trap::StackOverflow => (
+                Reason::StackOverflow,
+                "the validator overflowed its stack".into(),
+            ),
             other => (Reason::Trap, format!("the validator trapped: {other}")),
         };
     }
-    for (name, pipe) in [("stdout", &pipes.0), ("stderr", &pipes.1)] {
-        if pipe.contents().len() >= STDIO_CAP {
-            return (Reason::OutputLimit, format!("the validator wrote more than {} KiB to {name}", STDIO_CAP >> 10));
-        }
+    // A write larger than the space left traps inside the pipe.
+    if let Some(name) = pipes.overflowed().or_else(|| {
+        format!("{err:#}")
+            .contains("beyond capacity")
+            .then_some("stdout or stderr")
+    }) {
+        return (
+            Reason::OutputLimit,
+            format!(
+                "the validator wrote more than {} KiB to {name}",
+                STDIO_CAP >> 10
+            ),
+        );
     }
-    (Reason::Trap, format!("the validator failed: {}", clip(&format!("{err:#}"), 2000)))
+    (
+        Reason::Trap,
+        format!("the validator failed: {}", clip(&format!("{err:#}"), 2000)),
+    )
 }
 
 /// For errors outside a validate run (describe, instantiate).
@@ -598,7 +732,10 @@ mod tests {
 
     #[test]
     fn guest_paths_map_to_snapshot_keys() {
-        assert_eq!(snapshot_key("/deliverables/docs/a.md").unwrap(), "docs/a.md");
+        assert_eq!(
+            snapshot_key("/deliverables/docs/a.md").unwrap(),
+            "docs/a.md"
+        );
         assert_eq!(snapshot_key("docs/./a.md").unwrap(), "docs/a.md");
         assert!(snapshot_key("/etc/passwd").is_err());
         assert!(snapshot_key("/deliverablesX/a").is_err());

@@ -295,7 +295,10 @@ impl Snapshot {
                 let blocked = self
                     .unreadable
                     .iter()
-                    .filter(|u| matcher.is_match(&u.path) || (may_hold_files(u) && overlaps(&u.path, &fixed)))
+                    .filter(|u| {
+                        matcher.is_match(&u.path)
+                            || (may_hold_files(u) && overlaps(&u.path, &fixed))
+                    })
                     .cloned()
                     .collect();
                 Resolved { files, blocked }
@@ -311,7 +314,10 @@ pub struct Resolved {
 
 /// Could this entry hide files a glob would have matched?
 fn may_hold_files(entry: &UnreadableEntry) -> bool {
-    matches!(entry.kind.as_str(), "unreadable_dir" | "too_deep" | "non_utf8_name")
+    matches!(
+        entry.kind.as_str(),
+        "unreadable_dir" | "too_deep" | "non_utf8_name"
+    )
 }
 
 /// Is one path inside the other (or the same)? `""` contains everything.
@@ -386,7 +392,8 @@ fn walk(root: &Dir, limits: &WalkLimits) -> io::Result<Walk> {
         let entry = match entry {
             Ok(entry) => entry,
             Err(err) => {
-                out.unreadable.push(unreadable(&prefix, "unreadable_dir", err.to_string()));
+                out.unreadable
+                    .push(unreadable(&prefix, "unreadable_dir", err.to_string()));
                 stack.pop();
                 continue;
             }
@@ -394,7 +401,11 @@ fn walk(root: &Dir, limits: &WalkLimits) -> io::Result<Walk> {
         let name = entry.file_name();
         let Some(name) = utf8_name(&name) else {
             let lossy = name.to_string_lossy();
-            let shown = if prefix.is_empty() { lossy.to_string() } else { format!("{prefix}/{lossy}") };
+            let shown = if prefix.is_empty() {
+                lossy.to_string()
+            } else {
+                format!("{prefix}/{lossy}")
+            };
             out.unreadable.push(unreadable(&shown, "non_utf8_name", ""));
             continue;
         };
@@ -406,7 +417,8 @@ fn walk(root: &Dir, limits: &WalkLimits) -> io::Result<Walk> {
         let ft = match entry.file_type() {
             Ok(ft) => ft,
             Err(err) => {
-                out.unreadable.push(unreadable(&path, "unreadable", err.to_string()));
+                out.unreadable
+                    .push(unreadable(&path, "unreadable", err.to_string()));
                 continue;
             }
         };
@@ -421,7 +433,10 @@ fn walk(root: &Dir, limits: &WalkLimits) -> io::Result<Walk> {
             }
             match entry.open_dir().and_then(|d| d.entries()) {
                 Ok(sub) => stack.push((sub, path)),
-                Err(err) => out.unreadable.push(unreadable(&path, "unreadable_dir", err.to_string())),
+                Err(err) => {
+                    out.unreadable
+                        .push(unreadable(&path, "unreadable_dir", err.to_string()))
+                }
             }
         } else if ft.is_file() {
             if out.files.len() >= limits.max_files {
@@ -436,7 +451,9 @@ fn walk(root: &Dir, limits: &WalkLimits) -> io::Result<Walk> {
                     path,
                     stat: StatKey::of(&m),
                 }),
-                Err(err) => out.unreadable.push(unreadable(&path, "unreadable", err.to_string())),
+                Err(err) => out
+                    .unreadable
+                    .push(unreadable(&path, "unreadable", err.to_string())),
             }
         } else {
             out.unreadable.push(unreadable(&path, kind_of(&ft), ""));
@@ -453,7 +470,9 @@ fn utf8_name(name: &OsString) -> Option<&str> {
 /// walk (a FIFO swapped in must not hang the host).
 fn open_regular(dir: &Dir, path: &str) -> io::Result<File> {
     let mut options = OpenOptions::new();
-    options.read(true).custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY);
+    options
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY);
     let file = dir.open_with(path, &options)?;
     let meta = file.metadata()?;
     if !meta.is_file() {
@@ -473,25 +492,38 @@ fn hash_file(
     if stat.size > limits.max_file_size {
         return Err(fail(
             "too_large",
-            format!("{} bytes, over the {} byte cap", stat.size, limits.max_file_size),
+            format!(
+                "{} bytes, over the {} byte cap",
+                stat.size, limits.max_file_size
+            ),
         ));
     }
     let mut file = open_regular(dir, &path).map_err(|e| fail("unreadable", e.to_string()))?;
-    let meta = file.metadata().map_err(|e| fail("unreadable", e.to_string()))?;
+    let meta = file
+        .metadata()
+        .map_err(|e| fail("unreadable", e.to_string()))?;
     if StatKey::of(&meta) != stat {
         return Err(fail("changed_during_walk", String::new()));
     }
     let size = stat.size;
     let retain = size <= RETAIN_FILE_MAX
         && budget
-            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |left| left.checked_sub(size))
+            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |left| {
+                left.checked_sub(size)
+            })
             .is_ok();
     let read_error = |e: io::Error| unreadable(&path, "unreadable", e.to_string());
     let (digest, bytes) = if retain {
         let mut bytes = Vec::with_capacity(size as usize);
-        (&mut file).take(size + 1).read_to_end(&mut bytes).map_err(read_error)?;
+        (&mut file)
+            .take(size + 1)
+            .read_to_end(&mut bytes)
+            .map_err(read_error)?;
         if bytes.len() as u64 != size {
-            return Err(fail("changed_during_walk", "size changed while reading".into()));
+            return Err(fail(
+                "changed_during_walk",
+                "size changed while reading".into(),
+            ));
         }
         (blake3::hash(&bytes), Some(Arc::from(bytes)))
     } else {
@@ -623,7 +655,12 @@ mod tests {
         let snap = Snapshot::take(dir.path(), limits).unwrap();
         assert!(snap.files.is_empty());
         assert_eq!(snap.unreadable[0].kind, "too_deep");
-        assert!(!snap.resolve(&paths::check("**/f").unwrap()).blocked.is_empty());
+        assert!(
+            !snap
+                .resolve(&paths::check("**/f").unwrap())
+                .blocked
+                .is_empty()
+        );
     }
 
     #[test]

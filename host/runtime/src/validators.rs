@@ -50,6 +50,9 @@ pub struct Loaded {
     pub pre: PluginPre<RunState>,
 }
 
+/// A loaded validator, or why it cannot be used.
+pub type LoadResult = Result<Arc<Loaded>, String>;
+
 /// Loads components once per process, through the on-disk cache.
 pub struct Loader {
     sandbox: Sandbox,
@@ -57,7 +60,7 @@ pub struct Loader {
     builtins: Vec<Builtin>,
     stats: Mutex<CacheStats>,
     /// By component digest: the same bytes are compiled and described once.
-    loaded: Mutex<HashMap<blake3::Hash, Arc<Result<Arc<Loaded>, String>>>>,
+    loaded: Mutex<HashMap<blake3::Hash, Arc<LoadResult>>>,
 }
 
 impl Loader {
@@ -88,7 +91,7 @@ impl Loader {
     }
 
     /// Load the component a binding names, from `contract_dir`.
-    pub fn load(&self, binding: &ValidatorRef, contract_dir: &Path) -> Result<Arc<Loaded>, String> {
+    pub fn load(&self, binding: &ValidatorRef, contract_dir: &Path) -> LoadResult {
         let bytes = self.bytes(binding, contract_dir)?;
         let digest = blake3::hash(&bytes);
         if let Some(pin) = &binding.digest
@@ -100,7 +103,10 @@ impl Loader {
             ));
         }
         let slot = {
-            let loaded = self.loaded.lock().map_err(|_| "loader lock poisoned".to_string())?;
+            let loaded = self
+                .loaded
+                .lock()
+                .map_err(|_| "loader lock poisoned".to_string())?;
             loaded.get(&digest).cloned()
         };
         if let Some(done) = slot {
@@ -113,7 +119,11 @@ impl Loader {
         result
     }
 
-    fn bytes(&self, binding: &ValidatorRef, contract_dir: &Path) -> Result<std::borrow::Cow<'static, [u8]>, String> {
+    fn bytes(
+        &self,
+        binding: &ValidatorRef,
+        contract_dir: &Path,
+    ) -> Result<std::borrow::Cow<'static, [u8]>, String> {
         if let Some(name) = binding.builtin() {
             return self
                 .builtins
@@ -122,12 +132,18 @@ impl Loader {
                 .map(|b| std::borrow::Cow::Borrowed(b.bytes))
                 .ok_or_else(|| {
                     let names: Vec<&str> = self.builtins.iter().map(|b| b.name).collect();
-                    format!("there is no built-in validator `{name}` (built in: {})", names.join(", "))
+                    format!(
+                        "there is no built-in validator `{name}` (built in: {})",
+                        names.join(", ")
+                    )
                 });
         }
         let path: PathBuf = contract_dir.join(&binding.component);
-        let file = std::fs::File::open(&path).map_err(|e| format!("cannot open {}: {e}", path.display()))?;
-        let meta = file.metadata().map_err(|e| format!("{}: {e}", path.display()))?;
+        let file = std::fs::File::open(&path)
+            .map_err(|e| format!("cannot open {}: {e}", path.display()))?;
+        let meta = file
+            .metadata()
+            .map_err(|e| format!("{}: {e}", path.display()))?;
         if !meta.is_file() {
             return Err(format!("{} is not a regular file", path.display()));
         }
@@ -146,10 +162,16 @@ impl Loader {
         Ok(std::borrow::Cow::Owned(bytes))
     }
 
-    fn compile_and_describe(&self, bytes: &[u8], digest: &blake3::Hash, name: &str) -> Result<Arc<Loaded>, String> {
+    fn compile_and_describe(
+        &self,
+        bytes: &[u8],
+        digest: &blake3::Hash,
+        name: &str,
+    ) -> LoadResult {
         if !is_component(bytes) {
             return Err(if bytes.starts_with(b"\0asm") {
-                "it is a core WebAssembly module, not a component; build it for wasm32-wasip2".into()
+                "it is a core WebAssembly module, not a component; build it for wasm32-wasip2"
+                    .into()
             } else {
                 "it is not a WebAssembly component".into()
             });
@@ -162,10 +184,12 @@ impl Loader {
         let description = guarded(DESCRIBE_LIMITS.timeout, move || {
             sandbox.describe(&pre_for_describe, DESCRIBE_LIMITS)
         })
-        .unwrap_or_else(|stopped| Err(match stopped {
-            Stopped::TimedOut => "describe() did not return within its budget".into(),
-            Stopped::Failed => "describe() could not be run (host error)".into(),
-        }))
+        .unwrap_or_else(|stopped| {
+            Err(match stopped {
+                Stopped::TimedOut => "describe() did not return within its budget".into(),
+                Stopped::Failed => "describe() could not be run (host error)".into(),
+            })
+        })
         .map_err(|e| format!("describe() failed: {e}"))?;
         Ok(Arc::new(Loaded {
             component: name.to_string(),
@@ -198,7 +222,8 @@ impl Loader {
                 Lookup::Miss => {}
             }
         }
-        let component = Component::new(engine, bytes).map_err(|e| format!("it does not compile: {e:#}"))?;
+        let component =
+            Component::new(engine, bytes).map_err(|e| format!("it does not compile: {e:#}"))?;
         self.count(|s| s.misses += 1);
         if let Some(cache) = &self.cache
             && let Ok(artifact) = component.serialize()
@@ -239,7 +264,7 @@ fn is_component(bytes: &[u8]) -> bool {
 pub struct ContractValidators<'a> {
     loader: &'a Loader,
     contract_dir: PathBuf,
-    pub loaded: HashMap<String, Result<Arc<Loaded>, String>>,
+    pub loaded: HashMap<String, LoadResult>,
 }
 
 impl<'a> ContractValidators<'a> {

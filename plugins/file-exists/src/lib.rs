@@ -124,8 +124,11 @@ impl Validator for FileExists {
         Ok(if findings.is_empty() {
             Outcome::pass(format!("{counted} file(s) present in {targets} target(s)"))
         } else {
-            Outcome::fail(format!("{} problem(s) in {targets} target(s)", findings.len()))
-                .findings(findings)
+            Outcome::fail(format!(
+                "{} problem(s) in {targets} target(s)",
+                findings.len()
+            ))
+            .findings(findings)
         })
     }
 }

@@ -143,7 +143,9 @@ impl Validator for JsonSchema {
 
         let total = paths.len();
         if bad_files == 0 {
-            return Ok(Outcome::pass(format!("{total} file(s) valid against the schema")));
+            return Ok(Outcome::pass(format!(
+                "{total} file(s) valid against the schema"
+            )));
         }
         let evidence = serde_json::to_vec_pretty(&report).map_err(|err| err.to_string())?;
         Ok(
@@ -168,7 +170,10 @@ fn parse(path: &str, text: &str, format: Format) -> Result<Value, (String, Optio
         })
     } else {
         serde_json::from_str(text).map_err(|err| {
-            (err.to_string(), Some((err.line() as u32, err.column() as u32)))
+            (
+                err.to_string(),
+                Some((err.line() as u32, err.column() as u32)),
+            )
         })
     }
 }

@@ -130,7 +130,9 @@ impl Criterion {
 
     /// Every target file's guest path, in target order.
     pub fn paths(&self) -> impl Iterator<Item = &str> {
-        self.targets.iter().flat_map(|t| t.paths.iter().map(String::as_str))
+        self.targets
+            .iter()
+            .flat_map(|t| t.paths.iter().map(String::as_str))
     }
 }
 

@@ -56,18 +56,33 @@ pub fn digests(root: &Path) -> BTreeMap<String, String> {
     let mut out = BTreeMap::new();
     let mut todo = vec![root.to_path_buf()];
     while let Some(dir) = todo.pop() {
-        let Ok(entries) = fs::read_dir(&dir) else { continue };
+        let Ok(entries) = fs::read_dir(&dir) else {
+            continue;
+        };
         for entry in entries.flatten() {
             let path = entry.path();
-            let rel = path.strip_prefix(root).unwrap_or(&path).display().to_string();
-            let Ok(meta) = fs::symlink_metadata(&path) else { continue };
+            let rel = path
+                .strip_prefix(root)
+                .unwrap_or(&path)
+                .display()
+                .to_string();
+            let Ok(meta) = fs::symlink_metadata(&path) else {
+                continue;
+            };
             let digest = if meta.file_type().is_symlink() {
-                format!("symlink:{}", fs::read_link(&path).map(|t| t.display().to_string()).unwrap_or_default())
+                format!(
+                    "symlink:{}",
+                    fs::read_link(&path)
+                        .map(|t| t.display().to_string())
+                        .unwrap_or_default()
+                )
             } else if meta.is_dir() {
                 todo.push(path.clone());
                 "dir".to_string()
             } else if meta.is_file() {
-                blake3::hash(&fs::read(&path).unwrap_or_default()).to_hex().to_string()
+                blake3::hash(&fs::read(&path).unwrap_or_default())
+                    .to_hex()
+                    .to_string()
             } else {
                 "special".to_string()
             };
@@ -84,5 +99,40 @@ pub fn shared_cache(target_tmp: &str) -> PathBuf {
 
 /// `blake3:<hex>` of a file.
 pub fn file_digest(path: &Path) -> String {
-    format!("blake3:{}", blake3::hash(&fs::read(path).expect("read a file")).to_hex())
+    format!(
+        "blake3:{}",
+        blake3::hash(&fs::read(path).expect("read a file")).to_hex()
+    )
+}
+
+/// Make a FIFO (named pipe) at `path`.
+pub fn make_fifo(path: &Path) {
+    use std::os::unix::ffi::OsStrExt;
+    let c = std::ffi::CString::new(path.as_os_str().as_bytes()).expect("no NUL in the path");
+    // SAFETY: a valid NUL-terminated path; mkfifo has no other preconditions.
+    assert_eq!(
+        unsafe { libc::mkfifo(c.as_ptr(), 0o600) },
+        0,
+        "mkfifo {}",
+        path.display()
+    );
+}
+
+/// Open a FIFO for writing once a reader has opened it, polling (never
+/// blocking) for at most `patience`; `None` if no reader came.
+pub fn open_fifo_writer(path: &Path, patience: std::time::Duration) -> Option<fs::File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let start = std::time::Instant::now();
+    while start.elapsed() < patience {
+        match fs::OpenOptions::new()
+            .write(true)
+            .custom_flags(libc::O_NONBLOCK)
+            .open(path)
+        {
+            Ok(file) => return Some(file),
+            // ENXIO: no reader yet.
+            Err(_) => std::thread::sleep(std::time::Duration::from_millis(20)),
+        }
+    }
+    None
 }

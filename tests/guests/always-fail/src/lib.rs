@@ -10,7 +10,12 @@ impl Validator for AlwaysFail {
     fn validate(criterion: Criterion) -> Result<Outcome, String> {
         let findings: Vec<Finding> = criterion
             .paths()
-            .map(|p| Finding::new("not good enough").path(p).line(1).rule("always"))
+            .map(|p| {
+                Finding::new("not good enough")
+                    .path(p)
+                    .line(1)
+                    .rule("always")
+            })
             .collect();
         Ok(Outcome::fail("everything is wrong").findings(findings))
     }
