@@ -222,7 +222,7 @@ fn print_stdout(text: &str) {
 fn host_digest() -> Option<String> {
     let exe = std::env::current_exe().ok()?;
     let mut hasher = blake3::Hasher::new();
-    hasher.update_mmap(&exe).ok()?;
+    hasher.update_mmap_rayon(&exe).ok()?;
     Some(format!("blake3:{}", hasher.finalize().to_hex()))
 }
 

@@ -11,7 +11,7 @@
 //! are served exactly the bytes that were hashed. Larger files are re-read on
 //! demand and their digest checked again before a validator sees them.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashSet};
 use std::ffi::OsString;
 use std::io::{self, Read};
 use std::path::{Path, PathBuf};
@@ -100,6 +100,11 @@ pub struct Snapshot {
     pub files: BTreeMap<String, FileEntry>,
     /// Entries not hashed, and why.
     pub unreadable: Vec<UnreadableEntry>,
+    /// What the walk itself could not hash (path, kind), to compare with a
+    /// later walk.
+    walk_unreadable: HashSet<(String, String)>,
+    /// Regular files found by the walk but not hashed (too large, …).
+    unhashed: HashSet<String>,
     /// Set when the walk stopped early (too many files): nothing can be
     /// judged on a partial tree.
     pub truncated: Option<String>,
@@ -145,14 +150,23 @@ impl Snapshot {
             .map(|found| hash_file(&dir, found, &limits, &budget))
             .collect();
 
+        let walk_unreadable = walk
+            .unreadable
+            .iter()
+            .map(|u| (u.path.clone(), u.kind.clone()))
+            .collect();
         let mut files = BTreeMap::new();
+        let mut unhashed = HashSet::new();
         let mut unreadable = walk.unreadable;
         for item in hashed {
             match item {
                 Ok((path, entry)) => {
                     files.insert(path, entry);
                 }
-                Err(entry) => unreadable.push(entry),
+                Err(entry) => {
+                    unhashed.insert(entry.path.clone());
+                    unreadable.push(entry);
+                }
             }
         }
         unreadable.sort_by(|a, b| a.path.cmp(&b.path));
@@ -164,6 +178,8 @@ impl Snapshot {
             limits,
             files,
             unreadable,
+            walk_unreadable,
+            unhashed,
             truncated: walk.truncated,
             root_digest,
             total_bytes,
@@ -196,54 +212,54 @@ impl Snapshot {
         Ok(bytes.into())
     }
 
-    /// Files that are not as they were when hashed: changed, added or
-    /// removed. A file whose metadata changed but whose bytes hash the same
-    /// is unchanged.
+    /// Paths that are not as they were when hashed: files changed, added or
+    /// removed, and entries that were not hashed (symlinks, FIFOs, …)
+    /// appearing, disappearing or changing kind. A file whose metadata
+    /// changed but whose bytes hash the same is unchanged.
     pub fn changes(&self) -> Vec<String> {
         let walk = match walk(&self.dir, &self.limits) {
             Ok(walk) => walk,
             Err(err) => return vec![format!("(the root could not be walked again: {err})")],
         };
         let mut changed = Vec::new();
-        let mut seen = 0usize;
-        let suspects: Vec<&Found> = walk
-            .files
-            .iter()
-            .filter(|found| match self.files.get(&found.path) {
-                Some(entry) => {
-                    seen += 1;
-                    entry.stat != found.stat
-                }
-                None => {
-                    // New, or unreadable before: either way not what was judged.
-                    let was_unreadable = self.unreadable.iter().any(|u| u.path == found.path);
-                    if !was_unreadable {
-                        changed.push(found.path.clone());
-                    }
-                    false
-                }
-            })
-            .collect();
-        let rehashed: Vec<String> = suspects
-            .par_iter()
-            .filter(|found| {
-                let same = hash_path(&self.dir, &found.path)
-                    .is_ok_and(|d| Some(d) == self.files.get(&found.path).map(|e| e.digest));
-                !same
-            })
-            .map(|found| found.path.clone())
-            .collect();
-        changed.extend(rehashed);
-        if seen < self.files.len() {
-            let now: std::collections::HashSet<&str> =
-                walk.files.iter().map(|f| f.path.as_str()).collect();
-            changed.extend(
-                self.files
-                    .keys()
-                    .filter(|p| !now.contains(p.as_str()))
-                    .cloned(),
-            );
+        let mut suspects = Vec::new();
+        let mut present = HashSet::new();
+        for found in &walk.files {
+            present.insert(found.path.as_str());
+            match self.files.get(&found.path) {
+                Some(entry) if entry.stat == found.stat => {}
+                Some(_) => suspects.push(found),
+                // Still a file the host would not hash: whatever targeted it
+                // was an error already.
+                None if self.unhashed.contains(&found.path) => {}
+                None => changed.push(found.path.clone()),
+            }
         }
+        changed.extend(
+            self.files
+                .keys()
+                .filter(|p| !present.contains(p.as_str()))
+                .cloned(),
+        );
+        let now: HashSet<(String, String)> = walk
+            .unreadable
+            .iter()
+            .map(|u| (u.path.clone(), u.kind.clone()))
+            .collect();
+        changed.extend(
+            now.symmetric_difference(&self.walk_unreadable)
+                .map(|(path, _)| path.clone()),
+        );
+        changed.extend(
+            suspects
+                .par_iter()
+                .filter(|found| {
+                    let before = self.files.get(&found.path).map(|e| e.digest);
+                    !hash_path(&self.dir, &found.path).is_ok_and(|d| Some(d) == before)
+                })
+                .map(|found| found.path.clone())
+                .collect::<Vec<_>>(),
+        );
         changed.sort();
         changed.dedup();
         changed
@@ -686,6 +702,9 @@ mod tests {
         fs::write(dir.path().join("new.txt"), "3").unwrap();
         fs::remove_file(dir.path().join("b.txt")).unwrap();
         assert_eq!(snap.changes(), vec!["a.txt", "b.txt", "new.txt"]);
+        // A symlink appearing is a change too.
+        std::os::unix::fs::symlink("/etc/passwd", dir.path().join("sneaky")).unwrap();
+        assert!(snap.changes().contains(&"sneaky".to_string()));
     }
 
     #[test]

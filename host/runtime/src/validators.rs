@@ -162,12 +162,7 @@ impl Loader {
         Ok(std::borrow::Cow::Owned(bytes))
     }
 
-    fn compile_and_describe(
-        &self,
-        bytes: &[u8],
-        digest: &blake3::Hash,
-        name: &str,
-    ) -> LoadResult {
+    fn compile_and_describe(&self, bytes: &[u8], digest: &blake3::Hash, name: &str) -> LoadResult {
         if !is_component(bytes) {
             return Err(if bytes.starts_with(b"\0asm") {
                 "it is a core WebAssembly module, not a component; build it for wasm32-wasip2"
