@@ -380,3 +380,98 @@ fn an_empty_required_deliverable_fails_file_exists() {
     let run = check_json(path.as_ref(), &[]);
     assert_eq!(run.criterion("AC-1")["reason"], "missing_deliverable");
 }
+
+/// A contract over `out/` with one MUST criterion using a std validator.
+fn std_contract(validator: &str, path: &str, params: &str) -> (Scratch, String) {
+    let scratch = Scratch::new();
+    let text = format!(
+        "vcc: 1\nid: t\ndeliverables:\n  - {{ id: a, path: {path:?} }}\n  - {{ id: schema, path: schema.yaml, required: false }}\nvalidators:\n  v: {{ component: {validator} }}\ncriteria:\n  - {{ id: AC-1, severity: must, validator: v, targets: [a], params: {params} }}\n  - {{ id: AC-2, severity: may, validator: v, targets: [schema], params: {params} }}\n"
+    );
+    let path = scratch.write("contract.yaml", text);
+    (scratch, path.display().to_string())
+}
+
+#[test]
+fn file_exists_params_glob_min_max_allow_empty() {
+    let (s, path) = std_contract(
+        "std/file-exists",
+        "docs",
+        "{ glob: \"docs/*.md\", min: 2, max: 3 }",
+    );
+    s.write("docs/a.md", "a");
+    s.write("docs/notes.txt", "not counted");
+    let run = check_json(path.as_ref(), &[]);
+    assert_eq!(run.code, 1);
+    let f = &run.criterion("AC-1")["findings"][0];
+    assert_eq!(f["rule"], "min-count");
+    assert!(
+        f["message"]
+            .as_str()
+            .unwrap()
+            .contains("1 files matching `docs/*.md`"),
+        "{f}"
+    );
+    s.write("docs/b.md", "b");
+    assert_eq!(check_json(path.as_ref(), &[]).code, 0);
+    s.write("docs/c.md", "c");
+    s.write("docs/d.md", "d");
+    let run = check_json(path.as_ref(), &[]);
+    assert_eq!(run.criterion("AC-1")["findings"][0]["rule"], "max-count");
+    // Empty files fail unless allowed.
+    let (s, path) = std_contract("std/file-exists", "e.txt", "{}");
+    s.write("e.txt", "");
+    assert_eq!(check_json(path.as_ref(), &[]).code, 1);
+    let (s, path) = std_contract("std/file-exists", "e.txt", "{ allow_empty: true }");
+    s.write("e.txt", "");
+    assert_eq!(check_json(path.as_ref(), &[]).code, 0);
+    // Contradictory params are the validator's error, never a pass.
+    let (s, path) = std_contract("std/file-exists", "e.txt", "{ min: 3, max: 1 }");
+    s.write("e.txt", "x");
+    let run = check_json(path.as_ref(), &[]);
+    assert_eq!(run.criterion("AC-1")["reason"], "validator_error");
+}
+
+#[test]
+fn json_schema_reads_yaml_and_schema_deliverables() {
+    let params = "{ schema_deliverable: schema }";
+    let (s, path) = std_contract("std/json-schema", "conf/*.yaml", params);
+    s.write(
+        "schema.yaml",
+        "type: object\nrequired: [name]\nproperties: { name: { type: string } }\n",
+    );
+    s.write("conf/good.yaml", "name: vcc\n");
+    let run = check_json(path.as_ref(), &[]);
+    assert_eq!(run.code, 0, "{}", run.stdout);
+    assert_eq!(
+        run.criterion("AC-1")["summary"],
+        "1 file(s) valid against the schema"
+    );
+    s.write("conf/bad.yaml", "name: [1, 2]\n");
+    s.write("conf/broken.yaml", "name: ok\n  indented: wrong\n");
+    let run = check_json(path.as_ref(), &[]);
+    assert_eq!(run.code, 1);
+    let findings = run.criterion("AC-1")["findings"]
+        .as_array()
+        .unwrap()
+        .clone();
+    let bad = findings
+        .iter()
+        .find(|f| f["path"] == "conf/bad.yaml")
+        .unwrap();
+    assert_eq!(bad["rule"], "type");
+    let broken = findings
+        .iter()
+        .find(|f| f["path"] == "conf/broken.yaml")
+        .unwrap();
+    assert_eq!(broken["rule"], "parse");
+    assert_eq!(broken["line"], 2);
+    // Two schema sources at once are refused by lint, naming the field.
+    let (_s, path) = std_contract(
+        "std/json-schema",
+        "x.json",
+        "{ schema: {}, schema_file: s.json }",
+    );
+    let run = vcc(&["lint", &path, "--format", "json"]);
+    assert_eq!(run.code, 2);
+    assert_eq!(run.json()["problems"][0]["code"], "INVALID_PARAMS");
+}

@@ -341,3 +341,27 @@ fn clock_and_random() {
     assert!(text.starts_with("wall=946684800 mono=0 "), "{text}");
     assert!(text.contains("std_now=946684800"), "{text}");
 }
+
+#[test]
+fn readme_example() {
+    // The README's "Writing a validator in Rust" code is this fixture, verbatim.
+    let source =
+        std::fs::read_to_string(crate::repo().join("tests/guests/readme-example/src/lib.rs"))
+            .unwrap();
+    let readme = std::fs::read_to_string(crate::repo().join("README.md")).unwrap();
+    assert!(
+        readme.contains(&format!("```rust\n{source}```")),
+        "README and tests/guests/readme-example differ"
+    );
+
+    let (scratch, contract) = setup(fixtures::README_EXAMPLE, "");
+    scratch.write("out/more.md", "fine\nTODO: write more\n");
+    let run = run(&scratch, &contract, &[]);
+    assert_eq!(run.code, 1);
+    let c = only(&run);
+    assert_eq!(c["status"], "fail");
+    assert_eq!(
+        c["findings"],
+        serde_json::json!([{"message": "TODO left in", "path": "more.md", "line": 2}])
+    );
+}

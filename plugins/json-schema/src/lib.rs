@@ -1,7 +1,8 @@
 //! `std/json-schema`: JSON or YAML deliverables conform to a JSON Schema.
 //!
-//! The schema is given inline (`schema`) or as a file of the deliverable root
-//! (`schema_file`, JSON or YAML). The draft comes from the schema's `$schema`
+//! The schema is given inline (`schema`), as a deliverable of the contract
+//! (`schema_deliverable`, its id), or as a file of the deliverable root
+//! (`schema_file`); schema files may be JSON or YAML. The draft comes from the schema's `$schema`
 //! (2020-12 when absent). Every target file is parsed by its extension
 //! (`.yaml`/`.yml` as YAML, anything else as JSON) unless `format` says
 //! otherwise; a file that does not parse is a failure with its line.
@@ -17,6 +18,7 @@ struct JsonSchema;
 struct Params {
     schema: Option<Value>,
     schema_file: Option<String>,
+    schema_deliverable: Option<String>,
     #[serde(default)]
     format: Format,
 }
@@ -29,6 +31,9 @@ enum Format {
     Json,
     Yaml,
 }
+
+const ONE_SCHEMA: &str =
+    "params: give exactly one of `schema`, `schema_file` and `schema_deliverable`";
 
 /// At most this many validation errors are reported per file; the summary
 /// still gives the full count.
@@ -53,29 +58,52 @@ impl Validator for JsonSchema {
                     "type": "string", "minLength": 1,
                     "description": "path of a JSON or YAML schema file, relative to the deliverable root"
                 },
+                "schema_deliverable": {
+                    "type": "string", "minLength": 1,
+                    "description": "id of a deliverable holding exactly one JSON or YAML schema file"
+                },
                 "format": {
                     "enum": ["auto", "json", "yaml"], "default": "auto",
                     "description": "how to parse target files; auto uses the extension"
                 }
             },
             "oneOf": [
-                { "required": ["schema"], "not": { "required": ["schema_file"] } },
-                { "required": ["schema_file"], "not": { "required": ["schema"] } }
+                { "required": ["schema"] },
+                { "required": ["schema_file"] },
+                { "required": ["schema_deliverable"] }
             ]
         }))
     }
 
     fn validate(criterion: Criterion) -> Result<Outcome, String> {
         let params: Params = criterion.params()?;
-        let schema = match (params.schema, params.schema_file) {
+        let file = match (&params.schema_file, &params.schema_deliverable) {
+            (Some(file), None) => Some(file.clone()),
+            (None, Some(id)) => {
+                let files =
+                    vcc_sdk::files(id).map_err(|e| format!("params.schema_deliverable: {e}"))?;
+                match files.as_slice() {
+                    [one] => Some(one.path.clone()),
+                    _ => {
+                        return Err(format!(
+                            "params.schema_deliverable: deliverable `{id}` has {} files; it must be exactly one schema file",
+                            files.len()
+                        ));
+                    }
+                }
+            }
+            (None, None) => None,
+            (Some(_), Some(_)) => return Err(ONE_SCHEMA.into()),
+        };
+        let schema = match (params.schema, file) {
             (Some(schema), None) => schema,
             (None, Some(file)) => {
-                let text = vcc_sdk::read_to_string(&file)
-                    .map_err(|err| format!("params.schema_file: {err}"))?;
+                let text =
+                    vcc_sdk::read_to_string(&file).map_err(|err| format!("schema: {err}"))?;
                 parse(&file, &text, Format::Auto)
-                    .map_err(|(msg, _)| format!("params.schema_file: {file}: {msg}"))?
+                    .map_err(|(msg, _)| format!("schema {}: {msg}", relative(&file)))?
             }
-            _ => return Err("params: give exactly one of `schema` and `schema_file`".into()),
+            _ => return Err(ONE_SCHEMA.into()),
         };
         let validator =
             jsonschema::validator_for(&schema).map_err(|err| format!("invalid schema: {err}"))?;
