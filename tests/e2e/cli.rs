@@ -411,6 +411,8 @@ fn file_exists_params_glob_min_max_allow_empty() {
             .contains("1 files matching `docs/*.md`"),
         "{f}"
     );
+    s.write("docs/sub/deep.md", "`*` does not cross `/`");
+    assert_eq!(check_json(path.as_ref(), &[]).code, 1);
     s.write("docs/b.md", "b");
     assert_eq!(check_json(path.as_ref(), &[]).code, 0);
     s.write("docs/c.md", "c");

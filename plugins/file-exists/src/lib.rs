@@ -65,8 +65,13 @@ impl Validator for FileExists {
             return Err(format!("params: max ({max}) is below min ({})", params.min));
         }
         let matcher = match &params.glob {
+            // The same rules as deliverable paths: `*` stays within one
+            // path component, `**` crosses them.
             Some(glob) => Some(
-                globset::Glob::new(glob)
+                globset::GlobBuilder::new(glob)
+                    .literal_separator(true)
+                    .backslash_escape(true)
+                    .build()
                     .map_err(|err| format!("params.glob: {err}"))?
                     .compile_matcher(),
             ),
