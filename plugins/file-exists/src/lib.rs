@@ -64,19 +64,12 @@ impl Validator for FileExists {
         {
             return Err(format!("params: max ({max}) is below min ({})", params.min));
         }
-        let matcher = match &params.glob {
-            // The same rules as deliverable paths: `*` stays within one
-            // path component, `**` crosses them.
-            Some(glob) => Some(
-                globset::GlobBuilder::new(glob)
-                    .literal_separator(true)
-                    .backslash_escape(true)
-                    .build()
-                    .map_err(|err| format!("params.glob: {err}"))?
-                    .compile_matcher(),
-            ),
-            None => None,
-        };
+        let matcher = params
+            .glob
+            .as_deref()
+            .map(vcc_plugin_common::glob)
+            .transpose()
+            .map_err(|err| format!("params.glob: {err}"))?;
         if criterion.targets.is_empty() {
             return Ok(Outcome::skip("the criterion has no targets to check"));
         }

@@ -7,6 +7,7 @@
 //! (`.yaml`/`.yml` as YAML, anything else as JSON) unless `format` says
 //! otherwise; a file that does not parse is a failure with its line.
 
+use vcc_plugin_common::json;
 use vcc_sdk::serde::Deserialize;
 use vcc_sdk::serde_json::{self, Value, json};
 use vcc_sdk::{Criterion, Description, Finding, Outcome, Validator, relative};
@@ -118,7 +119,17 @@ impl Validator for JsonSchema {
         let mut bad_files = 0;
         for path in &paths {
             let text = vcc_sdk::read_to_string(path)?;
-            let instance = match parse(path, &text, params.format) {
+            // JSON keeps the position of every value, for line numbers.
+            let located = if is_yaml(path, params.format) {
+                None
+            } else {
+                json::parse(&text).ok()
+            };
+            let parsed = match &located {
+                Some(doc) => Ok(doc.value.clone()),
+                None => parse(path, &text, params.format),
+            };
+            let instance = match parsed {
                 Ok(value) => value,
                 Err((message, line)) => {
                     bad_files += 1;
@@ -141,11 +152,16 @@ impl Validator for JsonSchema {
             for error in errors.iter().take(MAX_FINDINGS_PER_FILE) {
                 let at = error.instance_path().to_string();
                 let at = if at.is_empty() { "/".to_string() } else { at };
-                findings.push(
-                    Finding::new(format!("{at}: {error}"))
-                        .path(path)
-                        .rule(error.kind().keyword()),
-                );
+                let mut finding = Finding::new(format!("{at}: {error}"))
+                    .path(path)
+                    .rule(error.kind().keyword());
+                if let Some((line, column)) = located
+                    .as_ref()
+                    .and_then(|d| d.position(&error.instance_path().to_string()))
+                {
+                    finding = finding.line(line).column(column);
+                }
+                findings.push(finding);
             }
             if errors.len() > MAX_FINDINGS_PER_FILE {
                 findings.push(
@@ -184,14 +200,17 @@ impl Validator for JsonSchema {
     }
 }
 
-/// Parse JSON or YAML; on failure, the message and (line, column) if known.
-fn parse(path: &str, text: &str, format: Format) -> Result<Value, (String, Option<(u32, u32)>)> {
-    let yaml = match format {
+fn is_yaml(path: &str, format: Format) -> bool {
+    match format {
         Format::Yaml => true,
         Format::Json => false,
         Format::Auto => path.ends_with(".yaml") || path.ends_with(".yml"),
-    };
-    if yaml {
+    }
+}
+
+/// Parse JSON or YAML; on failure, the message and (line, column) if known.
+fn parse(path: &str, text: &str, format: Format) -> Result<Value, (String, Option<(u32, u32)>)> {
+    if is_yaml(path, format) {
         serde_yaml::from_str(text).map_err(|err| {
             let at = err.location().map(|l| (l.line() as u32, l.column() as u32));
             (err.to_string(), at)

@@ -1,0 +1,349 @@
+//! Helpers shared by the standard validators (a library, not a component).
+//!
+//! - [`LineIndex`]: byte offset → 1-based line and column.
+//! - [`json`]: parse JSON and keep the line of every value, so findings about
+//!   `/items/3/name` can point at a line.
+//! - [`select`]: find values by JSON pointer or dotted path, with `[*]`.
+//! - [`Rule`]: what a value must be (`expect`, `matches`, `gte`, …).
+//! - [`glob`]: the deliverable-path glob rules (`*` within a component).
+
+pub mod json;
+#[cfg(feature = "xml")]
+pub mod xml;
+
+use std::fmt::Write as _;
+
+pub use regex::{Match, Regex};
+
+use vcc_sdk::serde::Deserialize;
+use vcc_sdk::serde_json::{self, Value, json};
+
+/// Maps byte offsets of one text to 1-based (line, column).
+pub struct LineIndex {
+    starts: Vec<usize>,
+}
+
+impl LineIndex {
+    pub fn new(text: &str) -> LineIndex {
+        let mut starts = vec![0];
+        starts.extend(text.match_indices('\n').map(|(i, _)| i + 1));
+        LineIndex { starts }
+    }
+
+    /// 1-based line of a byte offset.
+    pub fn line(&self, offset: usize) -> u32 {
+        self.starts.partition_point(|&s| s <= offset) as u32
+    }
+
+    /// 1-based (line, column in bytes) of a byte offset.
+    pub fn line_col(&self, offset: usize) -> (u32, u32) {
+        let line = self.line(offset);
+        let start = self.starts[(line as usize).saturating_sub(1)];
+        (line, (offset - start) as u32 + 1)
+    }
+}
+
+/// The glob rules of deliverable paths: `*` and `?` stay within one path
+/// component, `**` crosses components.
+pub fn glob(pattern: &str) -> Result<globset::GlobMatcher, String> {
+    globset::GlobBuilder::new(pattern)
+        .literal_separator(true)
+        .backslash_escape(true)
+        .build()
+        .map(|g| g.compile_matcher())
+        .map_err(|e| format!("glob `{pattern}`: {}", e.kind()))
+}
+
+/// A regex with bounded compile size (patterns come from contracts).
+pub fn regex(pattern: &str, case_insensitive: bool) -> Result<regex::Regex, String> {
+    regex::RegexBuilder::new(pattern)
+        .case_insensitive(case_insensitive)
+        .multi_line(true)
+        .size_limit(1 << 20)
+        .dfa_size_limit(4 << 20)
+        .build()
+        .map_err(|e| format!("regex `{pattern}`: {e}"))
+}
+
+/// Values found at a path, with the JSON pointer of each.
+///
+/// A path is a JSON pointer (`/checks/0/status`) or a dotted path
+/// (`checks[0].status`, `checks[*].status`, `meta.score`). `[*]` (or `*` as
+/// a pointer token) selects every element of an array (or every member of
+/// an object).
+pub fn select<'a>(root: &'a Value, path: &str) -> Result<Vec<(String, &'a Value)>, String> {
+    let tokens = path_tokens(path)?;
+    let mut current: Vec<(String, &Value)> = vec![(String::new(), root)];
+    for token in tokens {
+        let mut next = Vec::new();
+        for (pointer, value) in current {
+            match (token.as_str(), value) {
+                ("*", Value::Array(items)) => {
+                    next.extend(
+                        items
+                            .iter()
+                            .enumerate()
+                            .map(|(i, v)| (format!("{pointer}/{i}"), v)),
+                    );
+                }
+                ("*", Value::Object(map)) => {
+                    next.extend(
+                        map.iter()
+                            .map(|(k, v)| (format!("{pointer}/{}", escape(k)), v)),
+                    );
+                }
+                (t, Value::Array(items)) => {
+                    if let Some(v) = t.parse::<usize>().ok().and_then(|i| items.get(i)) {
+                        next.push((format!("{pointer}/{t}"), v));
+                    }
+                }
+                (t, Value::Object(map)) => {
+                    if let Some(v) = map.get(t) {
+                        next.push((format!("{pointer}/{}", escape(t)), v));
+                    }
+                }
+                _ => {}
+            }
+        }
+        current = next;
+    }
+    Ok(current)
+}
+
+fn escape(key: &str) -> String {
+    key.replace('~', "~0").replace('/', "~1")
+}
+
+fn path_tokens(path: &str) -> Result<Vec<String>, String> {
+    if path.is_empty() || path == "/" {
+        return Ok(Vec::new());
+    }
+    if let Some(rest) = path.strip_prefix('/') {
+        return Ok(rest
+            .split('/')
+            .map(|t| t.replace("~1", "/").replace("~0", "~"))
+            .collect());
+    }
+    let mut tokens = Vec::new();
+    for part in path.split('.') {
+        let (name, mut indexes) = match part.find('[') {
+            Some(i) => (&part[..i], &part[i..]),
+            None => (part, ""),
+        };
+        if !name.is_empty() {
+            tokens.push(name.to_string());
+        }
+        while let Some(rest) = indexes.strip_prefix('[') {
+            let end = rest
+                .find(']')
+                .ok_or_else(|| format!("path `{path}`: unclosed `[`"))?;
+            tokens.push(rest[..end].to_string());
+            indexes = &rest[end + 1..];
+        }
+        if !indexes.is_empty() {
+            return Err(format!("path `{path}`: unexpected `{indexes}`"));
+        }
+        if name.is_empty() && !part.starts_with('[') {
+            return Err(format!("path `{path}`: empty segment"));
+        }
+    }
+    Ok(tokens)
+}
+
+/// What a value must be. Every condition given must hold.
+#[derive(Deserialize, Default, Debug, Clone)]
+#[serde(crate = "vcc_sdk::serde", deny_unknown_fields)]
+pub struct Rule {
+    /// `true`/`false`, `"present"`, `"absent"`, or any other value to equal.
+    pub expect: Option<Value>,
+    /// A regex the (string) value must match.
+    pub matches: Option<String>,
+    pub gte: Option<f64>,
+    pub lte: Option<f64>,
+    pub gt: Option<f64>,
+    pub lt: Option<f64>,
+    /// The value must equal one of these.
+    pub one_of: Option<Vec<Value>>,
+}
+
+impl Rule {
+    /// The JSON Schema of a rule's conditions, for `describe()`.
+    pub fn schema_properties() -> Value {
+        json!({
+            "expect": { "description": "true, false, \"present\", \"absent\", or a value the field must equal" },
+            "matches": { "type": "string", "description": "regex the string value must match" },
+            "gte": { "type": "number" }, "lte": { "type": "number" },
+            "gt": { "type": "number" }, "lt": { "type": "number" },
+            "one_of": { "type": "array", "description": "allowed values" }
+        })
+    }
+
+    /// `Ok(())` if `value` (absent: `None`) satisfies the rule; otherwise
+    /// what is wrong, in words.
+    pub fn check(&self, value: Option<&Value>) -> Result<(), String> {
+        let expect_str = self.expect.as_ref().and_then(Value::as_str);
+        match (expect_str, value) {
+            (Some("absent"), None) => return Ok(()),
+            (Some("absent"), Some(v)) => {
+                return Err(format!("is present ({}) but must be absent", short(v)));
+            }
+            (_, None) => return Err("is absent".into()),
+            _ => {}
+        }
+        let Some(value) = value else {
+            return Err("is absent".into());
+        };
+        let mut problems = Vec::new();
+        match &self.expect {
+            None => {}
+            Some(Value::String(s)) if s == "present" => {}
+            Some(expected) if expected != value => {
+                problems.push(format!(
+                    "is {} but must be {}",
+                    short(value),
+                    short(expected)
+                ));
+            }
+            Some(_) => {}
+        }
+        if let Some(pattern) = &self.matches {
+            match value.as_str() {
+                None => problems.push(format!(
+                    "is {} but must be a string matching `{pattern}`",
+                    short(value)
+                )),
+                Some(text) => {
+                    let re = regex(pattern, false)?;
+                    if !re.is_match(text) {
+                        problems.push(format!(
+                            "is {} which does not match `{pattern}`",
+                            short(value)
+                        ));
+                    }
+                }
+            }
+        }
+        let bounds = [
+            (self.gte, ">="),
+            (self.lte, "<="),
+            (self.gt, ">"),
+            (self.lt, "<"),
+        ];
+        if bounds.iter().any(|(b, _)| b.is_some()) {
+            match value.as_f64() {
+                None => problems.push(format!("is {} but must be a number", short(value))),
+                Some(n) => {
+                    for (bound, op) in bounds {
+                        let Some(b) = bound else { continue };
+                        let ok = match op {
+                            ">=" => n >= b,
+                            "<=" => n <= b,
+                            ">" => n > b,
+                            _ => n < b,
+                        };
+                        if !ok {
+                            problems.push(format!("is {n} but must be {op} {b}"));
+                        }
+                    }
+                }
+            }
+        }
+        if let Some(allowed) = &self.one_of
+            && !allowed.contains(value)
+        {
+            let list: Vec<String> = allowed.iter().map(short).collect();
+            problems.push(format!(
+                "is {} but must be one of {}",
+                short(value),
+                list.join(", ")
+            ));
+        }
+        if problems.is_empty() {
+            Ok(())
+        } else {
+            Err(problems.join("; "))
+        }
+    }
+}
+
+/// A value in a message: JSON, cut to 80 characters.
+pub fn short(value: &Value) -> String {
+    let text = serde_json::to_string(value).unwrap_or_default();
+    clip(&text, 80)
+}
+
+/// `text` cut to `max` characters, with `…` when cut.
+pub fn clip(text: &str, max: usize) -> String {
+    if text.chars().count() <= max {
+        return text.to_string();
+    }
+    let mut out: String = text.chars().take(max).collect();
+    let _ = write!(out, "…");
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lines_and_columns() {
+        let idx = LineIndex::new("ab\ncd\n\nef");
+        assert_eq!(idx.line_col(0), (1, 1));
+        assert_eq!(idx.line_col(4), (2, 2));
+        assert_eq!(idx.line_col(7), (4, 1));
+    }
+
+    #[test]
+    fn select_by_pointer_and_dotted_paths() {
+        let v = json!({"checks": [{"status": "pass"}, {"status": "fail"}], "a/b": {"c": 1}});
+        let got: Vec<String> = select(&v, "checks[*].status")
+            .unwrap()
+            .into_iter()
+            .map(|(p, _)| p)
+            .collect();
+        assert_eq!(got, vec!["/checks/0/status", "/checks/1/status"]);
+        assert_eq!(select(&v, "/checks/1/status").unwrap()[0].1, &json!("fail"));
+        assert_eq!(select(&v, "/a~1b/c").unwrap()[0].0, "/a~1b/c");
+        assert!(select(&v, "missing.x").unwrap().is_empty());
+        assert!(select(&v, "checks[0").is_err());
+    }
+
+    #[test]
+    fn rules_check_values() {
+        let rule = |v: Value| -> Rule { vcc_sdk::serde_json::from_value(v).unwrap() };
+        assert!(
+            rule(json!({"expect": true}))
+                .check(Some(&json!(true)))
+                .is_ok()
+        );
+        assert!(
+            rule(json!({"expect": true}))
+                .check(Some(&json!(false)))
+                .is_err()
+        );
+        assert!(rule(json!({"expect": "absent"})).check(None).is_ok());
+        assert!(rule(json!({"expect": "present"})).check(None).is_err());
+        assert!(rule(json!({"gte": 4})).check(Some(&json!(4.5))).is_ok());
+        let err = rule(json!({"gte": 4, "lt": 5}))
+            .check(Some(&json!(3)))
+            .unwrap_err();
+        assert_eq!(err, "is 3 but must be >= 4");
+        assert!(
+            rule(json!({"matches": "^v\\d+$"}))
+                .check(Some(&json!("v12")))
+                .is_ok()
+        );
+        assert!(
+            rule(json!({"one_of": ["a", "b"]}))
+                .check(Some(&json!("c")))
+                .is_err()
+        );
+        assert!(
+            rule(json!({"gte": 1}))
+                .check(Some(&json!("x")))
+                .unwrap_err()
+                .contains("number")
+        );
+    }
+}

@@ -1,0 +1,322 @@
+//! `std/coverage`: line coverage from lcov or Cobertura reports is at least
+//! a threshold, overall and/or per source file.
+//!
+//! Lines are counted from the per-line records (`DA:` in lcov, `<line>` in
+//! Cobertura), merged when a file appears several times; lcov `LF:`/`LH:`
+//! totals are used only for files without `DA:` lines. Source files can be
+//! narrowed with `include` / `exclude` globs.
+
+use std::collections::{BTreeMap, HashMap};
+
+use vcc_plugin_common::{glob, xml};
+use vcc_sdk::serde::Deserialize;
+use vcc_sdk::serde_json::{self, json};
+use vcc_sdk::{Criterion, Description, Finding, Outcome, Validator, relative};
+
+struct Coverage;
+
+#[derive(Deserialize)]
+#[serde(crate = "vcc_sdk::serde", deny_unknown_fields)]
+struct Params {
+    min: Option<f64>,
+    per_file_min: Option<f64>,
+    #[serde(default)]
+    include: Vec<String>,
+    #[serde(default)]
+    exclude: Vec<String>,
+    #[serde(default)]
+    format: Format,
+}
+
+#[derive(Deserialize, Default, Clone, Copy, PartialEq)]
+#[serde(crate = "vcc_sdk::serde", rename_all = "lowercase")]
+enum Format {
+    #[default]
+    Auto,
+    Lcov,
+    Cobertura,
+}
+
+/// Per source file: line number → hits (or, for lcov totals, found/hit).
+#[derive(Default, Debug)]
+struct FileCoverage {
+    lines: HashMap<u32, u64>,
+    totals: Option<(u64, u64)>,
+}
+
+impl FileCoverage {
+    fn found_hit(&self) -> (u64, u64) {
+        if self.lines.is_empty() {
+            return self.totals.unwrap_or((0, 0));
+        }
+        let found = self.lines.len() as u64;
+        let hit = self.lines.values().filter(|&&h| h > 0).count() as u64;
+        (found, hit)
+    }
+}
+
+impl Validator for Coverage {
+    fn describe() -> Description {
+        Description::new(
+            "std/coverage",
+            env!("CARGO_PKG_VERSION"),
+            "lcov or Cobertura line coverage is at least a threshold, overall or per file",
+        )
+        .params_schema(json!({
+            "type": "object",
+            "additionalProperties": false,
+            "properties": {
+                "min": { "type": "number", "minimum": 0, "maximum": 100, "description": "minimum overall line coverage, in percent" },
+                "per_file_min": { "type": "number", "minimum": 0, "maximum": 100, "description": "minimum line coverage of every source file, in percent" },
+                "include": { "type": "array", "items": { "type": "string" }, "description": "only source files matching these globs" },
+                "exclude": { "type": "array", "items": { "type": "string" }, "description": "ignore source files matching these globs" },
+                "format": { "enum": ["auto", "lcov", "cobertura"], "default": "auto" }
+            },
+            "anyOf": [{ "required": ["min"] }, { "required": ["per_file_min"] }]
+        }))
+    }
+
+    fn validate(criterion: Criterion) -> Result<Outcome, String> {
+        let params: Params = criterion.params()?;
+        let include = params
+            .include
+            .iter()
+            .map(|g| glob(g))
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|e| format!("params.include: {e}"))?;
+        let exclude = params
+            .exclude
+            .iter()
+            .map(|g| glob(g))
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|e| format!("params.exclude: {e}"))?;
+        let paths: Vec<&str> = criterion.paths().collect();
+        if paths.is_empty() {
+            return Ok(Outcome::skip("no coverage report to check"));
+        }
+        let mut findings = Vec::new();
+        let mut files: BTreeMap<String, FileCoverage> = BTreeMap::new();
+        for path in &paths {
+            let text = vcc_sdk::read_to_string(path)?;
+            let cobertura = match params.format {
+                Format::Cobertura => true,
+                Format::Lcov => false,
+                Format::Auto => text.trim_start().starts_with('<'),
+            };
+            let parsed = if cobertura {
+                cobertura_files(&text)
+            } else {
+                lcov_files(&text)
+            };
+            match parsed {
+                Ok(report) => {
+                    for (source, cov) in report {
+                        let merged = files.entry(source).or_default();
+                        for (line, hits) in cov.lines {
+                            let h = merged.lines.entry(line).or_default();
+                            *h = (*h).max(hits);
+                        }
+                        if let Some((f, h)) = cov.totals {
+                            let (of, oh) = merged.totals.unwrap_or((0, 0));
+                            merged.totals = Some((of.max(f), oh.max(h)));
+                        }
+                    }
+                }
+                Err((message, line)) => {
+                    findings.push(
+                        Finding::new(format!("not a coverage report: {message}"))
+                            .path(path)
+                            .line(line)
+                            .rule("parse"),
+                    );
+                }
+            }
+        }
+        files.retain(|source, _| {
+            (include.is_empty() || include.iter().any(|g| g.is_match(source)))
+                && !exclude.iter().any(|g| g.is_match(source))
+        });
+        let (found, hit) = files
+            .values()
+            .map(FileCoverage::found_hit)
+            .fold((0, 0), |a, b| (a.0 + b.0, a.1 + b.1));
+        if found == 0 && findings.is_empty() {
+            return Ok(Outcome::skip(
+                "the reports cover no source lines (after include/exclude)",
+            ));
+        }
+        let percent = |hit: u64, found: u64| {
+            if found == 0 {
+                100.0
+            } else {
+                hit as f64 * 100.0 / found as f64
+            }
+        };
+        let overall = percent(hit, found);
+        if let Some(min) = params.min
+            && overall < min
+        {
+            findings.push(
+                Finding::new(format!(
+                    "line coverage {overall:.1}% ({hit}/{found}) is below {min}%"
+                ))
+                .rule("min"),
+            );
+        }
+        let mut table = Vec::new();
+        for (source, cov) in &files {
+            let (f, h) = cov.found_hit();
+            let p = percent(h, f);
+            table.push(json!({"file": source, "lines": f, "covered": h, "percent": p}));
+            if let Some(min) = params.per_file_min
+                && p < min
+            {
+                findings.push(
+                    Finding::new(format!("line coverage {p:.1}% ({h}/{f}) is below {min}%"))
+                        .path(source)
+                        .rule("per-file-min"),
+                );
+            }
+        }
+        let evidence = serde_json::to_vec_pretty(&json!({
+            "reports": paths.iter().map(|p| relative(p)).collect::<Vec<_>>(),
+            "overall": {"lines": found, "covered": hit, "percent": overall},
+            "files": table,
+        }))
+        .map_err(|e| e.to_string())?;
+        let outcome = if findings.is_empty() {
+            Outcome::pass(format!(
+                "line coverage {overall:.1}% ({hit}/{found}) across {} file(s)",
+                files.len()
+            ))
+        } else {
+            Outcome::fail(format!(
+                "line coverage {overall:.1}% ({hit}/{found}); {} problem(s)",
+                findings.len()
+            ))
+            .findings(findings)
+        };
+        Ok(outcome.evidence("coverage.json", "application/json", evidence))
+    }
+}
+
+fn clean_source(path: &str) -> String {
+    path.trim().trim_start_matches("./").to_string()
+}
+
+fn lcov_files(text: &str) -> Result<Vec<(String, FileCoverage)>, (String, u32)> {
+    let mut out = Vec::new();
+    let mut current: Option<(String, FileCoverage)> = None;
+    let mut any = false;
+    for (n, line) in text.lines().enumerate() {
+        let line_no = n as u32 + 1;
+        let line = line.trim();
+        let number = |s: &str| {
+            s.trim()
+                .parse::<u64>()
+                .map_err(|_| (format!("`{line}` has a bad number"), line_no))
+        };
+        if let Some(source) = line.strip_prefix("SF:") {
+            current = Some((clean_source(source), FileCoverage::default()));
+            any = true;
+        } else if line == "end_of_record" {
+            out.extend(current.take());
+        } else if let Some(rest) = line.strip_prefix("DA:") {
+            let (_, cov) = current
+                .as_mut()
+                .ok_or((format!("`{line}` outside a record"), line_no))?;
+            let mut parts = rest.split(',');
+            let ln = number(parts.next().unwrap_or(""))? as u32;
+            let hits = number(parts.next().unwrap_or(""))?;
+            let h = cov.lines.entry(ln).or_default();
+            *h = (*h).max(hits);
+        } else if let Some(rest) = line.strip_prefix("LF:") {
+            if let Some((_, cov)) = current.as_mut() {
+                let found = number(rest)?;
+                cov.totals = Some((found, cov.totals.map_or(0, |t| t.1)));
+            }
+        } else if let Some(rest) = line.strip_prefix("LH:")
+            && let Some((_, cov)) = current.as_mut()
+        {
+            let hit = number(rest)?;
+            cov.totals = Some((cov.totals.map_or(0, |t| t.0), hit));
+        }
+    }
+    out.extend(current.take());
+    if !any {
+        return Err(("no `SF:` record (is it lcov?)".into(), 1));
+    }
+    Ok(out)
+}
+
+fn cobertura_files(text: &str) -> Result<Vec<(String, FileCoverage)>, (String, u32)> {
+    let root = xml::parse(text)?;
+    if root.name != "coverage" {
+        return Err((
+            format!("the root element is <{}>, not <coverage>", root.name),
+            root.line,
+        ));
+    }
+    let mut out = Vec::new();
+    for class in root.descendants("class") {
+        let source = clean_source(class.attr("filename").unwrap_or(""));
+        let mut cov = FileCoverage::default();
+        for line in class
+            .child("lines")
+            .map(|l| l.descendants("line"))
+            .unwrap_or_default()
+        {
+            let number = line.attr("number").and_then(|n| n.parse::<u32>().ok());
+            let hits = line.attr("hits").and_then(|h| h.parse::<u64>().ok());
+            match (number, hits) {
+                (Some(n), Some(h)) => {
+                    let e = cov.lines.entry(n).or_default();
+                    *e = (*e).max(h);
+                }
+                _ => return Err(("a <line> without a numeric number/hits".into(), line.line)),
+            }
+        }
+        out.push((source, cov));
+    }
+    Ok(out)
+}
+
+vcc_sdk::export_validator!(Coverage);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lcov_lines_merge_and_totals_fall_back() {
+        let text = "TN:\nSF:./src/a.rs\nDA:1,1\nDA:2,0\nDA:3,5\nend_of_record\nSF:src/a.rs\nDA:2,1\nend_of_record\nSF:src/b.rs\nLF:10\nLH:4\nend_of_record\n";
+        let files = lcov_files(text).unwrap();
+        let mut merged: BTreeMap<String, FileCoverage> = BTreeMap::new();
+        for (s, c) in files {
+            let m = merged.entry(s).or_default();
+            for (l, h) in c.lines {
+                let e = m.lines.entry(l).or_default();
+                *e = (*e).max(h);
+            }
+            if c.totals.is_some() {
+                m.totals = c.totals;
+            }
+        }
+        assert_eq!(merged["src/a.rs"].found_hit(), (3, 3));
+        assert_eq!(merged["src/b.rs"].found_hit(), (10, 4));
+        assert!(lcov_files("DA:1,1\n").is_err());
+        assert!(lcov_files("hello").unwrap_err().0.contains("SF:"));
+    }
+
+    #[test]
+    fn cobertura_classes() {
+        let text = r#"<?xml version="1.0"?>
+<coverage line-rate="0.5"><packages><package name="p"><classes>
+  <class name="A" filename="src/a.py"><lines><line number="1" hits="3"/><line number="2" hits="0"/></lines></class>
+</classes></package></packages></coverage>"#;
+        let files = cobertura_files(text).unwrap();
+        assert_eq!(files[0].0, "src/a.py");
+        assert_eq!(files[0].1.found_hit(), (2, 1));
+        assert!(cobertura_files("<testsuites/>").is_err());
+    }
+}

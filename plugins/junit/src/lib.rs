@@ -1,0 +1,275 @@
+//! `std/junit`: JUnit XML reports show zero failures and errors, at least a
+//! minimum number of tests, the required tests, and no skipped tests unless
+//! allowed.
+//!
+//! Counts come from the `<testcase>` elements themselves, not from the
+//! `tests=`/`failures=` attributes of a suite (which a producer can get
+//! wrong). Several report files are judged together.
+
+use vcc_plugin_common::{clip, xml};
+use vcc_sdk::serde::Deserialize;
+use vcc_sdk::serde_json::{self, json};
+use vcc_sdk::{Criterion, Description, Finding, Outcome, Validator, relative};
+
+struct Junit;
+
+#[derive(Deserialize)]
+#[serde(crate = "vcc_sdk::serde", deny_unknown_fields)]
+struct Params {
+    #[serde(default = "one")]
+    min_tests: usize,
+    #[serde(default)]
+    allow_skipped: bool,
+    #[serde(default)]
+    required_tests: Vec<String>,
+}
+
+fn one() -> usize {
+    1
+}
+
+#[derive(Debug, Clone, PartialEq)]
+enum TestResult {
+    Passed,
+    Failed(String),
+    Errored(String),
+    Skipped(String),
+}
+
+#[derive(Debug, Clone)]
+struct Case {
+    /// `classname.name`, or `name` without a class.
+    id: String,
+    name: String,
+    outcome: TestResult,
+    line: u32,
+}
+
+/// At most this many failing tests are listed per report.
+const MAX_LISTED: usize = 200;
+
+impl Validator for Junit {
+    fn describe() -> Description {
+        Description::new(
+            "std/junit",
+            env!("CARGO_PKG_VERSION"),
+            "JUnit XML: no failures or errors, enough tests, required tests present, no skips unless allowed",
+        )
+        .params_schema(json!({
+            "type": "object",
+            "additionalProperties": false,
+            "properties": {
+                "min_tests": { "type": "integer", "minimum": 0, "default": 1, "description": "minimum number of test cases across all reports" },
+                "allow_skipped": { "type": "boolean", "default": false, "description": "accept skipped test cases" },
+                "required_tests": {
+                    "type": "array", "items": { "type": "string", "minLength": 1 },
+                    "description": "test names that must be present (and pass): `name`, `class.name` or `class::name`"
+                }
+            }
+        }))
+    }
+
+    fn validate(criterion: Criterion) -> Result<Outcome, String> {
+        let params: Params = criterion.params()?;
+        let paths: Vec<&str> = criterion.paths().collect();
+        if paths.is_empty() {
+            return Ok(Outcome::skip("no JUnit report to check"));
+        }
+        let mut findings = Vec::new();
+        let mut all: Vec<Case> = Vec::new();
+        let mut per_file = Vec::new();
+        for path in &paths {
+            let text = vcc_sdk::read_to_string(path)?;
+            let cases = match cases(&text) {
+                Ok(c) => c,
+                Err((message, line)) => {
+                    findings.push(
+                        Finding::new(format!("not a JUnit report: {message}"))
+                            .path(path)
+                            .line(line)
+                            .rule("parse"),
+                    );
+                    continue;
+                }
+            };
+            let mut listed = 0;
+            for case in &cases {
+                let (rule, what, message) = match &case.outcome {
+                    TestResult::Passed => continue,
+                    TestResult::Failed(m) => ("failure", "failed", m),
+                    TestResult::Errored(m) => ("error", "errored", m),
+                    TestResult::Skipped(_) if params.allow_skipped => continue,
+                    TestResult::Skipped(m) => ("skipped", "was skipped", m),
+                };
+                listed += 1;
+                if listed > MAX_LISTED {
+                    continue;
+                }
+                let detail = if message.is_empty() {
+                    String::new()
+                } else {
+                    format!(": {}", clip(message, 200))
+                };
+                findings.push(
+                    Finding::new(format!("test `{}` {what}{detail}", case.id))
+                        .path(path)
+                        .line(case.line)
+                        .rule(rule),
+                );
+            }
+            if listed > MAX_LISTED {
+                findings.push(
+                    Finding::new(format!(
+                        "{} more problem test(s) not listed",
+                        listed - MAX_LISTED
+                    ))
+                    .path(path),
+                );
+            }
+            per_file.push(json!({"file": relative(path), "summary": summary(&cases)}));
+            all.extend(cases);
+        }
+        if all.len() < params.min_tests {
+            findings.push(
+                Finding::new(format!(
+                    "{} test case(s) found; at least {} required",
+                    all.len(),
+                    params.min_tests
+                ))
+                .rule("min-tests"),
+            );
+        }
+        for name in &params.required_tests {
+            if !all.iter().any(|c| matches_name(c, name)) {
+                findings.push(
+                    Finding::new(format!("required test `{name}` is not in the report"))
+                        .rule("required-test"),
+                );
+            }
+        }
+        let total = summary(&all);
+        let evidence = serde_json::to_vec_pretty(&json!({"total": total, "files": per_file}))
+            .map_err(|e| e.to_string())?;
+        let outcome = if findings.is_empty() {
+            Outcome::pass(format!("{} test(s) passed", total["passed"]))
+        } else {
+            Outcome::fail(format!(
+                "{} failed, {} errored, {} skipped of {} test(s)",
+                total["failed"], total["errored"], total["skipped"], total["tests"]
+            ))
+            .findings(findings)
+        };
+        Ok(outcome.evidence("junit-summary.json", "application/json", evidence))
+    }
+}
+
+fn matches_name(case: &Case, wanted: &str) -> bool {
+    case.name == wanted
+        || case.id == wanted
+        || case.id.replace('.', "::") == wanted
+        || wanted.replace("::", ".") == case.id
+}
+
+fn summary(cases: &[Case]) -> serde_json::Value {
+    let count = |f: fn(&TestResult) -> bool| cases.iter().filter(|c| f(&c.outcome)).count();
+    json!({
+        "tests": cases.len(),
+        "passed": count(|o| *o == TestResult::Passed),
+        "failed": count(|o| matches!(o, TestResult::Failed(_))),
+        "errored": count(|o| matches!(o, TestResult::Errored(_))),
+        "skipped": count(|o| matches!(o, TestResult::Skipped(_))),
+    })
+}
+
+fn cases(text: &str) -> Result<Vec<Case>, (String, u32)> {
+    let root = xml::parse(text)?;
+    if root.name != "testsuites" && root.name != "testsuite" {
+        return Err((
+            format!(
+                "the root element is <{}>, not <testsuites> or <testsuite>",
+                root.name
+            ),
+            root.line,
+        ));
+    }
+    Ok(root
+        .descendants("testcase")
+        .into_iter()
+        .map(|tc| {
+            let name = tc.attr("name").unwrap_or("").to_string();
+            let id = match tc.attr("classname").filter(|c| !c.is_empty()) {
+                Some(class) => format!("{class}.{name}"),
+                None => name.clone(),
+            };
+            let message = |e: &xml::Element| {
+                e.attr("message")
+                    .map(str::to_string)
+                    .unwrap_or_else(|| e.text.trim().lines().next().unwrap_or("").to_string())
+            };
+            let outcome = if let Some(f) = tc.child("failure") {
+                TestResult::Failed(message(f))
+            } else if let Some(e) = tc.child("error") {
+                TestResult::Errored(message(e))
+            } else if let Some(s) = tc.child("skipped") {
+                TestResult::Skipped(message(s))
+            } else {
+                TestResult::Passed
+            };
+            Case {
+                id,
+                name,
+                outcome,
+                line: tc.line,
+            }
+        })
+        .collect())
+}
+
+vcc_sdk::export_validator!(Junit);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const REPORT: &str = r#"<?xml version="1.0" encoding="UTF-8"?>
+<testsuites tests="99" failures="0">
+  <testsuite name="api">
+    <testcase classname="api.export" name="paginates" time="0.01"/>
+    <testcase classname="api.export" name="filters_by_date">
+      <failure message="expected 3 rows, got 4">assertion failed</failure>
+    </testcase>
+    <testcase classname="api.export" name="streams"><error message="panicked"/></testcase>
+    <testcase name="slow_case"><skipped/></testcase>
+  </testsuite>
+</testsuites>
+"#;
+
+    #[test]
+    fn counts_come_from_the_cases_not_the_attributes() {
+        let c = cases(REPORT).unwrap();
+        assert_eq!(
+            summary(&c),
+            json!({"tests": 4, "passed": 1, "failed": 1, "errored": 1, "skipped": 1})
+        );
+        assert_eq!(
+            c[1].outcome,
+            TestResult::Failed("expected 3 rows, got 4".into())
+        );
+        assert_eq!(c[1].line, 5);
+        assert_eq!(c[3].id, "slow_case");
+    }
+
+    #[test]
+    fn names_match_with_or_without_class() {
+        let c = cases(REPORT).unwrap();
+        assert!(matches_name(&c[0], "paginates"));
+        assert!(matches_name(&c[0], "api.export.paginates"));
+        assert!(matches_name(&c[0], "api::export::paginates"));
+        assert!(!matches_name(&c[0], "export"));
+    }
+
+    #[test]
+    fn other_xml_is_not_a_report() {
+        assert!(cases("<coverage/>").unwrap_err().0.contains("<coverage>"));
+    }
+}

@@ -1,0 +1,399 @@
+//! `std/markdown-sections`: required headings (optionally with level, order
+//! and a minimum number of words), and forbidden headings.
+//!
+//! Headings come from a CommonMark parser (ATX `#` and setext underlines),
+//! so a `# Title` inside a code block never counts. Titles are compared
+//! after trimming, collapsing spaces and dropping a trailing `:`;
+//! case-insensitively unless `case_sensitive` is set. With `labels`, a
+//! paragraph that is just `Title:` also counts as a section (the VCC v1
+//! reference validator accepts those).
+
+use pulldown_cmark::{Event, HeadingLevel, Options, Parser, Tag, TagEnd};
+use vcc_plugin_common::LineIndex;
+use vcc_sdk::serde::Deserialize;
+use vcc_sdk::serde_json::{self, json};
+use vcc_sdk::{Criterion, Description, Finding, Outcome, Validator, relative};
+
+struct MarkdownSections;
+
+#[derive(Deserialize, Default)]
+#[serde(crate = "vcc_sdk::serde", deny_unknown_fields)]
+struct Params {
+    #[serde(default)]
+    required: Vec<Required>,
+    #[serde(default)]
+    ordered: bool,
+    #[serde(default)]
+    forbidden: Vec<String>,
+    #[serde(default)]
+    min_words: usize,
+    #[serde(default)]
+    case_sensitive: bool,
+    #[serde(default)]
+    labels: bool,
+}
+
+#[derive(Deserialize)]
+#[serde(crate = "vcc_sdk::serde", untagged)]
+enum Required {
+    Title(String),
+    Spec {
+        title: String,
+        level: Option<u8>,
+        min_words: Option<usize>,
+    },
+}
+
+impl Required {
+    fn title(&self) -> &str {
+        match self {
+            Required::Title(t) | Required::Spec { title: t, .. } => t,
+        }
+    }
+}
+
+/// A heading as found in the document.
+#[derive(Debug, Clone, PartialEq)]
+struct Heading {
+    /// 1–6; labels (`Title:`) are 7.
+    level: u8,
+    title: String,
+    line: u32,
+    /// Words in the section body, subsections included.
+    words: usize,
+}
+
+const LABEL_LEVEL: u8 = 7;
+
+impl Validator for MarkdownSections {
+    fn describe() -> Description {
+        Description::new(
+            "std/markdown-sections",
+            env!("CARGO_PKG_VERSION"),
+            "Markdown has required headings (level, order, minimum words) and no forbidden ones",
+        )
+        .params_schema(json!({
+            "type": "object",
+            "additionalProperties": false,
+            "properties": {
+                "required": {
+                    "type": "array",
+                    "description": "headings that must be present: a title, or {title, level, min_words}",
+                    "items": {
+                        "oneOf": [
+                            { "type": "string", "minLength": 1 },
+                            {
+                                "type": "object", "additionalProperties": false, "required": ["title"],
+                                "properties": {
+                                    "title": { "type": "string", "minLength": 1 },
+                                    "level": { "type": "integer", "minimum": 1, "maximum": 6 },
+                                    "min_words": { "type": "integer", "minimum": 0 }
+                                }
+                            }
+                        ]
+                    }
+                },
+                "ordered": { "type": "boolean", "default": false, "description": "required headings appear in the given order" },
+                "forbidden": { "type": "array", "items": { "type": "string", "minLength": 1 }, "description": "headings that must not appear" },
+                "min_words": { "type": "integer", "minimum": 0, "default": 0, "description": "minimum words in every required section" },
+                "case_sensitive": { "type": "boolean", "default": false },
+                "labels": { "type": "boolean", "default": false, "description": "also accept `Title:` lines as sections" }
+            },
+            "anyOf": [{ "required": ["required"] }, { "required": ["forbidden"] }]
+        }))
+    }
+
+    fn validate(criterion: Criterion) -> Result<Outcome, String> {
+        let params: Params = criterion.params()?;
+        let paths: Vec<&str> = criterion.paths().collect();
+        if paths.is_empty() {
+            return Ok(Outcome::skip("no Markdown files to check"));
+        }
+        let mut findings = Vec::new();
+        let mut outline = Vec::new();
+        for path in &paths {
+            let text = vcc_sdk::read_to_string(path)?;
+            let headings = headings(&text, params.labels);
+            for problem in check(&headings, &params) {
+                let mut f = Finding::new(problem.message).path(path).rule(problem.rule);
+                if let Some(line) = problem.line {
+                    f = f.line(line);
+                }
+                findings.push(f);
+            }
+            let listed: Vec<_> = headings
+                .iter()
+                .map(|h| json!({"level": h.level, "title": h.title, "line": h.line, "words": h.words}))
+                .collect();
+            outline.push(json!({"file": relative(path), "headings": listed}));
+        }
+        let evidence = serde_json::to_vec_pretty(&outline).map_err(|e| e.to_string())?;
+        let outcome = if findings.is_empty() {
+            Outcome::pass(format!(
+                "{} file(s) have every required section",
+                paths.len()
+            ))
+        } else {
+            Outcome::fail(format!(
+                "{} section problem(s) in {} file(s)",
+                findings.len(),
+                paths.len()
+            ))
+            .findings(findings)
+        };
+        Ok(outcome.evidence("outline.json", "application/json", evidence))
+    }
+}
+
+struct Problem {
+    message: String,
+    line: Option<u32>,
+    rule: &'static str,
+}
+
+fn normalize(title: &str, case_sensitive: bool) -> String {
+    let t = title.trim().trim_end_matches(':').trim();
+    let joined = t.split_whitespace().collect::<Vec<_>>().join(" ");
+    if case_sensitive {
+        joined
+    } else {
+        joined.to_lowercase()
+    }
+}
+
+fn check(headings: &[Heading], params: &Params) -> Vec<Problem> {
+    let mut problems = Vec::new();
+    let find = |title: &str| {
+        let want = normalize(title, params.case_sensitive);
+        headings
+            .iter()
+            .position(|h| normalize(&h.title, params.case_sensitive) == want)
+    };
+    let mut last: Option<(usize, &str)> = None;
+    for req in &params.required {
+        let title = req.title();
+        let Some(i) = find(title) else {
+            problems.push(Problem {
+                message: format!("missing section `{title}`"),
+                line: None,
+                rule: "missing-section",
+            });
+            continue;
+        };
+        let h = &headings[i];
+        if let Required::Spec {
+            level: Some(level), ..
+        } = req
+            && h.level != *level
+        {
+            let found = if h.level == LABEL_LEVEL {
+                "a label".to_string()
+            } else {
+                format!("a level-{} heading", h.level)
+            };
+            problems.push(Problem {
+                message: format!("section `{title}` is {found}; level {level} is required"),
+                line: Some(h.line),
+                rule: "section-level",
+            });
+        }
+        let min = match req {
+            Required::Spec {
+                min_words: Some(n), ..
+            } => *n,
+            _ => params.min_words,
+        };
+        if h.words < min {
+            problems.push(Problem {
+                message: format!(
+                    "section `{title}` has {} word(s); at least {min} required",
+                    h.words
+                ),
+                line: Some(h.line),
+                rule: "section-words",
+            });
+        }
+        if params.ordered {
+            if let Some((prev, prev_title)) = last
+                && i < prev
+            {
+                problems.push(Problem {
+                    message: format!("section `{title}` comes before `{prev_title}`; the required order puts it after"),
+                    line: Some(h.line),
+                    rule: "section-order",
+                });
+            }
+            last = Some((i, title));
+        }
+    }
+    for title in &params.forbidden {
+        if let Some(i) = find(title) {
+            problems.push(Problem {
+                message: format!("forbidden section `{title}` is present"),
+                line: Some(headings[i].line),
+                rule: "forbidden-section",
+            });
+        }
+    }
+    problems
+}
+
+/// Every heading (and, with `labels`, every `Title:` paragraph) in order.
+fn headings(text: &str, labels: bool) -> Vec<Heading> {
+    let lines = LineIndex::new(text);
+    // (level, title, start offset, end offset of the heading itself)
+    let mut found: Vec<(u8, String, usize, usize)> = Vec::new();
+    let mut current: Option<(u8, String, usize)> = None;
+    let mut paragraph: Option<(String, usize)> = None;
+    for (event, range) in Parser::new_ext(text, Options::empty()).into_offset_iter() {
+        match event {
+            Event::Start(Tag::Heading { level, .. }) => {
+                current = Some((level_number(level), String::new(), range.start))
+            }
+            Event::End(TagEnd::Heading(_)) => {
+                if let Some((level, title, start)) = current.take() {
+                    found.push((level, title, start, range.end));
+                }
+            }
+            Event::Start(Tag::Paragraph) if labels => {
+                paragraph = Some((String::new(), range.start))
+            }
+            Event::End(TagEnd::Paragraph) => {
+                if let Some((body, start)) = paragraph.take() {
+                    let trimmed = body.trim();
+                    if trimmed.ends_with(':') && !trimmed.contains('\n') && trimmed.len() > 1 {
+                        found.push((LABEL_LEVEL, trimmed.to_string(), start, range.end));
+                    }
+                }
+            }
+            Event::Text(t) | Event::Code(t) => {
+                if let Some((_, title, _)) = current.as_mut() {
+                    title.push_str(&t);
+                } else if let Some((body, _)) = paragraph.as_mut() {
+                    body.push_str(&t);
+                }
+            }
+            Event::SoftBreak | Event::HardBreak => {
+                if let Some((body, _)) = paragraph.as_mut() {
+                    body.push('\n');
+                }
+            }
+            _ => {}
+        }
+    }
+    (0..found.len())
+        .map(|i| {
+            let (level, title, start, end) = &found[i];
+            // The body runs to the next heading of the same or a higher level.
+            let body_end = found[i + 1..]
+                .iter()
+                .find(|(l, ..)| l <= level)
+                .map_or(text.len(), |(_, _, s, _)| *s);
+            let body = &text[(*end).min(body_end)..body_end];
+            Heading {
+                level: *level,
+                title: title.trim().to_string(),
+                line: lines.line(*start),
+                words: body
+                    .split_whitespace()
+                    .filter(|w| w.chars().any(char::is_alphanumeric))
+                    .count(),
+            }
+        })
+        .collect()
+}
+
+fn level_number(level: HeadingLevel) -> u8 {
+    match level {
+        HeadingLevel::H1 => 1,
+        HeadingLevel::H2 => 2,
+        HeadingLevel::H3 => 3,
+        HeadingLevel::H4 => 4,
+        HeadingLevel::H5 => 5,
+        HeadingLevel::H6 => 6,
+    }
+}
+
+vcc_sdk::export_validator!(MarkdownSections);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const DOC: &str = "# Release\n\n## Summary\n\nThe export API gains pagination.\n\n```\n# Not a heading\n```\n\nRisks\n-----\n\nNone known.\n\n### Details\n\nmore words here\n";
+
+    fn params(v: vcc_sdk::serde_json::Value) -> Params {
+        serde_json::from_value(v).unwrap()
+    }
+
+    fn rules(problems: &[Problem]) -> Vec<&str> {
+        problems.iter().map(|p| p.rule).collect()
+    }
+
+    #[test]
+    fn finds_atx_and_setext_headings_but_not_code() {
+        let h = headings(DOC, false);
+        let titles: Vec<(&str, u8, u32)> = h
+            .iter()
+            .map(|h| (h.title.as_str(), h.level, h.line))
+            .collect();
+        assert_eq!(
+            titles,
+            vec![
+                ("Release", 1, 1),
+                ("Summary", 2, 3),
+                ("Risks", 2, 11),
+                ("Details", 3, 16)
+            ]
+        );
+        assert_eq!(h[1].words, 8, "code-block text counts as body words");
+        assert_eq!(h[2].words, 6, "subsections count toward their parent");
+    }
+
+    #[test]
+    fn required_present_missing_level_order_and_words() {
+        let h = headings(DOC, false);
+        assert!(check(&h, &params(json!({"required": ["summary", "RISKS:"]}))).is_empty());
+        let p = check(&h, &params(json!({"required": ["Scope"]})));
+        assert_eq!(rules(&p), vec!["missing-section"]);
+        let p = check(
+            &h,
+            &params(json!({"required": [{"title": "Details", "level": 2}]})),
+        );
+        assert_eq!(rules(&p), vec!["section-level"]);
+        assert_eq!(p[0].line, Some(16));
+        let p = check(
+            &h,
+            &params(json!({"required": ["Risks", "Summary"], "ordered": true})),
+        );
+        assert_eq!(rules(&p), vec!["section-order"]);
+        let p = check(
+            &h,
+            &params(json!({"required": ["Summary"], "min_words": 10})),
+        );
+        assert_eq!(rules(&p), vec!["section-words"]);
+        assert!(
+            check(
+                &h,
+                &params(json!({"required": ["summary"], "case_sensitive": true}))
+            )
+            .len()
+                == 1
+        );
+    }
+
+    #[test]
+    fn forbidden_headings_and_labels() {
+        let doc = "# Plan\n\nScope:\n\nall of it\n\n## TODO\n";
+        let p = check(
+            &headings(doc, false),
+            &params(json!({"required": ["Scope"], "forbidden": ["todo"]})),
+        );
+        assert_eq!(rules(&p), vec!["missing-section", "forbidden-section"]);
+        let p = check(
+            &headings(doc, true),
+            &params(json!({"required": ["Scope"]})),
+        );
+        assert!(p.is_empty());
+    }
+}

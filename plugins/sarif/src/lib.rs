@@ -1,0 +1,347 @@
+//! `std/sarif`: SARIF 2.1.0 logs (linters, type checkers, security scans)
+//! have at most `max_results` results at or above a level.
+//!
+//! A result's level is its own `level`, else its rule's
+//! `defaultConfiguration.level`, else `warning` (SARIF §3.27.10). Results
+//! whose `kind` is not `fail`, and results with an accepted suppression, do
+//! not count. `allow_rules` never count; `deny_rules` count at any level.
+//! Findings point at the source location each result names.
+
+use std::collections::BTreeMap;
+
+use vcc_plugin_common::{clip, json};
+use vcc_sdk::serde::Deserialize;
+use vcc_sdk::serde_json::{self, Value, json as j};
+use vcc_sdk::{Criterion, Description, Finding, Outcome, Validator, relative};
+
+struct Sarif;
+
+#[derive(Deserialize)]
+#[serde(crate = "vcc_sdk::serde", deny_unknown_fields)]
+struct Params {
+    #[serde(default = "error_level")]
+    level: Level,
+    #[serde(default)]
+    max_results: usize,
+    #[serde(default)]
+    allow_rules: Vec<String>,
+    #[serde(default)]
+    deny_rules: Vec<String>,
+}
+
+#[derive(Deserialize, Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+#[serde(crate = "vcc_sdk::serde", rename_all = "lowercase")]
+enum Level {
+    None,
+    Note,
+    Warning,
+    Error,
+}
+
+fn error_level() -> Level {
+    Level::Error
+}
+
+impl Level {
+    fn parse(text: &str) -> Option<Level> {
+        Some(match text {
+            "none" => Level::None,
+            "note" => Level::Note,
+            "warning" => Level::Warning,
+            "error" => Level::Error,
+            _ => return None,
+        })
+    }
+    fn name(self) -> &'static str {
+        match self {
+            Level::None => "none",
+            Level::Note => "note",
+            Level::Warning => "warning",
+            Level::Error => "error",
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+struct Issue {
+    rule: String,
+    level: Level,
+    message: String,
+    uri: Option<String>,
+    line: Option<u32>,
+}
+
+const MAX_LISTED: usize = 200;
+
+impl Validator for Sarif {
+    fn describe() -> Description {
+        Description::new(
+            "std/sarif",
+            env!("CARGO_PKG_VERSION"),
+            "SARIF 2.1.0: no more than max_results results at or above a level, with rule allow/deny lists",
+        )
+        .params_schema(j!({
+            "type": "object",
+            "additionalProperties": false,
+            "properties": {
+                "level": { "enum": ["error", "warning", "note", "none"], "default": "error", "description": "results at or above this level count" },
+                "max_results": { "type": "integer", "minimum": 0, "default": 0, "description": "counted results allowed" },
+                "allow_rules": { "type": "array", "items": { "type": "string" }, "description": "rule ids whose results never count" },
+                "deny_rules": { "type": "array", "items": { "type": "string" }, "description": "rule ids whose results count at any level" }
+            }
+        }))
+    }
+
+    fn validate(criterion: Criterion) -> Result<Outcome, String> {
+        let params: Params = criterion.params()?;
+        let paths: Vec<&str> = criterion.paths().collect();
+        if paths.is_empty() {
+            return Ok(Outcome::skip("no SARIF log to check"));
+        }
+        let mut findings = Vec::new();
+        let mut counted: Vec<(String, Issue)> = Vec::new();
+        let mut by_level: BTreeMap<&str, usize> = BTreeMap::new();
+        for path in &paths {
+            let text = vcc_sdk::read_to_string(path)?;
+            let issues = match issues(&text) {
+                Ok(issues) => issues,
+                Err((message, line)) => {
+                    let mut f = Finding::new(format!("not a SARIF 2.1.0 log: {message}"))
+                        .path(path)
+                        .rule("parse");
+                    if let Some(line) = line {
+                        f = f.line(line);
+                    }
+                    findings.push(f);
+                    continue;
+                }
+            };
+            for issue in issues {
+                *by_level.entry(issue.level.name()).or_default() += 1;
+                if counts(&issue, &params) {
+                    counted.push((relative(path).to_string(), issue));
+                }
+            }
+        }
+        let too_many = counted.len() > params.max_results;
+        if too_many {
+            for (log, issue) in counted.iter().take(MAX_LISTED) {
+                let mut f = Finding::new(format!(
+                    "{} [{}]: {} (in {log})",
+                    issue.rule,
+                    issue.level.name(),
+                    clip(&issue.message, 200)
+                ))
+                .rule(&issue.rule);
+                if let Some(uri) = &issue.uri {
+                    f = f.path(uri);
+                }
+                if let Some(line) = issue.line {
+                    f = f.line(line);
+                }
+                findings.push(f);
+            }
+            if counted.len() > MAX_LISTED {
+                findings.push(Finding::new(format!(
+                    "{} more result(s) not listed",
+                    counted.len() - MAX_LISTED
+                )));
+            }
+        }
+        let evidence = serde_json::to_vec_pretty(
+            &j!({"by_level": by_level, "counted": counted.len(), "allowed": params.max_results}),
+        )
+        .map_err(|e| e.to_string())?;
+        let threshold = params.level.name();
+        let outcome = if findings.is_empty() {
+            Outcome::pass(format!(
+                "{} result(s) at or above `{threshold}` (at most {} allowed)",
+                counted.len(),
+                params.max_results
+            ))
+        } else if too_many {
+            Outcome::fail(format!(
+                "{} result(s) at or above `{threshold}`; at most {} allowed",
+                counted.len(),
+                params.max_results
+            ))
+            .findings(findings)
+        } else {
+            Outcome::fail("a log could not be read").findings(findings)
+        };
+        Ok(outcome.evidence("sarif-summary.json", "application/json", evidence))
+    }
+}
+
+fn counts(issue: &Issue, params: &Params) -> bool {
+    if params.allow_rules.contains(&issue.rule) {
+        return false;
+    }
+    params.deny_rules.contains(&issue.rule)
+        || (issue.level >= params.level && issue.level != Level::None)
+}
+
+/// The failing results of a SARIF log.
+fn issues(text: &str) -> Result<Vec<Issue>, (String, Option<u32>)> {
+    let doc = json::parse(text).map_err(|e| (e.message, Some(e.line)))?;
+    let log = &doc.value;
+    match log.get("version").and_then(Value::as_str) {
+        Some("2.1.0") => {}
+        Some(other) => {
+            return Err((
+                format!("version {other}"),
+                doc.position("/version").map(|p| p.0),
+            ));
+        }
+        None => return Err(("no `version` field".into(), Some(1))),
+    }
+    let runs = log
+        .get("runs")
+        .and_then(Value::as_array)
+        .ok_or(("no `runs` array".to_string(), Some(1)))?;
+    let mut out = Vec::new();
+    for run in runs {
+        let rules = run
+            .pointer("/tool/driver/rules")
+            .and_then(Value::as_array)
+            .cloned()
+            .unwrap_or_default();
+        for result in run
+            .get("results")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+        {
+            let kind = result.get("kind").and_then(Value::as_str).unwrap_or("fail");
+            if kind != "fail" || suppressed(result) {
+                continue;
+            }
+            let rule_id = result
+                .get("ruleId")
+                .and_then(Value::as_str)
+                .or_else(|| result.pointer("/rule/id").and_then(Value::as_str))
+                .unwrap_or("(no rule)")
+                .to_string();
+            let rule = result
+                .get("ruleIndex")
+                .and_then(Value::as_u64)
+                .and_then(|i| rules.get(i as usize))
+                .or_else(|| {
+                    rules
+                        .iter()
+                        .find(|r| r.get("id").and_then(Value::as_str) == Some(&rule_id))
+                });
+            let level = result
+                .get("level")
+                .and_then(Value::as_str)
+                .or_else(|| {
+                    rule.and_then(|r| r.pointer("/defaultConfiguration/level"))
+                        .and_then(Value::as_str)
+                })
+                .and_then(Level::parse)
+                .unwrap_or(Level::Warning);
+            let location = result.pointer("/locations/0/physicalLocation");
+            let uri = location
+                .and_then(|l| l.pointer("/artifactLocation/uri"))
+                .and_then(Value::as_str)
+                .map(|u| u.strip_prefix("file://").unwrap_or(u).to_string());
+            let line = location
+                .and_then(|l| l.pointer("/region/startLine"))
+                .and_then(Value::as_u64)
+                .map(|l| l as u32);
+            let message = result
+                .pointer("/message/text")
+                .or_else(|| result.pointer("/message/markdown"))
+                .and_then(Value::as_str)
+                .unwrap_or("")
+                .to_string();
+            out.push(Issue {
+                rule: rule_id,
+                level,
+                message,
+                uri,
+                line,
+            });
+        }
+    }
+    Ok(out)
+}
+
+/// An accepted suppression (status absent or `accepted`) hides a result.
+fn suppressed(result: &Value) -> bool {
+    result
+        .get("suppressions")
+        .and_then(Value::as_array)
+        .is_some_and(|s| {
+            s.iter().any(|s| {
+                matches!(
+                    s.get("status").and_then(Value::as_str),
+                    None | Some("accepted")
+                )
+            })
+        })
+}
+
+vcc_sdk::export_validator!(Sarif);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const LOG: &str = r#"{
+  "version": "2.1.0",
+  "runs": [{
+    "tool": {"driver": {"name": "lint", "rules": [{"id": "R1", "defaultConfiguration": {"level": "error"}}, {"id": "R2"}]}},
+    "results": [
+      {"ruleId": "R1", "message": {"text": "unused variable"}, "locations": [{"physicalLocation": {"artifactLocation": {"uri": "src/a.rs"}, "region": {"startLine": 7}}}]},
+      {"ruleId": "R2", "message": {"text": "style"}},
+      {"ruleId": "R2", "level": "note", "message": {"text": "hint"}},
+      {"ruleId": "R1", "kind": "pass", "message": {"text": "fine"}},
+      {"ruleId": "R1", "suppressions": [{"kind": "inSource"}], "message": {"text": "waived"}}
+    ]
+  }]
+}"#;
+
+    fn params(v: Value) -> Params {
+        serde_json::from_value(v).unwrap()
+    }
+
+    #[test]
+    fn levels_come_from_results_then_rules_then_warning() {
+        let issues = issues(LOG).unwrap();
+        let levels: Vec<(&str, Level)> =
+            issues.iter().map(|i| (i.rule.as_str(), i.level)).collect();
+        assert_eq!(
+            levels,
+            vec![
+                ("R1", Level::Error),
+                ("R2", Level::Warning),
+                ("R2", Level::Note)
+            ]
+        );
+        assert_eq!(issues[0].uri.as_deref(), Some("src/a.rs"));
+        assert_eq!(issues[0].line, Some(7));
+    }
+
+    #[test]
+    fn thresholds_and_rule_lists() {
+        let issues = issues(LOG).unwrap();
+        let n = |p: Params| issues.iter().filter(|i| counts(i, &p)).count();
+        assert_eq!(n(params(j!({}))), 1);
+        assert_eq!(n(params(j!({"level": "warning"}))), 2);
+        assert_eq!(n(params(j!({"level": "note"}))), 3);
+        assert_eq!(n(params(j!({"allow_rules": ["R1"]}))), 0);
+        assert_eq!(n(params(j!({"deny_rules": ["R2"]}))), 3);
+    }
+
+    #[test]
+    fn other_versions_are_refused() {
+        assert!(
+            issues(r#"{"version": "2.0.0", "runs": []}"#)
+                .unwrap_err()
+                .0
+                .contains("2.0.0")
+        );
+        assert!(issues("[]").is_err());
+    }
+}

@@ -1,0 +1,293 @@
+//! `std/text-match`: regexes that must match (with count bounds) and must
+//! not match, in every target file, with a finding at each offending line.
+//!
+//! Patterns use the `regex` crate: linear time, so a hostile pattern or
+//! file cannot stall the run. `^` and `$` match at line boundaries.
+
+use vcc_plugin_common::{LineIndex, Match, Regex, clip, glob, regex};
+use vcc_sdk::serde::Deserialize;
+use vcc_sdk::serde_json::{self, json};
+use vcc_sdk::{Criterion, Description, Finding, Outcome, Validator, relative};
+
+struct TextMatch;
+
+#[derive(Deserialize)]
+#[serde(crate = "vcc_sdk::serde", deny_unknown_fields)]
+struct Params {
+    #[serde(default)]
+    must_match: Vec<Pattern>,
+    #[serde(default)]
+    must_not_match: Vec<Pattern>,
+    #[serde(default)]
+    case_insensitive: bool,
+    files: Option<String>,
+}
+
+#[derive(Deserialize, Clone)]
+#[serde(crate = "vcc_sdk::serde", untagged)]
+enum Pattern {
+    Plain(String),
+    Spec {
+        pattern: String,
+        min: Option<usize>,
+        max: Option<usize>,
+        message: Option<String>,
+    },
+}
+
+struct Compiled {
+    source: String,
+    re: Regex,
+    min: usize,
+    max: Option<usize>,
+    message: Option<String>,
+}
+
+impl Pattern {
+    fn compile(&self, case_insensitive: bool, default_min: usize) -> Result<Compiled, String> {
+        let (source, min, max, message) = match self {
+            Pattern::Plain(p) => (p.clone(), default_min, None, None),
+            Pattern::Spec {
+                pattern,
+                min,
+                max,
+                message,
+            } => (
+                pattern.clone(),
+                min.unwrap_or(default_min),
+                *max,
+                message.clone(),
+            ),
+        };
+        Ok(Compiled {
+            re: regex(&source, case_insensitive).map_err(|e| format!("params: {e}"))?,
+            source,
+            min,
+            max,
+            message,
+        })
+    }
+}
+
+/// At most this many findings per pattern and file.
+const MAX_HITS: usize = 100;
+
+impl Validator for TextMatch {
+    fn describe() -> Description {
+        let pattern = json!({
+            "oneOf": [
+                { "type": "string", "minLength": 1 },
+                {
+                    "type": "object", "additionalProperties": false, "required": ["pattern"],
+                    "properties": {
+                        "pattern": { "type": "string", "minLength": 1 },
+                        "min": { "type": "integer", "minimum": 0 },
+                        "max": { "type": "integer", "minimum": 0 },
+                        "message": { "type": "string" }
+                    }
+                }
+            ]
+        });
+        Description::new(
+            "std/text-match",
+            env!("CARGO_PKG_VERSION"),
+            "regexes that must match (with counts) and must not match, per file, with line findings",
+        )
+        .params_schema(json!({
+            "type": "object",
+            "additionalProperties": false,
+            "properties": {
+                "must_match": { "type": "array", "items": pattern, "description": "each must match (default at least once) in every file" },
+                "must_not_match": { "type": "array", "items": pattern, "description": "none may match in any file" },
+                "case_insensitive": { "type": "boolean", "default": false },
+                "files": { "type": "string", "description": "only check target files matching this glob" }
+            },
+            "anyOf": [{ "required": ["must_match"] }, { "required": ["must_not_match"] }]
+        }))
+    }
+
+    fn validate(criterion: Criterion) -> Result<Outcome, String> {
+        let params: Params = criterion.params()?;
+        let must: Vec<Compiled> = params
+            .must_match
+            .iter()
+            .map(|p| p.compile(params.case_insensitive, 1))
+            .collect::<Result<_, _>>()?;
+        let must_not: Vec<Compiled> = params
+            .must_not_match
+            .iter()
+            .map(|p| p.compile(params.case_insensitive, 0))
+            .collect::<Result<_, _>>()?;
+        let only = params
+            .files
+            .as_deref()
+            .map(glob)
+            .transpose()
+            .map_err(|e| format!("params.files: {e}"))?;
+        let paths: Vec<&str> = criterion
+            .paths()
+            .filter(|p| only.as_ref().is_none_or(|m| m.is_match(relative(p))))
+            .collect();
+        if paths.is_empty() {
+            return Ok(Outcome::skip("no target files to search"));
+        }
+        let mut findings = Vec::new();
+        let mut counts = Vec::new();
+        for path in &paths {
+            let bytes = vcc_sdk::read(path)?;
+            let Ok(text) = String::from_utf8(bytes) else {
+                findings.push(
+                    Finding::new("not UTF-8 text; cannot be searched")
+                        .path(path)
+                        .rule("not-text"),
+                );
+                continue;
+            };
+            let (problems, file_counts) = check(&text, &must, &must_not);
+            for p in problems {
+                let mut f = Finding::new(p.message).path(path).rule(p.rule);
+                if let Some(line) = p.line {
+                    f = f.line(line);
+                }
+                findings.push(f);
+            }
+            counts.push(json!({"file": relative(path), "counts": file_counts}));
+        }
+        let evidence = serde_json::to_vec_pretty(&counts).map_err(|e| e.to_string())?;
+        let outcome = if findings.is_empty() {
+            Outcome::pass(format!("{} file(s) match every rule", paths.len()))
+        } else {
+            Outcome::fail(format!(
+                "{} problem(s) in {} file(s)",
+                findings.len(),
+                paths.len()
+            ))
+            .findings(findings)
+        };
+        Ok(outcome.evidence("match-counts.json", "application/json", evidence))
+    }
+}
+
+struct Problem {
+    message: String,
+    line: Option<u32>,
+    rule: &'static str,
+}
+
+fn check(
+    text: &str,
+    must: &[Compiled],
+    must_not: &[Compiled],
+) -> (Vec<Problem>, serde_json::Value) {
+    let lines = LineIndex::new(text);
+    let mut problems = Vec::new();
+    let mut counts = serde_json::Map::new();
+    for p in must {
+        let hits: Vec<usize> = p.re.find_iter(text).map(|m| m.start()).collect();
+        counts.insert(p.source.clone(), json!(hits.len()));
+        let prefix = p
+            .message
+            .as_ref()
+            .map(|m| format!("{m}: "))
+            .unwrap_or_default();
+        if hits.len() < p.min {
+            problems.push(Problem {
+                message: format!(
+                    "{prefix}`{}` matched {} time(s); at least {} required",
+                    p.source,
+                    hits.len(),
+                    p.min
+                ),
+                line: None,
+                rule: "must-match",
+            });
+        }
+        if let Some(max) = p.max
+            && hits.len() > max
+        {
+            problems.push(Problem {
+                message: format!(
+                    "{prefix}`{}` matched {} time(s); at most {max} allowed",
+                    p.source,
+                    hits.len()
+                ),
+                line: hits.get(max).map(|&at| lines.line(at)),
+                rule: "max-matches",
+            });
+        }
+    }
+    for p in must_not {
+        let hits: Vec<Match> = p.re.find_iter(text).collect();
+        counts.insert(p.source.clone(), json!(hits.len()));
+        let what = p
+            .message
+            .clone()
+            .unwrap_or_else(|| format!("`{}` must not match", p.source));
+        for m in hits.iter().take(MAX_HITS) {
+            problems.push(Problem {
+                message: format!("{what}: found {:?}", clip(m.as_str(), 60)),
+                line: Some(lines.line(m.start())),
+                rule: "must-not-match",
+            });
+        }
+        if hits.len() > MAX_HITS {
+            problems.push(Problem {
+                message: format!(
+                    "{what}: {} more match(es) not listed",
+                    hits.len() - MAX_HITS
+                ),
+                line: None,
+                rule: "must-not-match",
+            });
+        }
+    }
+    (problems, serde_json::Value::Object(counts))
+}
+
+vcc_sdk::export_validator!(TextMatch);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn compile(patterns: &[&str], min: usize) -> Vec<Compiled> {
+        patterns
+            .iter()
+            .map(|p| Pattern::Plain(p.to_string()).compile(false, min).unwrap())
+            .collect()
+    }
+
+    #[test]
+    fn must_match_counts_and_must_not_match_lines() {
+        let text = "fn main() {}\n// TODO: fix\nlet x = 1; // TODO again\n";
+        let (problems, counts) = check(text, &compile(&["^fn main"], 1), &compile(&["TODO"], 0));
+        let lines: Vec<Option<u32>> = problems.iter().map(|p| p.line).collect();
+        assert_eq!(lines, vec![Some(2), Some(3)]);
+        assert_eq!(counts["TODO"], 2);
+        let (problems, _) = check(text, &compile(&["unsafe"], 1), &[]);
+        assert_eq!(problems[0].rule, "must-match");
+        assert!(problems[0].message.contains("matched 0 time(s)"));
+    }
+
+    #[test]
+    fn max_counts_point_at_the_first_extra_match() {
+        let spec = Pattern::Spec {
+            pattern: "x".into(),
+            min: Some(1),
+            max: Some(1),
+            message: Some("one x".into()),
+        };
+        let (problems, _) = check("x\nx\n", &[spec.compile(false, 1).unwrap()], &[]);
+        assert_eq!(problems.len(), 1);
+        assert_eq!(problems[0].line, Some(2));
+        assert!(problems[0].message.starts_with("one x: "));
+    }
+
+    #[test]
+    fn case_insensitive_and_bad_patterns() {
+        let p = Pattern::Plain("todo".into());
+        let (problems, _) = check("TODO", &[], &[p.compile(true, 0).unwrap()]);
+        assert_eq!(problems.len(), 1);
+        assert!(Pattern::Plain("(".into()).compile(false, 1).is_err());
+    }
+}
