@@ -9,7 +9,7 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
     name = "vcc",
     version,
     about = "Check deliverables against a Verifiable Completion Contract, with sandboxed WebAssembly validators.",
-    after_help = "Exit codes of `vcc check`: 0 accepted, 1 rejected/withheld/advisory, 2 invalid (the contract could not be evaluated)."
+    after_help = "Exit codes of `vcc check`: 0 accepted, 1 rejected/withheld/advisory, 2 invalid (the contract could not be evaluated). `vcc record` exits with the recorded command's code."
 )]
 pub struct Cli {
     #[command(subcommand)]
@@ -36,6 +36,9 @@ pub enum Command {
     Lint(LintArgs),
     /// Print the JSON Schema of the contract format.
     Schema,
+    /// Run a command and record what happened (exit code, times, output
+    /// digests), as a deliverable for `std/exit-record`.
+    Record(RecordArgs),
     /// Validator components.
     #[command(subcommand)]
     Validator(ValidatorCommand),
@@ -63,6 +66,20 @@ pub struct CheckArgs {
     /// Exit 0 for an advisory contract (advisory contracts are never accepted).
     #[arg(long)]
     pub allow_advisory: bool,
+}
+
+#[derive(Args)]
+pub struct RecordArgs {
+    /// Where to write the JSON record; the captured output goes next to it,
+    /// in FILE.stdout and FILE.stderr.
+    #[arg(long, value_name = "FILE")]
+    pub out: PathBuf,
+    /// Bytes of each stream kept in the captures (the digests cover all output).
+    #[arg(long, value_name = "BYTES", default_value_t = 16 << 20)]
+    pub max_capture: u64,
+    /// The command and its arguments, after `--`.
+    #[arg(last = true, required = true, value_name = "CMD")]
+    pub command: Vec<String>,
 }
 
 #[derive(Args)]

@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 use clap::Parser;
 use serde_json::json;
 use vcc_report::Report;
+use vcc_contract::Level;
 use vcc_report::law::exit;
 use vcc_runtime::{Builtin, Cache, CheckOptions, Runtime};
 
@@ -28,6 +29,7 @@ pub fn run() -> i32 {
     let style = Style::new(cli.color);
     match &cli.command {
         Command::Schema => schema(),
+        Command::Record(args) => crate::record::run(&args.out, args.max_capture, &args.command),
         Command::Lint(args) => lint(&cli, args, &style),
         Command::Check(args) => check(&cli, args, &style),
         Command::Validator(ValidatorCommand::List { format }) => validator_list(&cli, *format),
@@ -99,8 +101,8 @@ fn emit_lint(
     format: Format,
     style: &Style,
 ) {
-    let errors = problems.iter().filter(|p| p.is_error()).count();
-    let warnings = problems.len() - errors;
+    let count = |level: Level| problems.iter().filter(|p| p.level == level).count();
+    let (errors, warnings, notes) = (count(Level::Error), count(Level::Warning), count(Level::Note));
     match format {
         Format::Json => {
             let doc = json!({
@@ -109,6 +111,7 @@ fn emit_lint(
                 "ok": errors == 0,
                 "errors": errors,
                 "warnings": warnings,
+                "notes": notes,
                 "problems": problems,
             });
             print_stdout(&format!(
@@ -122,7 +125,7 @@ fn emit_lint(
                 out.push_str(&render::problem(p, style));
             }
             out.push_str(&format!(
-                "{}: {errors} error(s), {warnings} warning(s)\n",
+                "{}: {errors} error(s), {warnings} warning(s), {notes} note(s)\n",
                 render::clean(&path.display().to_string())
             ));
             eprint!("{out}");
@@ -153,7 +156,7 @@ fn check(cli: &Cli, args: &CheckArgs, style: &Style) -> i32 {
     };
     let mut code = report.exit_code(args.allow_advisory);
     if let Some(path) = &args.report
-        && let Err(err) = write_atomically(path, &report_json(&report))
+        && let Err(err) = write_atomically(path, report_json(&report).as_bytes())
     {
         eprintln!("vcc: cannot write the report to {}: {err}", path.display());
         code = exit::INVALID;
@@ -226,7 +229,8 @@ fn host_digest() -> Option<String> {
     Some(format!("blake3:{}", hasher.finalize().to_hex()))
 }
 
-fn write_atomically(path: &Path, text: &str) -> io::Result<()> {
+/// Write a file so that readers see the old content or the new, never part.
+pub fn write_atomically(path: &Path, bytes: &[u8]) -> io::Result<()> {
     let dir = match path.parent() {
         Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
         _ => PathBuf::from("."),
@@ -239,7 +243,7 @@ fn write_atomically(path: &Path, text: &str) -> io::Result<()> {
     let tmp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
     let result = (|| {
         let mut file = std::fs::File::create(&tmp)?;
-        file.write_all(text.as_bytes())?;
+        file.write_all(bytes)?;
         file.sync_all()?;
         std::fs::rename(&tmp, path)
     })();

@@ -2,6 +2,7 @@
 
 mod args;
 mod commands;
+mod record;
 mod render;
 
 fn main() {

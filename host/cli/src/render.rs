@@ -92,6 +92,7 @@ pub fn problem(p: &Problem, style: &Style) -> String {
     let level = match p.level {
         Level::Error => style.paint(Paint::Red, "error"),
         Level::Warning => style.paint(Paint::Yellow, "warning"),
+        Level::Note => style.paint(Paint::Dim, "note"),
     };
     let field = p
         .field
@@ -131,9 +132,13 @@ fn severity_label(s: Severity) -> &'static str {
 pub fn report(r: &Report, style: &Style) -> String {
     let mut out = String::new();
     let id = r.contract.id.as_deref().unwrap_or("?");
+    let format = match r.contract.format.as_deref() {
+        Some(f) if f != "vcc: 1" => format!(", {}", clean(f)),
+        _ => String::new(),
+    };
     let _ = writeln!(
         out,
-        "{} {} ({})",
+        "{} {} ({}{format})",
         style.paint(Paint::Bold, "vcc check"),
         clean(id),
         clean(&r.contract.path)

@@ -11,6 +11,7 @@ pub mod paths;
 pub mod problem;
 mod spans;
 pub mod units;
+pub mod vcc1;
 
 pub use lint::{Catalog, ValidatorInfo, lint};
 pub use model::{

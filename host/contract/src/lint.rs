@@ -40,9 +40,10 @@ const MAX_ID_LEN: usize = 128;
 /// Run the integrity pass. With `catalog` absent, validators are not loaded
 /// (and nothing about them is checked beyond their names).
 pub fn lint(doc: &Document, catalog: Option<&mut dyn Catalog>) -> Vec<Problem> {
+    // A translated VCC v1 contract brings the problems found translating it.
     let mut lint = Lint {
         doc,
-        problems: Vec::new(),
+        problems: doc.notes.clone(),
     };
     let root = FieldPath::root();
     let c = &doc.contract;
@@ -56,7 +57,10 @@ pub fn lint(doc: &Document, catalog: Option<&mut dyn Catalog>) -> Vec<Problem> {
         lint.limits(&root.key("limits"), limits);
     }
 
-    if !c.advisory && !c.criteria.iter().any(|c| c.severity == Severity::Must) {
+    // A MUST that could not even be translated is reported already; saying
+    // "no MUST" on top of it would mislead.
+    let untranslated_must = doc.notes.iter().any(|n| n.code == Code::UnverifiableMust);
+    if !c.advisory && !untranslated_must && !c.criteria.iter().any(|c| c.severity == Severity::Must) {
         let mut p = lint.problem(
             Code::NoMust,
             Level::Error,
@@ -132,7 +136,7 @@ impl<'a> Lint<'a> {
                 format!("{what} id {id:?} is not valid"),
             );
             p.help = Some(format!(
-                "use letters, digits, `.`, `_` and `-`, starting with a letter or digit, at most {MAX_ID_LEN} characters"
+                "use letters, digits, `.`, `_`, `:` and `-`, starting with a letter or digit, at most {MAX_ID_LEN} characters"
             ));
             self.problems.push(p);
         }

@@ -23,7 +23,7 @@ pub struct Contract {
     /// The contract format version. Always `1`.
     pub vcc: FormatVersion,
     /// A name for the contract, used in reports.
-    #[schemars(regex(pattern = r"^[A-Za-z0-9][A-Za-z0-9._-]*$"), length(max = 128))]
+    #[schemars(regex(pattern = r"^[A-Za-z0-9][A-Za-z0-9._:-]*$"), length(max = 128))]
     pub id: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub title: Option<String>,
@@ -55,7 +55,7 @@ pub struct Contract {
 #[serde(deny_unknown_fields)]
 #[schemars(extend("patternProperties" = {"^x-": {}}))]
 pub struct Deliverable {
-    #[schemars(regex(pattern = r"^[A-Za-z0-9][A-Za-z0-9._-]*$"), length(max = 128))]
+    #[schemars(regex(pattern = r"^[A-Za-z0-9][A-Za-z0-9._:-]*$"), length(max = 128))]
     pub id: String,
     /// A file, a directory or a glob, relative to the deliverable root, with
     /// `/` as separator. No absolute paths, no `..`.
@@ -112,7 +112,7 @@ pub const BUILTIN_PREFIX: &str = "std/";
 #[serde(deny_unknown_fields)]
 #[schemars(extend("patternProperties" = {"^x-": {}}))]
 pub struct Criterion {
-    #[schemars(regex(pattern = r"^[A-Za-z0-9][A-Za-z0-9._-]*$"), length(max = 128))]
+    #[schemars(regex(pattern = r"^[A-Za-z0-9][A-Za-z0-9._:-]*$"), length(max = 128))]
     pub id: String,
     pub severity: Severity,
     /// A key of `validators`.

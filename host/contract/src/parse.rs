@@ -21,6 +21,7 @@ use serde_json::{Map, Value};
 use crate::model::{Contract, Extensions};
 use crate::problem::{Code, FieldPath, Level, Problem, Seg};
 use crate::spans::Spans;
+use crate::vcc1::{self, Origin};
 
 /// Contracts are small; anything larger is refused before parsing.
 pub const MAX_CONTRACT_BYTES: u64 = 4 << 20;
@@ -31,8 +32,14 @@ pub struct Document {
     pub path: PathBuf,
     /// `blake3:<hex>` of the exact bytes that were parsed.
     pub digest: String,
+    /// `vcc: 1`, or the `vccVersion` of a VCC v1 contract.
+    pub format: String,
     pub contract: Contract,
     pub spans: Spans,
+    /// Problems and notes found while translating a VCC v1 contract.
+    pub notes: Vec<Problem>,
+    /// For a translated contract: where native fields came from.
+    pub origin: Option<Origin>,
 }
 
 impl Document {
@@ -44,8 +51,14 @@ impl Document {
         }
     }
 
-    /// A problem about `field`, with its line when known.
+    /// A problem about `field` (of the native model), with its line when
+    /// known. For a translated contract the field is the VCC one it came from.
     pub fn problem(&self, code: Code, level: Level, field: &FieldPath, message: String) -> Problem {
+        let field = match &self.origin {
+            Some(origin) => origin.map(field),
+            None => field.clone(),
+        };
+        let field = &field;
         let at = self.spans.find(field);
         Problem {
             code,
@@ -146,9 +159,25 @@ pub fn parse(path: &Path, bytes: &[u8]) -> Result<Document, Box<Problem>> {
     .map_err(|(code, message, at)| problem(code, message, at, None))?;
 
     let spans = Spans::index(text);
+    let mut format = "vcc: 1".to_string();
+    let mut origin = None;
+    let mut raw_notes = Vec::new();
+    if value.get("vccVersion").is_some() {
+        let translated = vcc1::translate(value).map_err(|(code, field, message)| {
+            let mut p = problem(code, message, spans.find(&field), Some(field.render()));
+            p.help = help_for(code);
+            p
+        })?;
+        value = translated.native;
+        format = translated.version;
+        origin = Some(translated.origin);
+        raw_notes = translated.notes;
+    }
     let extensions = take_all_extensions(&mut value);
-    let mut contract: Contract = serde_path_to_error::deserialize(value).map_err(|err| {
-        let field = to_field_path(err.path());
+    let contract: Result<Contract, _> = serde_path_to_error::deserialize(value);
+    let mut contract = contract.map_err(|err| {
+        let native = to_field_path(err.path());
+        let field = origin.as_ref().map_or_else(|| native.clone(), |o| o.map(&native));
         let message = err.inner().to_string();
         let code = classify(&message);
         let mut p = problem(code, message, spans.find(&field), Some(field.render()));
@@ -159,12 +188,32 @@ pub fn parse(path: &Path, bytes: &[u8]) -> Result<Document, Box<Problem>> {
         p
     })?;
     extensions.apply(&mut contract);
-    Ok(Document {
+    let mut doc = Document {
         path: path.to_path_buf(),
         digest,
+        format,
         contract,
         spans,
-    })
+        notes: Vec::new(),
+        origin,
+    };
+    doc.notes = raw_notes
+        .into_iter()
+        .map(|n| {
+            let at = doc.spans.find(&n.field);
+            Problem {
+                code: n.code,
+                level: n.level,
+                message: n.message,
+                file: doc.path.display().to_string(),
+                field: Some(n.field.render()),
+                line: at.map(|a| a.0),
+                column: at.map(|a| a.1),
+                help: n.help,
+            }
+        })
+        .collect();
+    Ok(doc)
 }
 
 type ParseError = (Code, String, Option<(usize, usize)>);
@@ -229,7 +278,9 @@ fn help_for(code: Code) -> Option<String> {
         Code::UnknownField => Some(
             "fix the spelling, or prefix the field with `x-` to keep it as an extension".into(),
         ),
-        Code::UnsupportedVersion => Some("write `vcc: 1` at the top of the contract".into()),
+        Code::UnsupportedVersion => Some(
+            "write `vcc: 1` at the top of a native contract, or `vccVersion: \"sdlaf.vcc/v1\"` for a VCC v1 one".into(),
+        ),
         _ => None,
     }
 }

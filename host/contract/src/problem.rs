@@ -43,6 +43,9 @@ pub enum Code {
     // Warnings.
     UnusedValidator,
     UncheckedDeliverable,
+    // VCC v1 contracts.
+    UnknownRubric,
+    NotEvaluated,
 }
 
 impl Code {
@@ -76,6 +79,8 @@ impl Code {
             Code::InvalidParams => "INVALID_PARAMS",
             Code::UnusedValidator => "UNUSED_VALIDATOR",
             Code::UncheckedDeliverable => "UNCHECKED_DELIVERABLE",
+            Code::UnknownRubric => "UNKNOWN_RUBRIC",
+            Code::NotEvaluated => "NOT_EVALUATED",
         }
     }
 }
@@ -91,6 +96,8 @@ impl fmt::Display for Code {
 pub enum Level {
     Error,
     Warning,
+    /// Information: something the contract says that vcc does not evaluate.
+    Note,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

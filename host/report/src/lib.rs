@@ -166,6 +166,9 @@ pub struct ContractInfo {
     /// `blake3:<hex>` of the contract bytes that were evaluated.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub digest: Option<String>,
+    /// `vcc: 1`, or the `vccVersion` of a VCC v1 contract.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub format: Option<String>,
     pub advisory: bool,
 }
 
