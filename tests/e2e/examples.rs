@@ -143,7 +143,7 @@ fn every_example_contract_lints_clean() {
         .unwrap()
         .flatten()
     {
-        for name in ["contract.yaml", "contract.json"] {
+        for name in ["contract.yaml", "contract.yml", "contract.json"] {
             let contract = entry.path().join(name);
             if contract.exists() {
                 let run = vcc(&["lint", contract.to_str().unwrap(), "--format", "json"]);

@@ -3,9 +3,12 @@
 //! JSON report, messages, and that deliverables were left untouched.
 
 mod cache;
+mod cases;
 mod cli;
 mod examples;
 mod fixtures;
+mod record;
+mod vcc1;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;

@@ -5,8 +5,8 @@ use std::path::{Path, PathBuf};
 
 use clap::Parser;
 use serde_json::json;
-use vcc_report::Report;
 use vcc_contract::Level;
+use vcc_report::Report;
 use vcc_report::law::exit;
 use vcc_runtime::{Builtin, Cache, CheckOptions, Runtime};
 
@@ -102,7 +102,11 @@ fn emit_lint(
     style: &Style,
 ) {
     let count = |level: Level| problems.iter().filter(|p| p.level == level).count();
-    let (errors, warnings, notes) = (count(Level::Error), count(Level::Warning), count(Level::Note));
+    let (errors, warnings, notes) = (
+        count(Level::Error),
+        count(Level::Warning),
+        count(Level::Note),
+    );
     match format {
         Format::Json => {
             let doc = json!({

@@ -72,11 +72,15 @@ fn pump(mut from: impl Read, mut to: impl Write, cap: usize) -> Stream {
 
 pub fn run(out: &Path, max_capture: u64, command: &[String]) -> i32 {
     let Some((program, args)) = command.split_first() else {
-        eprintln!("vcc record: give the command after `--`, e.g. `vcc record --out out/tests.json -- cargo test`");
+        eprintln!(
+            "vcc record: give the command after `--`, e.g. `vcc record --out out/tests.json -- cargo test`"
+        );
         return 2;
     };
     let cap = usize::try_from(max_capture).unwrap_or(usize::MAX);
-    let cwd = std::env::current_dir().map(|d| d.display().to_string()).unwrap_or_default();
+    let cwd = std::env::current_dir()
+        .map(|d| d.display().to_string())
+        .unwrap_or_default();
     let started_at = SystemTime::now();
     let started = Instant::now();
     let child = Command::new(program)
@@ -102,8 +106,12 @@ pub fn run(out: &Path, max_capture: u64, command: &[String]) -> i32 {
                 None => pump(io::empty(), io::sink(), 0),
             });
             let status = child.wait();
-            let stdout = out_thread.join().unwrap_or_else(|_| pump(io::empty(), io::sink(), 0));
-            let stderr = err_thread.join().unwrap_or_else(|_| pump(io::empty(), io::sink(), 0));
+            let stdout = out_thread
+                .join()
+                .unwrap_or_else(|_| pump(io::empty(), io::sink(), 0));
+            let stderr = err_thread
+                .join()
+                .unwrap_or_else(|_| pump(io::empty(), io::sink(), 0));
             match status {
                 Ok(status) => (Some(status), stdout, stderr, None),
                 Err(err) => (None, stdout, stderr, Some(err)),
@@ -116,7 +124,10 @@ pub fn run(out: &Path, max_capture: u64, command: &[String]) -> i32 {
     use std::os::unix::process::ExitStatusExt;
     let exit_code = status.and_then(|s| s.code());
     let signal = status.and_then(|s| s.signal());
-    let name = out.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "record".into());
+    let name = out
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "record".into());
     let stdout_file = format!("{name}.stdout");
     let stderr_file = format!("{name}.stderr");
     let record = json!({
@@ -151,8 +162,15 @@ pub fn run(out: &Path, max_capture: u64, command: &[String]) -> i32 {
     }
     match (exit_code, signal, &error) {
         (_, _, Some(err)) => {
-            eprintln!("vcc record: cannot run `{program}`: {err} (recorded in {})", out.display());
-            if err.kind() == io::ErrorKind::PermissionDenied { 126 } else { 127 }
+            eprintln!(
+                "vcc record: cannot run `{program}`: {err} (recorded in {})",
+                out.display()
+            );
+            if err.kind() == io::ErrorKind::PermissionDenied {
+                126
+            } else {
+                127
+            }
         }
         (Some(code), _, None) => code,
         (None, Some(signal), None) => 128 + signal,

@@ -60,7 +60,8 @@ pub fn lint(doc: &Document, catalog: Option<&mut dyn Catalog>) -> Vec<Problem> {
     // A MUST that could not even be translated is reported already; saying
     // "no MUST" on top of it would mislead.
     let untranslated_must = doc.notes.iter().any(|n| n.code == Code::UnverifiableMust);
-    if !c.advisory && !untranslated_must && !c.criteria.iter().any(|c| c.severity == Severity::Must) {
+    if !c.advisory && !untranslated_must && !c.criteria.iter().any(|c| c.severity == Severity::Must)
+    {
         let mut p = lint.problem(
             Code::NoMust,
             Level::Error,

@@ -177,7 +177,9 @@ pub fn parse(path: &Path, bytes: &[u8]) -> Result<Document, Box<Problem>> {
     let contract: Result<Contract, _> = serde_path_to_error::deserialize(value);
     let mut contract = contract.map_err(|err| {
         let native = to_field_path(err.path());
-        let field = origin.as_ref().map_or_else(|| native.clone(), |o| o.map(&native));
+        let field = origin
+            .as_ref()
+            .map_or_else(|| native.clone(), |o| o.map(&native));
         let message = err.inner().to_string();
         let code = classify(&message);
         let mut p = problem(code, message, spans.find(&field), Some(field.render()));

@@ -66,7 +66,9 @@ impl Origin {
         };
         match (key(0), index(1)) {
             (Some("criteria"), Some(i)) => {
-                let Some(&ac) = self.criteria.get(i) else { return root.key("acceptance") };
+                let Some(&ac) = self.criteria.get(i) else {
+                    return root.key("acceptance");
+                };
                 let at = root.key("acceptance").index(ac);
                 match key(2) {
                     Some("id") => at.key("acId"),
@@ -222,7 +224,15 @@ const JSON_OR_YAML: &[&str] = &["application/json", "+json", "yaml"];
 const JSON: &[&str] = &["application/json", "+json"];
 
 /// Sections of a VCC v1 document vcc keeps but does not evaluate.
-const KEPT: &[&str] = &["summary", "intent", "relationships", "gates", "packaging", "delivery", "riskControls"];
+const KEPT: &[&str] = &[
+    "summary",
+    "intent",
+    "relationships",
+    "gates",
+    "packaging",
+    "delivery",
+    "riskControls",
+];
 
 /// Translate a parsed VCC v1 document.
 pub fn translate(doc: Value) -> Result<Translated, Failure> {
@@ -239,7 +249,11 @@ pub fn translate(doc: Value) -> Result<Translated, Failure> {
                 .collect(),
         );
         let message = e.inner().to_string();
-        let code = if message.starts_with("missing field") { Code::MissingField } else { Code::InvalidValue };
+        let code = if message.starts_with("missing field") {
+            Code::MissingField
+        } else {
+            Code::InvalidValue
+        };
         (code, field, message)
     })?;
     if !VERSIONS.contains(&v1.vcc_version.as_str()) {
@@ -276,7 +290,11 @@ pub fn translate(doc: Value) -> Result<Translated, Failure> {
                     root.key(key),
                     format!(
                         "`{key}` is kept{} but not evaluated by vcc",
-                        if known { "" } else { " (it is not part of VCC v1)" }
+                        if known {
+                            ""
+                        } else {
+                            " (it is not part of VCC v1)"
+                        }
                     ),
                 );
             }
@@ -285,10 +303,17 @@ pub fn translate(doc: Value) -> Result<Translated, Failure> {
 
     let (deliverables, by_artifact) = t.deliverables(&v1.artifacts);
     native.insert("deliverables".into(), Value::Array(deliverables));
-    let rubrics: HashMap<&str, Option<f64>> =
-        v1.rubrics.iter().map(|r| (r.rubric_id.as_str(), r.pass_threshold)).collect();
-    let (criteria, validators, used_rubrics) =
-        t.criteria(&v1.acceptance, &by_artifact, &rubrics, v1.provenance_policy.as_ref());
+    let rubrics: HashMap<&str, Option<f64>> = v1
+        .rubrics
+        .iter()
+        .map(|r| (r.rubric_id.as_str(), r.pass_threshold))
+        .collect();
+    let (criteria, validators, used_rubrics) = t.criteria(
+        &v1.acceptance,
+        &by_artifact,
+        &rubrics,
+        v1.provenance_policy.as_ref(),
+    );
     native.insert("criteria".into(), Value::Array(criteria));
     native.insert("validators".into(), Value::Object(validators));
     for (i, r) in v1.rubrics.iter().enumerate() {
@@ -296,12 +321,18 @@ pub fn translate(doc: Value) -> Result<Translated, Failure> {
             t.note(
                 Code::NotEvaluated,
                 root.key("rubrics").index(i),
-                format!("rubric `{}` is not used by any rubric criterion", r.rubric_id),
+                format!(
+                    "rubric `{}` is not used by any rubric criterion",
+                    r.rubric_id
+                ),
             );
         }
     }
     if !v1.rubrics.is_empty() {
-        native.insert("x-vcc1-rubrics".into(), serde_json::to_value(rubric_values(&v1.rubrics)).unwrap_or_default());
+        native.insert(
+            "x-vcc1-rubrics".into(),
+            serde_json::to_value(rubric_values(&v1.rubrics)).unwrap_or_default(),
+        );
     }
     if let Some(policy) = &v1.provenance_policy {
         let mut kept = policy.rest.clone();
@@ -357,7 +388,13 @@ impl Translator {
             Code::NotEvaluated => Level::Note,
             _ => Level::Error,
         };
-        self.notes.push(Note { code, level, field, message, help: None });
+        self.notes.push(Note {
+            code,
+            level,
+            field,
+            message,
+            help: None,
+        });
     }
 
     fn deliverables(&mut self, artifacts: &[Artifact]) -> (Vec<Value>, ByArtifact) {
@@ -398,7 +435,9 @@ impl Translator {
                     art.artifact_id.clone()
                 } else {
                     let ext = extension(&fmt.uri);
-                    let taken = mine.iter().any(|(id, _): &(String, String)| id.ends_with(&format!(".{ext}")));
+                    let taken = mine
+                        .iter()
+                        .any(|(id, _): &(String, String)| id.ends_with(&format!(".{ext}")));
                     if ext.is_empty() || taken {
                         format!("{}.{f}", art.artifact_id)
                     } else {
@@ -422,7 +461,9 @@ impl Translator {
         // Dependencies, once every artifact has its deliverables.
         let mut k = 0;
         for (a, art) in artifacts.iter().enumerate() {
-            let Some((index, mine)) = by_artifact.get(&art.artifact_id) else { continue };
+            let Some((index, mine)) = by_artifact.get(&art.artifact_id) else {
+                continue;
+            };
             if *index != a {
                 continue;
             }
@@ -433,7 +474,10 @@ impl Translator {
                     None => self.note(
                         Code::UnknownDependency,
                         list.index(a).key("dependsOn").index(j),
-                        format!("artifact `{}` depends on `{dep}`, which is not an artifact", art.artifact_id),
+                        format!(
+                            "artifact `{}` depends on `{dep}`, which is not an artifact",
+                            art.artifact_id
+                        ),
                     ),
                 }
             }
@@ -479,7 +523,10 @@ impl Translator {
                     self.note(
                         Code::UnknownRubric,
                         at.key("rule").key("rubricRef"),
-                        format!("acceptance `{}` references rubric `{r}`, which is not declared", ac.ac_id),
+                        format!(
+                            "acceptance `{}` references rubric `{r}`, which is not declared",
+                            ac.ac_id
+                        ),
                     );
                     continue;
                 }
@@ -491,7 +538,11 @@ impl Translator {
             let mut unreadable = Vec::new();
             let mut target_ids = ac.target_artifacts.clone();
             if ac.kind == "rubric"
-                && let Some(produced) = ac.evidence.as_ref().and_then(|e| e.get("producedArtifact")).and_then(Value::as_str)
+                && let Some(produced) = ac
+                    .evidence
+                    .as_ref()
+                    .and_then(|e| e.get("producedArtifact"))
+                    .and_then(Value::as_str)
                 && by_artifact.contains_key(produced)
             {
                 // The judge's score is the evidence artifact, not the report.
@@ -502,14 +553,23 @@ impl Translator {
                     None => self.note(
                         Code::UnknownTarget,
                         at.key("targetArtifacts").index(j),
-                        format!("acceptance `{}` targets `{t}`, which is not an artifact", ac.ac_id),
+                        format!(
+                            "acceptance `{}` targets `{t}`, which is not an artifact",
+                            ac.ac_id
+                        ),
                     ),
                     Some((_, mine)) if mine.is_empty() => unreadable.push(t.clone()),
                     Some((_, mine)) => {
                         let prefer = binding.as_ref().map_or(&[][..], |b| b.prefer);
-                        let preferred: Vec<&(String, String)> =
-                            mine.iter().filter(|(_, media)| prefer.iter().any(|p| media.contains(p))).collect();
-                        let chosen = if preferred.is_empty() { mine.iter().collect() } else { preferred };
+                        let preferred: Vec<&(String, String)> = mine
+                            .iter()
+                            .filter(|(_, media)| prefer.iter().any(|p| media.contains(p)))
+                            .collect();
+                        let chosen = if preferred.is_empty() {
+                            mine.iter().collect()
+                        } else {
+                            preferred
+                        };
                         targets.extend(chosen.into_iter().map(|(id, _)| json!(id)));
                     }
                 }
@@ -518,12 +578,20 @@ impl Translator {
                 (Err(reason), _) => Some(reason.clone()),
                 (Ok(_), false) => Some(format!(
                     "its target artifact(s) {} have no format vcc can read",
-                    unreadable.iter().map(|u| format!("`{u}`")).collect::<Vec<_>>().join(", ")
+                    unreadable
+                        .iter()
+                        .map(|u| format!("`{u}`"))
+                        .collect::<Vec<_>>()
+                        .join(", ")
                 )),
                 _ => None,
             };
             if let Some(reason) = problem {
-                let field = if binding.is_err() { at.key("type") } else { at.key("targetArtifacts") };
+                let field = if binding.is_err() {
+                    at.key("type")
+                } else {
+                    at.key("targetArtifacts")
+                };
                 if severity == Severity::Must {
                     self.notes.push(Note {
                         code: Code::UnverifiableMust,
@@ -536,28 +604,47 @@ impl Translator {
                     self.note(
                         Code::NotEvaluated,
                         field,
-                        format!("{} criterion `{}` (type `{}`) is not evaluated: {reason}", ac.severity.to_uppercase(), ac.ac_id, ac.kind),
+                        format!(
+                            "{} criterion `{}` (type `{}`) is not evaluated: {reason}",
+                            ac.severity.to_uppercase(),
+                            ac.ac_id,
+                            ac.kind
+                        ),
                     );
                 }
                 continue;
             }
             let Ok(b) = binding else { continue };
             if ac.explicit.is_none() {
-                for key in ac.rule.keys().filter(|k| !b.reads.contains(&k.as_str()) && *k != "description") {
+                for key in ac
+                    .rule
+                    .keys()
+                    .filter(|k| !b.reads.contains(&k.as_str()) && *k != "description")
+                {
                     self.note(
                         Code::NotEvaluated,
                         at.key("rule").key(key),
-                        format!("`rule.{key}` of `{}` is not evaluated by {}", ac.ac_id, b.component),
+                        format!(
+                            "`rule.{key}` of `{}` is not evaluated by {}",
+                            ac.ac_id, b.component
+                        ),
                     );
                 }
             }
-            if let Some(kind) = ac.evidence.as_ref().and_then(|e| e.get("evidenceType")).and_then(Value::as_str)
+            if let Some(kind) = ac
+                .evidence
+                .as_ref()
+                .and_then(|e| e.get("evidenceType"))
+                .and_then(Value::as_str)
                 && kind != "auto"
             {
                 self.note(
                     Code::NotEvaluated,
                     at.key("evidence").key("evidenceType"),
-                    format!("evidenceType `{kind}` of `{}`: vcc judges it automatically with {}", ac.ac_id, b.component),
+                    format!(
+                        "evidenceType `{kind}` of `{}`: vcc judges it automatically with {}",
+                        ac.ac_id, b.component
+                    ),
                 );
             }
             let mut entry = json!({"component": b.component});
@@ -601,7 +688,10 @@ impl Translator {
             });
         }
         let rule = &ac.rule;
-        let std = |name: &str, params: Value, prefer: &'static [&'static str], reads: &'static [&'static str]| Binding {
+        let std = |name: &str,
+                   params: Value,
+                   prefer: &'static [&'static str],
+                   reads: &'static [&'static str]| Binding {
             name: name.to_string(),
             component: format!("std/{name}"),
             digest: None,
@@ -616,21 +706,36 @@ impl Translator {
                     .and_then(Value::as_array)
                     .filter(|s| !s.is_empty())
                     .ok_or("`rule.requiredSections` is missing or empty")?;
-                Ok(std("markdown-sections", json!({"required": sections, "labels": true}), TEXT, &["requiredSections"]))
+                Ok(std(
+                    "markdown-sections",
+                    json!({"required": sections, "labels": true}),
+                    TEXT,
+                    &["requiredSections"],
+                ))
             }
             "schema" => match rule.get("jsonSchema") {
-                Some(Value::String(path)) if !is_path(path) => {
-                    Err(format!("`rule.jsonSchema` is `{path}`, not a path under the deliverable root (vcc reads no network)"))
-                }
-                Some(Value::String(path)) => Ok(std("json-schema", json!({"schema_file": path}), JSON_OR_YAML, &["jsonSchema"])),
-                Some(schema @ (Value::Object(_) | Value::Bool(_))) => {
-                    Ok(std("json-schema", json!({"schema": schema}), JSON_OR_YAML, &["jsonSchema"]))
-                }
+                Some(Value::String(path)) if !is_path(path) => Err(format!(
+                    "`rule.jsonSchema` is `{path}`, not a path under the deliverable root (vcc reads no network)"
+                )),
+                Some(Value::String(path)) => Ok(std(
+                    "json-schema",
+                    json!({"schema_file": path}),
+                    JSON_OR_YAML,
+                    &["jsonSchema"],
+                )),
+                Some(schema @ (Value::Object(_) | Value::Bool(_))) => Ok(std(
+                    "json-schema",
+                    json!({"schema": schema}),
+                    JSON_OR_YAML,
+                    &["jsonSchema"],
+                )),
                 _ => Err("`rule.jsonSchema` is missing".into()),
             },
             "traceability" => {
                 let min = match rule.get("minCitationCoverage") {
-                    Some(v) => v.as_f64().ok_or("`rule.minCitationCoverage` is not a number")?,
+                    Some(v) => v
+                        .as_f64()
+                        .ok_or("`rule.minCitationCoverage` is not a number")?,
                     // The reference validator's default when only a pattern is given.
                     None if rule.contains_key("citationPattern") => 0.5,
                     None => return Err("`rule.minCitationCoverage` is missing".into()),
@@ -639,11 +744,20 @@ impl Translator {
                 if let Some(p) = rule.get("citationPattern").and_then(Value::as_str) {
                     params["pattern"] = json!(p);
                 }
-                Ok(std("citation-coverage", params, TEXT, &["minCitationCoverage", "citationPattern"]))
+                Ok(std(
+                    "citation-coverage",
+                    params,
+                    TEXT,
+                    &["minCitationCoverage", "citationPattern"],
+                ))
             }
             "provenance" => {
                 let declared: Vec<String> = match rule.get("require").and_then(Value::as_array) {
-                    Some(list) => list.iter().filter_map(Value::as_str).map(str::to_string).collect(),
+                    Some(list) => list
+                        .iter()
+                        .filter_map(Value::as_str)
+                        .map(str::to_string)
+                        .collect(),
                     None => policy.map(|p| p.require.clone()).unwrap_or_default(),
                 };
                 let mut require = Vec::new();
@@ -663,7 +777,12 @@ impl Translator {
                     .or_else(|| policy.and_then(|p| p.rest.get("x-vcc-record")))
                     .and_then(Value::as_str)
                     .unwrap_or("provenance.json");
-                Ok(std("provenance", json!({"require": require, "record": record}), &[], &["require", "record"]))
+                Ok(std(
+                    "provenance",
+                    json!({"require": require, "record": record}),
+                    &[],
+                    &["require", "record"],
+                ))
             }
             "execution" => {
                 if rule.get("passFailFromExitCode") == Some(&Value::Bool(false)) {
@@ -676,14 +795,26 @@ impl Translator {
                         format!("`rule.adapter` `{adapter}` is not a vcc validator; std/exit-record judges the command record instead"),
                     );
                 }
-                let codes = rule.get("allowedExitCodes").cloned().unwrap_or_else(|| json!([0]));
-                Ok(std("exit-record", json!({"allowed_exit_codes": codes}), JSON, &["passFailFromExitCode", "adapter", "allowedExitCodes"]))
+                let codes = rule
+                    .get("allowedExitCodes")
+                    .cloned()
+                    .unwrap_or_else(|| json!([0]));
+                Ok(std(
+                    "exit-record",
+                    json!({"allowed_exit_codes": codes}),
+                    JSON,
+                    &["passFailFromExitCode", "adapter", "allowedExitCodes"],
+                ))
             }
             "rubric" => {
                 let threshold = rule
                     .get("passThreshold")
                     .and_then(Value::as_f64)
-                    .or_else(|| rule.get("rubricRef").and_then(Value::as_str).and_then(|r| rubrics.get(r).copied().flatten()))
+                    .or_else(|| {
+                        rule.get("rubricRef")
+                            .and_then(Value::as_str)
+                            .and_then(|r| rubrics.get(r).copied().flatten())
+                    })
                     .ok_or("no `passThreshold` (in the rule or its rubric)")?;
                 Ok(std(
                     "json-evidence",
@@ -709,16 +840,21 @@ const PROVENANCE_FIELDS: &[&str] = &[
 /// A relative path (not `scheme://…`, not absolute): something under the
 /// deliverable root. Invalid paths (`..`) are still paths, refused by lint.
 fn is_path(uri: &str) -> bool {
-    let has_scheme = uri
-        .split_once(':')
-        .is_some_and(|(scheme, _)| !scheme.is_empty() && scheme.chars().all(|c| c.is_ascii_alphanumeric() || "+.-".contains(c)));
+    let has_scheme = uri.split_once(':').is_some_and(|(scheme, _)| {
+        !scheme.is_empty()
+            && scheme
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || "+.-".contains(c))
+    });
     !uri.is_empty() && !has_scheme && !uri.starts_with('/')
 }
 
 fn extension(uri: &str) -> String {
     let name = uri.rsplit('/').next().unwrap_or(uri);
     match name.rsplit_once('.') {
-        Some((stem, ext)) if !stem.is_empty() && ext.chars().all(|c| c.is_ascii_alphanumeric()) => ext.to_lowercase(),
+        Some((stem, ext)) if !stem.is_empty() && ext.chars().all(|c| c.is_ascii_alphanumeric()) => {
+            ext.to_lowercase()
+        }
         _ => String::new(),
     }
 }
@@ -746,9 +882,24 @@ mod tests {
             validators: [("markdown-sections".to_string(), 2)].into(),
         };
         let root = FieldPath::root();
-        assert_eq!(origin.map(&root.key("criteria").index(0).key("targets").index(1)).render(), "acceptance[2].targetArtifacts");
-        assert_eq!(origin.map(&root.key("deliverables").index(0).key("path")).render(), "artifacts[1].formats[0].uri");
-        assert_eq!(origin.map(&root.key("validators").key("markdown-sections")).render(), "acceptance[2].type");
+        assert_eq!(
+            origin
+                .map(&root.key("criteria").index(0).key("targets").index(1))
+                .render(),
+            "acceptance[2].targetArtifacts"
+        );
+        assert_eq!(
+            origin
+                .map(&root.key("deliverables").index(0).key("path"))
+                .render(),
+            "artifacts[1].formats[0].uri"
+        );
+        assert_eq!(
+            origin
+                .map(&root.key("validators").key("markdown-sections"))
+                .render(),
+            "acceptance[2].type"
+        );
     }
 }
 
@@ -812,27 +963,56 @@ resourceConstraints: { maxIterations: 5, stagnationWindow: 2, maxTimeMs: 60000, 
         let doc = parse(Path::new("c.yml"), V1.as_bytes()).unwrap();
         assert_eq!(doc.format, "sdlaf.vcc/v1");
         let c = &doc.contract;
-        let ids: Vec<(&str, &str)> = c.deliverables.iter().map(|d| (d.id.as_str(), d.path.as_str())).collect();
-        assert_eq!(ids, vec![("A1", "docs/spec.md"), ("A2.csv", "data/catalog.csv"), ("A2.json", "data/catalog.json")]);
+        let ids: Vec<(&str, &str)> = c
+            .deliverables
+            .iter()
+            .map(|d| (d.id.as_str(), d.path.as_str()))
+            .collect();
+        assert_eq!(
+            ids,
+            vec![
+                ("A1", "docs/spec.md"),
+                ("A2.csv", "data/catalog.csv"),
+                ("A2.json", "data/catalog.json")
+            ]
+        );
         assert_eq!(c.deliverables[2].depends_on, vec!["A1"]);
-        let crits: Vec<(&str, &str, Vec<String>)> =
-            c.criteria.iter().map(|c| (c.id.as_str(), c.validator.as_str(), c.targets.clone())).collect();
+        let crits: Vec<(&str, &str, Vec<String>)> = c
+            .criteria
+            .iter()
+            .map(|c| (c.id.as_str(), c.validator.as_str(), c.targets.clone()))
+            .collect();
         assert_eq!(
             crits,
-            vec![("AC-1", "markdown-sections", vec!["A1".to_string()]), ("AC-2", "json-schema", vec!["A2.json".to_string()])]
+            vec![
+                ("AC-1", "markdown-sections", vec!["A1".to_string()]),
+                ("AC-2", "json-schema", vec!["A2.json".to_string()])
+            ]
         );
         assert_eq!(c.validators["json-schema"].component, "std/json-schema");
-        assert_eq!(c.criteria[1].params.as_ref().unwrap()["schema_file"], "schemas/catalog.schema.json");
+        assert_eq!(
+            c.criteria[1].params.as_ref().unwrap()["schema_file"],
+            "schemas/catalog.schema.json"
+        );
         let budget = c.budget.as_ref().unwrap();
-        assert_eq!((budget.max_iterations, budget.stagnation_window), (Some(5), Some(2)));
-        assert!(c.extensions.contains_key("x-vcc1-intent"), "unevaluated sections are kept");
+        assert_eq!(
+            (budget.max_iterations, budget.stagnation_window),
+            (Some(5), Some(2))
+        );
+        assert!(
+            c.extensions.contains_key("x-vcc1-intent"),
+            "unevaluated sections are kept"
+        );
     }
 
     #[test]
     fn what_is_not_evaluated_is_said_with_its_line() {
         let doc = parse(Path::new("c.yml"), V1.as_bytes()).unwrap();
         let problems = lint(&doc, None);
-        assert!(problems.iter().all(|p| p.level != Level::Error), "{problems:#?}");
+        assert!(
+            problems.iter().all(|p| p.level != Level::Error),
+            "{problems:#?}"
+        );
         let noted: Vec<&str> = problems
             .iter()
             .filter(|p| p.code == Code::NotEvaluated)
@@ -848,21 +1028,38 @@ resourceConstraints: { maxIterations: 5, stagnationWindow: 2, maxTimeMs: 60000, 
         ] {
             assert!(noted.contains(&field), "{field} not noted in {noted:?}");
         }
-        let uri = problems.iter().find(|p| p.field.as_deref() == Some("artifacts[2].formats[0].uri")).unwrap();
+        let uri = problems
+            .iter()
+            .find(|p| p.field.as_deref() == Some("artifacts[2].formats[0].uri"))
+            .unwrap();
         assert_eq!(uri.line, Some(25));
         // Native problems point at the VCC fields they came from.
-        let unchecked = problems.iter().find(|p| p.code == Code::UncheckedDeliverable).unwrap();
+        let unchecked = problems
+            .iter()
+            .find(|p| p.code == Code::UncheckedDeliverable)
+            .unwrap();
         assert_eq!(unchecked.field.as_deref(), Some("artifacts[1].artifactId"));
     }
 
     #[test]
     fn a_must_without_a_validator_is_unverifiable_like_the_reference() {
-        let text = V1.replace("type: \"consistency\"\n    severity: \"should\"", "type: \"consistency\"\n    severity: \"must\"");
+        let text = V1.replace(
+            "type: \"consistency\"\n    severity: \"should\"",
+            "type: \"consistency\"\n    severity: \"must\"",
+        );
         let doc = parse(Path::new("c.yml"), text.as_bytes()).unwrap();
         let problems = lint(&doc, None);
-        let p = problems.iter().find(|p| p.code == Code::UnverifiableMust).unwrap();
+        let p = problems
+            .iter()
+            .find(|p| p.code == Code::UnverifiableMust)
+            .unwrap();
         assert_eq!(p.field.as_deref(), Some("acceptance[2].type"));
-        assert!(p.message.contains("`consistency` has no default vcc validator"), "{}", p.message);
+        assert!(
+            p.message
+                .contains("`consistency` has no default vcc validator"),
+            "{}",
+            p.message
+        );
         assert!(p.is_error());
     }
 
@@ -877,9 +1074,16 @@ resourceConstraints: { maxIterations: 5, stagnationWindow: 2, maxTimeMs: 60000, 
         let doc = parse(Path::new("c.yml"), text.as_bytes()).unwrap();
         assert_eq!(doc.contract.criteria[2].validator, "AC-3-validator");
         let problems = lint(&doc, None);
-        let dep = problems.iter().find(|p| p.code == Code::UnknownDependency).unwrap();
+        let dep = problems
+            .iter()
+            .find(|p| p.code == Code::UnknownDependency)
+            .unwrap();
         assert_eq!(dep.field.as_deref(), Some("artifacts[1].dependsOn[0]"));
-        let bad = parse(Path::new("c.yml"), V1.replace("sdlaf.vcc/v1", "other/v9").as_bytes()).unwrap_err();
+        let bad = parse(
+            Path::new("c.yml"),
+            V1.replace("sdlaf.vcc/v1", "other/v9").as_bytes(),
+        )
+        .unwrap_err();
         assert_eq!(bad.code, Code::UnsupportedVersion);
         assert_eq!(bad.line, Some(1));
     }

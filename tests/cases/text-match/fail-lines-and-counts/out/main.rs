@@ -1,0 +1,4 @@
+fn main() {
+    // TODO: handle errors
+    let x = 1; // FIXME
+}
