@@ -63,7 +63,7 @@ fn always_pass() {
         c["validator"]["digest"],
         file_digest(fixtures::ALWAYS_PASS.as_ref())
     );
-    assert_eq!(c["validator"]["wit_version"], "0.1.0");
+    assert_eq!(c["validator"]["wit_version"], "0.1.1");
     assert_eq!(c["validator"]["describes_as"], "always-pass");
 }
 
@@ -175,6 +175,28 @@ fn wrong_wit_version() {
 }
 
 #[test]
+fn old_patch() {
+    // Built against the released 0.1.0: loads, links its imports, runs.
+    let (scratch, contract) = setup(fixtures::OLD_PATCH, "");
+    let run = run(&scratch, &contract, &[]);
+    assert_eq!(run.code, 0, "{}", run.stdout);
+    let c = only(&run);
+    assert_eq!(c["validator"]["wit_version"], "0.1.0");
+    assert_eq!(c["summary"], "read 2 file(s) through the 0.1.0 imports");
+    assert_eq!(c["files_read"].as_array().unwrap().len(), 2);
+}
+
+#[test]
+fn wrong_wit_major() {
+    let (_scratch, contract) = setup(fixtures::WRONG_WIT_MAJOR, "");
+    let lint = vcc(&["lint", contract.to_str().unwrap(), "--format", "json"]);
+    assert_eq!(lint.code, 2);
+    let message = lint.json()["problems"][0]["message"].as_str().unwrap().to_string();
+    assert!(message.contains("built against vcc:validator@1.0.0"), "{message}");
+    assert!(message.contains("supports vcc:validator@0.1.x"), "{message}");
+}
+
+#[test]
 fn err_result() {
     let (scratch, contract) = setup(fixtures::ERR_RESULT, "");
     let run = run(&scratch, &contract, &[]);
@@ -209,10 +231,12 @@ fn reader() {
     );
     let items = c["evidence"].as_array().unwrap();
     let names: Vec<&str> = items.iter().map(|e| e["name"].as_str().unwrap()).collect();
-    assert_eq!(names, vec!["line-counts.txt", "stdout"]);
+    assert_eq!(names, vec!["line-counts.txt", "deliverables.txt", "stdout"]);
     let counts = std::fs::read_to_string(items[0]["file"].as_str().unwrap()).unwrap();
     assert_eq!(counts, "more.md 1\nnotes.md 3\n");
-    let stdout = std::fs::read_to_string(items[1]["file"].as_str().unwrap()).unwrap();
+    let ids = std::fs::read_to_string(items[1]["file"].as_str().unwrap()).unwrap();
+    assert_eq!(ids, "notes");
+    let stdout = std::fs::read_to_string(items[2]["file"].as_str().unwrap()).unwrap();
     assert_eq!(stdout, "reader saw 2 file(s)\n");
 }
 

@@ -81,6 +81,8 @@ pub struct Request {
     pub snapshot: Arc<Snapshot>,
     /// Every deliverable id → its files (for `list-files`).
     pub deliverables: Arc<HashMap<String, Vec<String>>>,
+    /// Deliverable ids in contract order (for `list-deliverables`).
+    pub order: Vec<String>,
     pub limits: RunLimits,
 }
 
@@ -226,6 +228,7 @@ impl Sandbox {
         let files = FileAccess {
             snapshot: request.snapshot.clone(),
             deliverables: request.deliverables.clone(),
+            order: request.order.clone(),
             reads: BTreeMap::new(),
             read_cap: request.limits.memory,
             saw_change: false,
@@ -444,6 +447,8 @@ impl ResourceLimiter for Limiter {
 struct FileAccess {
     snapshot: Arc<Snapshot>,
     deliverables: Arc<HashMap<String, Vec<String>>>,
+    /// Deliverable ids in contract order.
+    order: Vec<String>,
     reads: BTreeMap<String, String>,
     read_cap: u64,
     saw_change: bool,
@@ -519,6 +524,13 @@ impl deliverables::Host for RunState {
                 Err(err)
             }
         }
+    }
+
+    fn list_deliverables(&mut self) -> Vec<String> {
+        self.files
+            .as_ref()
+            .map(|f| f.order.clone())
+            .unwrap_or_default()
     }
 
     fn stat_file(&mut self, path: String) -> Result<wit::FileInfo, String> {

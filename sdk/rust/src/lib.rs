@@ -60,7 +60,7 @@ use serde::de::DeserializeOwned;
 pub const MOUNT: &str = "/deliverables";
 
 /// The version of the `vcc:validator` WIT package this SDK builds against.
-pub const WIT_VERSION: &str = "0.1.0";
+pub const WIT_VERSION: &str = "0.1.1";
 
 /// A validator: describe yourself, then judge one criterion at a time.
 ///
@@ -97,6 +97,11 @@ macro_rules! export_validator {
 /// only the criterion's targets).
 pub fn files(deliverable: &str) -> Result<Vec<FileInfo>, String> {
     deliverables::list_files(deliverable)
+}
+
+/// The ids of every deliverable of the contract, in contract order.
+pub fn deliverable_ids() -> Vec<String> {
+    deliverables::list_deliverables()
 }
 
 /// The bytes of a file the host hashed. Recorded in the report's `files_read`.
