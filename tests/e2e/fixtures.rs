@@ -191,9 +191,18 @@ fn wrong_wit_major() {
     let (_scratch, contract) = setup(fixtures::WRONG_WIT_MAJOR, "");
     let lint = vcc(&["lint", contract.to_str().unwrap(), "--format", "json"]);
     assert_eq!(lint.code, 2);
-    let message = lint.json()["problems"][0]["message"].as_str().unwrap().to_string();
-    assert!(message.contains("built against vcc:validator@1.0.0"), "{message}");
-    assert!(message.contains("supports vcc:validator@0.1.x"), "{message}");
+    let message = lint.json()["problems"][0]["message"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(
+        message.contains("built against vcc:validator@1.0.0"),
+        "{message}"
+    );
+    assert!(
+        message.contains("supports vcc:validator@0.1.x"),
+        "{message}"
+    );
 }
 
 #[test]

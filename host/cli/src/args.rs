@@ -96,6 +96,55 @@ pub enum ValidatorCommand {
         #[arg(long, value_enum, default_value_t = Format::Human)]
         format: Format,
     },
+    /// Write a new validator project (source, build settings, golden cases).
+    New {
+        #[arg(long, value_enum)]
+        lang: Lang,
+        /// Lower-case letters, digits and `-`.
+        name: String,
+        /// Where to write it [default: ./NAME].
+        dir: Option<PathBuf>,
+    },
+    /// Build a validator project into build/NAME.wasm.
+    Build {
+        #[arg(default_value = ".")]
+        dir: PathBuf,
+    },
+    /// Run golden cases through the real sandbox; exit 0 only if all match.
+    Test {
+        /// A validator project (its build/NAME.wasm and cases/), or a component.
+        #[arg(default_value = ".")]
+        target: PathBuf,
+        /// The cases folder [default: cases/ in the project, or next to the component].
+        #[arg(long, value_name = "DIR")]
+        cases: Option<PathBuf>,
+        #[arg(long, value_enum, default_value_t = Format::Human)]
+        format: Format,
+    },
+    /// Digest, WIT version, describe() and imports of a component (or std/NAME).
+    Inspect {
+        component: PathBuf,
+        #[arg(long, value_enum, default_value_t = Format::Human)]
+        format: Format,
+    },
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug, ValueEnum, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Lang {
+    Rust,
+    Python,
+    Js,
+}
+
+impl Lang {
+    pub fn name(self) -> &'static str {
+        match self {
+            Lang::Rust => "rust",
+            Lang::Python => "python",
+            Lang::Js => "js",
+        }
+    }
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]

@@ -33,6 +33,24 @@ pub fn run() -> i32 {
         Command::Lint(args) => lint(&cli, args, &style),
         Command::Check(args) => check(&cli, args, &style),
         Command::Validator(ValidatorCommand::List { format }) => validator_list(&cli, *format),
+        Command::Validator(ValidatorCommand::New { lang, name, dir }) => {
+            crate::author::new(*lang, name, dir.as_deref())
+        }
+        Command::Validator(ValidatorCommand::Build { dir }) => crate::author::build(dir),
+        Command::Validator(ValidatorCommand::Test {
+            target,
+            cases,
+            format,
+        }) => match runtime(&cli) {
+            Ok(rt) => crate::golden::test(&rt, target, cases.as_deref(), *format),
+            Err(code) => code,
+        },
+        Command::Validator(ValidatorCommand::Inspect { component, format }) => {
+            match runtime(&cli) {
+                Ok(rt) => crate::author::inspect(&rt, component, *format),
+                Err(code) => code,
+            }
+        }
     }
 }
 
@@ -220,7 +238,7 @@ fn validator_list(cli: &Cli, format: Format) -> i32 {
 }
 
 /// Machine output; a closed pipe (`vcc … | head`) is not an error.
-fn print_stdout(text: &str) {
+pub fn print_stdout(text: &str) {
     let mut out = io::stdout().lock();
     let _ = out.write_all(text.as_bytes()).and_then(|()| out.flush());
 }

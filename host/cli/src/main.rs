@@ -1,7 +1,9 @@
 //! `vcc`: check deliverables against a Verifiable Completion Contract.
 
 mod args;
+mod author;
 mod commands;
+mod golden;
 mod record;
 mod render;
 

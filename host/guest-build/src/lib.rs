@@ -77,9 +77,10 @@ pub fn build_workspace(workspace: &Path, watch: &[&Path]) -> Vec<Built> {
     built
 }
 
-/// `{"reason":"compiler-artifact","target":{"name":..,"kind":["cdylib"]},"filenames":[..]}`
+/// The component a `cargo --message-format=json` line announces, if any:
+/// `{"reason":"compiler-artifact","target":{"kind":["cdylib"]},"filenames":[..]}`
 /// — read with a minimal scan so build scripts need no JSON dependency.
-fn artifact(line: &str) -> Option<Built> {
+pub fn artifact(line: &str) -> Option<Built> {
     if !line.contains("\"reason\":\"compiler-artifact\"") || !line.contains("\"cdylib\"") {
         return None;
     }
@@ -117,17 +118,22 @@ fn guest_target_dir() -> PathBuf {
         .unwrap_or_else(|| out.join("vcc-guests"))
 }
 
-/// Install the `wasm32-wasip2` standard library with rustup if it is
-/// missing, so a fresh checkout builds with one command.
-fn ensure_target() {
-    let rustc = env::var("RUSTC").unwrap_or_else(|_| "rustc".into());
-    let libdir = Command::new(&rustc)
+/// Is the `wasm32-wasip2` standard library installed for `rustc`?
+pub fn target_installed(rustc: &str) -> bool {
+    Command::new(rustc)
         .args(["--print", "target-libdir", "--target", TARGET])
         .output()
         .ok()
         .filter(|o| o.status.success())
-        .map(|o| PathBuf::from(String::from_utf8_lossy(&o.stdout).trim()));
-    if libdir.as_deref().is_some_and(Path::exists) {
+        .map(|o| PathBuf::from(String::from_utf8_lossy(&o.stdout).trim()))
+        .is_some_and(|dir| dir.exists())
+}
+
+/// Install the `wasm32-wasip2` standard library with rustup if it is
+/// missing, so a fresh checkout builds with one command.
+fn ensure_target() {
+    let rustc = env::var("RUSTC").unwrap_or_else(|_| "rustc".into());
+    if target_installed(&rustc) {
         return;
     }
     println!(

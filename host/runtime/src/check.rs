@@ -374,7 +374,12 @@ impl Ctx<'_> {
             targets,
             snapshot: self.snapshot.clone(),
             deliverables: self.listing.clone(),
-            order: self.contract.deliverables.iter().map(|d| d.id.clone()).collect(),
+            order: self
+                .contract
+                .deliverables
+                .iter()
+                .map(|d| d.id.clone())
+                .collect(),
             limits,
         };
         let sandbox = self.loader.sandbox().clone();

@@ -18,9 +18,9 @@ pub use check::{
     CheckOptions, DEFAULT_MEMORY, DEFAULT_TIMEOUT, WASMTIME_VERSION, check, lint_with_validators,
     unreadable_contract,
 };
-pub use sandbox::{Description, EVIDENCE_CAP, GUEST_ROOT, SUPPORTED_WIT};
+pub use sandbox::{Description, EVIDENCE_CAP, GUEST_ROOT, ImportUse, SUPPORTED_WIT, import_use};
 pub use snapshot::{Snapshot, WalkLimits};
-pub use validators::{Builtin, LoadResult, Loaded, Loader, MAX_COMPONENT_BYTES};
+pub use validators::{Builtin, Inspection, LoadResult, Loaded, Loader, MAX_COMPONENT_BYTES};
 
 /// Everything needed to load and run validators, for one process.
 pub struct Runtime {

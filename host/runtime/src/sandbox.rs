@@ -36,6 +36,59 @@ mod bindings {
 pub use bindings::PluginPre;
 use bindings::vcc::validator::{deliverables, types as wit};
 
+/// What the host does with one import of a component.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ImportUse {
+    /// Linked, with the host's restriction in words.
+    Provided(&'static str),
+    /// Linked, but every use fails at run time.
+    Denied(&'static str),
+    /// Not provided: the component cannot be instantiated.
+    Refused,
+}
+
+/// How the host treats an import, by name. Versions match as wasmtime's
+/// linker does: any `0.2.x` of WASI, any `0.1.x` of `vcc:validator`.
+pub fn import_use(name: &str) -> ImportUse {
+    let (iface, version) = name.split_once('@').unwrap_or((name, ""));
+    let wasi = version.starts_with("0.2.");
+    match iface {
+        "wasi:sockets/network"
+        | "wasi:sockets/instance-network"
+        | "wasi:sockets/tcp"
+        | "wasi:sockets/udp"
+        | "wasi:sockets/tcp-create-socket"
+        | "wasi:sockets/udp-create-socket"
+        | "wasi:sockets/ip-name-lookup"
+            if wasi =>
+        {
+            ImportUse::Denied("no network: every socket and lookup is refused")
+        }
+        "wasi:cli/environment" if wasi => ImportUse::Provided("empty: no variables, no arguments"),
+        "wasi:cli/stdin" if wasi => ImportUse::Provided("closed"),
+        "wasi:cli/stdout" | "wasi:cli/stderr" if wasi => {
+            ImportUse::Provided("captured, 64 KiB cap, kept as evidence")
+        }
+        "wasi:clocks/wall-clock" | "wasi:clocks/monotonic-clock" if wasi => {
+            ImportUse::Provided("fixed time")
+        }
+        "wasi:random/random" | "wasi:random/insecure" | "wasi:random/insecure-seed" if wasi => {
+            ImportUse::Provided("fixed bytes")
+        }
+        "wasi:filesystem/types" | "wasi:filesystem/preopens" if wasi => {
+            ImportUse::Provided("read-only /deliverables only")
+        }
+        _ if wasi && (iface.starts_with("wasi:io/") || iface.starts_with("wasi:cli/")) => {
+            ImportUse::Provided("")
+        }
+        "vcc:validator/deliverables" if version.starts_with("0.1.") => {
+            ImportUse::Provided("the deliverable snapshot")
+        }
+        "vcc:validator/types" if version.starts_with("0.1.") => ImportUse::Provided("shared types"),
+        _ => ImportUse::Refused,
+    }
+}
+
 /// Where the deliverable root is mounted in the guest.
 pub const GUEST_ROOT: &str = "/deliverables";
 /// The interface a validator exports, and the versions this host runs.
@@ -187,6 +240,20 @@ impl Sandbox {
                 "it was built against {found}; this vcc supports vcc:validator@{SUPPORTED_WIT}"
             ))
         }
+    }
+
+    /// The names a component imports and exports, in its own order.
+    pub fn interface(&self, component: &Component) -> (Vec<String>, Vec<String>) {
+        let ty = component.component_type();
+        let imports = ty
+            .imports(&self.engine)
+            .map(|(n, _)| n.to_string())
+            .collect();
+        let exports = ty
+            .exports(&self.engine)
+            .map(|(n, _)| n.to_string())
+            .collect();
+        (imports, exports)
     }
 
     /// Link a component once; runs instantiate from this cheaply.

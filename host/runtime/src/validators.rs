@@ -20,7 +20,7 @@ use wasmtime::component::Component;
 
 use crate::cache::{Cache, Lookup};
 use crate::guard::{Stopped, guarded};
-use crate::sandbox::{Description, PluginPre, RunLimits, RunState, Sandbox};
+use crate::sandbox::{Description, ImportUse, PluginPre, RunLimits, RunState, Sandbox, import_use};
 use crate::snapshot::digest_string;
 
 /// A validator embedded in the binary.
@@ -119,6 +119,37 @@ impl Loader {
         result
     }
 
+    /// Everything `vcc validator inspect` shows about a component file.
+    pub fn inspect(&self, path: &Path) -> Result<Inspection, String> {
+        let binding = ValidatorRef {
+            component: path.display().to_string(),
+            digest: None,
+            extensions: Default::default(),
+        };
+        let bytes = self.bytes(&binding, Path::new("."))?;
+        let digest = blake3::hash(&bytes);
+        if !is_component(&bytes) {
+            return Err(not_a_component(&bytes));
+        }
+        let component = self.component(&bytes, &digest)?;
+        let (imports, exports) = self.sandbox.interface(&component);
+        let imports = imports
+            .into_iter()
+            .map(|name| {
+                let verdict = import_use(&name);
+                (name, verdict)
+            })
+            .collect();
+        Ok(Inspection {
+            size: bytes.len() as u64,
+            digest: digest_string(&digest),
+            wit_version: self.sandbox.wit_version(&component),
+            imports,
+            exports,
+            loaded: self.load(&binding, Path::new(".")),
+        })
+    }
+
     fn bytes(
         &self,
         binding: &ValidatorRef,
@@ -164,12 +195,7 @@ impl Loader {
 
     fn compile_and_describe(&self, bytes: &[u8], digest: &blake3::Hash, name: &str) -> LoadResult {
         if !is_component(bytes) {
-            return Err(if bytes.starts_with(b"\0asm") {
-                "it is a core WebAssembly module, not a component; build it for wasm32-wasip2"
-                    .into()
-            } else {
-                "it is not a WebAssembly component".into()
-            });
+            return Err(not_a_component(bytes));
         }
         let component = self.component(bytes, digest)?;
         let wit_version = self.sandbox.wit_version(&component)?;
@@ -248,6 +274,27 @@ fn rename(loaded: Arc<Loaded>, component: &str) -> Arc<Loaded> {
         description: loaded.description.clone(),
         pre: loaded.pre.clone(),
     })
+}
+
+fn not_a_component(bytes: &[u8]) -> String {
+    if bytes.starts_with(b"\0asm") {
+        "it is a core WebAssembly module, not a component; build it for wasm32-wasip2".into()
+    } else {
+        "it is not a WebAssembly component".into()
+    }
+}
+
+/// What `vcc validator inspect` reports.
+pub struct Inspection {
+    pub size: u64,
+    pub digest: String,
+    /// The supported `vcc:validator` version it exports, or why not.
+    pub wit_version: Result<String, String>,
+    /// Every import, and what the host does with it.
+    pub imports: Vec<(String, ImportUse)>,
+    pub exports: Vec<String>,
+    /// Linked and described, or why it cannot be used.
+    pub loaded: LoadResult,
 }
 
 /// `\0asm` then the component-model version/layer (0x0d 0x00, layer 1).

@@ -1,0 +1,396 @@
+//! `vcc validator test [DIR|COMPONENT]`: run golden cases through the real
+//! host sandbox.
+//!
+//! A case is a folder with `case.yaml` and `files/` (the deliverables):
+//!
+//! ```yaml
+//! params: { word: TODO }            # the criterion's params (default {})
+//! deliverables: { notes: notes.md } # id → file, folder or glob in files/ (default: files: "**")
+//! expect:
+//!   status: fail                    # pass | fail | skip | error | invalid
+//!   reason: validator_error         # optional
+//!   summary: "2 TODO(s)"            # optional; a substring
+//!   finding_count: 2                # optional
+//!   findings:                       # optional; each must match some finding
+//!     - { message: TODO left in, path: notes.md, line: 3, rule: word }
+//!   evidence:                       # optional; a name, or a name and digest
+//!     - counts.json
+//!     - { name: counts.json, digest: "blake3:…" }
+//!   problem: INVALID_PARAMS         # with `invalid`: the integrity-pass code
+//! ```
+//!
+//! Each case becomes a one-criterion contract (MUST, every deliverable a
+//! target) checked exactly as `vcc check` would: integrity pass (params
+//! against the validator's schema), snapshot, sandbox, report.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+use serde_json::{Value, json};
+use vcc_report::{CriterionReport, Verdict};
+use vcc_runtime::{CheckOptions, Runtime};
+
+use crate::args::Format;
+use crate::author::Project;
+use crate::render::clean;
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Case {
+    /// For readers of case.yaml; not used by the runner.
+    #[serde(default)]
+    #[allow(dead_code)]
+    description: Option<String>,
+    #[serde(default)]
+    params: Option<Value>,
+    #[serde(default)]
+    deliverables: Option<BTreeMap<String, String>>,
+    expect: Expect,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Expect {
+    status: String,
+    reason: Option<String>,
+    summary: Option<String>,
+    finding_count: Option<usize>,
+    #[serde(default)]
+    findings: Vec<ExpectedFinding>,
+    #[serde(default)]
+    evidence: Vec<ExpectedEvidence>,
+    problem: Option<String>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ExpectedFinding {
+    message: Option<String>,
+    path: Option<String>,
+    line: Option<u32>,
+    column: Option<u32>,
+    rule: Option<String>,
+}
+
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum ExpectedEvidence {
+    Name(String),
+    Spec {
+        name: String,
+        digest: Option<String>,
+        media_type: Option<String>,
+    },
+}
+
+/// One case's outcome.
+struct Checked {
+    name: String,
+    expected: String,
+    got: String,
+    problems: Vec<String>,
+}
+
+pub fn test(runtime: &Runtime, target: &Path, cases: Option<&Path>, format: Format) -> i32 {
+    let (component, default_cases) = match locate(target) {
+        Ok(found) => found,
+        Err(e) => {
+            eprintln!("vcc validator test: {e}");
+            return 2;
+        }
+    };
+    let cases_dir = cases.map_or(default_cases, Path::to_path_buf);
+    let mut dirs: Vec<PathBuf> = match std::fs::read_dir(&cases_dir) {
+        Ok(entries) => entries
+            .flatten()
+            .map(|e| e.path())
+            .filter(|p| p.join("case.yaml").is_file())
+            .collect(),
+        Err(e) => {
+            eprintln!(
+                "vcc validator test: cannot read the cases in {}: {e}",
+                cases_dir.display()
+            );
+            return 2;
+        }
+    };
+    dirs.sort();
+    if dirs.is_empty() {
+        eprintln!(
+            "vcc validator test: no golden cases (folders with case.yaml) in {}",
+            cases_dir.display()
+        );
+        return 2;
+    }
+    let component = component.canonicalize().unwrap_or(component);
+    let mut results = Vec::new();
+    for dir in &dirs {
+        let name = dir
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        results.push(match run_case(runtime, &component, dir) {
+            Ok(mut checked) => {
+                checked.name = name;
+                checked
+            }
+            Err(e) => Checked {
+                name,
+                expected: "?".into(),
+                got: "-".into(),
+                problems: vec![e],
+            },
+        });
+    }
+    let failed = results.iter().filter(|r| !r.problems.is_empty()).count();
+    match format {
+        Format::Json => {
+            let doc = json!({
+                "component": component.display().to_string(),
+                "cases": results.iter().map(|r| json!({
+                    "case": r.name, "expected": r.expected, "got": r.got,
+                    "ok": r.problems.is_empty(), "problems": r.problems,
+                })).collect::<Vec<_>>(),
+                "passed": results.len() - failed,
+                "failed": failed,
+            });
+            crate::commands::print_stdout(&format!(
+                "{}\n",
+                serde_json::to_string_pretty(&doc).unwrap_or_default()
+            ));
+        }
+        Format::Human => {
+            let width = results
+                .iter()
+                .map(|r| r.name.len())
+                .max()
+                .unwrap_or(4)
+                .max(4);
+            let mut out = format!(
+                "{:<width$}  {:<9} {:<9} RESULT\n",
+                "CASE", "EXPECTED", "GOT"
+            );
+            for r in &results {
+                let verdict = if r.problems.is_empty() {
+                    "ok"
+                } else {
+                    "MISMATCH"
+                };
+                out.push_str(&format!(
+                    "{:<width$}  {:<9} {:<9} {verdict}\n",
+                    clean(&r.name),
+                    r.expected,
+                    r.got
+                ));
+            }
+            for r in results.iter().filter(|r| !r.problems.is_empty()) {
+                out.push_str(&format!("\n{}:\n", clean(&r.name)));
+                for p in &r.problems {
+                    out.push_str(&format!("  - {}\n", clean(p)));
+                }
+            }
+            out.push_str(&format!(
+                "\n{} of {} case(s) match ({})\n",
+                results.len() - failed,
+                results.len(),
+                clean(&component.display().to_string())
+            ));
+            crate::commands::print_stdout(&out);
+        }
+    }
+    if failed == 0 { 0 } else { 1 }
+}
+
+/// The component and its default cases folder, for a project or a `.wasm`.
+fn locate(target: &Path) -> Result<(PathBuf, PathBuf), String> {
+    if target.is_dir() {
+        let project = Project::load(target)?;
+        let component = project.component(target);
+        if !component.is_file() {
+            return Err(format!(
+                "{} does not exist: run `vcc validator build {}` first",
+                component.display(),
+                target.display()
+            ));
+        }
+        return Ok((component, target.join("cases")));
+    }
+    if target.is_file() {
+        let dir = target
+            .parent()
+            .filter(|p| !p.as_os_str().is_empty())
+            .unwrap_or(Path::new("."));
+        return Ok((target.to_path_buf(), dir.join("cases")));
+    }
+    Err(format!(
+        "{} is neither a validator project nor a component",
+        target.display()
+    ))
+}
+
+fn run_case(runtime: &Runtime, component: &Path, dir: &Path) -> Result<Checked, String> {
+    let case_file = dir.join("case.yaml");
+    let text =
+        std::fs::read_to_string(&case_file).map_err(|e| format!("{}: {e}", case_file.display()))?;
+    let case: Case =
+        serde_yaml::from_str(&text).map_err(|e| format!("{}: {e}", case_file.display()))?;
+    let deliverables = case
+        .deliverables
+        .clone()
+        .unwrap_or_else(|| BTreeMap::from([("files".to_string(), "**".to_string())]));
+    let contract = json!({
+        "vcc": 1,
+        "id": "golden-case",
+        "deliverables": deliverables.iter().map(|(id, path)| json!({"id": id, "path": path, "required": false})).collect::<Vec<_>>(),
+        "validators": { "subject": { "component": component.display().to_string() } },
+        "criteria": [{
+            "id": "CASE",
+            "severity": "must",
+            "validator": "subject",
+            "targets": deliverables.keys().collect::<Vec<_>>(),
+            "params": case.params.clone().unwrap_or_else(|| json!({})),
+        }],
+    });
+    let doc = vcc_contract::parse(&dir.join("case.json"), contract.to_string().as_bytes())
+        .map_err(|p| format!("case.yaml: {}", p.message))?;
+    let files = dir.join("files");
+    std::fs::create_dir_all(&files).map_err(|e| format!("{}: {e}", files.display()))?;
+    let report = vcc_runtime::check(runtime.loader(), &doc, &files, &CheckOptions::default());
+
+    let expect = &case.expect;
+    let mut problems = Vec::new();
+    let (got, criterion) = if report.verdict == Verdict::Invalid && report.criteria.is_empty() {
+        let codes: Vec<String> = report
+            .problems
+            .iter()
+            .filter(|p| p.is_error())
+            .map(|p| p.code.to_string())
+            .collect();
+        if let Some(code) = &expect.problem
+            && !codes.contains(code)
+        {
+            problems.push(format!("expected problem {code}, got {}", codes.join(", ")));
+        }
+        if expect.status != "invalid" {
+            let messages: Vec<&str> = report
+                .problems
+                .iter()
+                .filter(|p| p.is_error())
+                .map(|p| p.message.as_str())
+                .collect();
+            problems.push(format!("the case could not run: {}", messages.join("; ")));
+        }
+        ("invalid".to_string(), None)
+    } else {
+        let c = report
+            .criteria
+            .first()
+            .ok_or("the report has no criterion")?;
+        (
+            serde_json::to_value(c.status)
+                .ok()
+                .and_then(|v| v.as_str().map(str::to_string))
+                .unwrap_or_default(),
+            Some(c),
+        )
+    };
+    if got != expect.status {
+        let why = criterion
+            .map(|c| format!(": {}", c.summary))
+            .unwrap_or_default();
+        problems.push(format!("status is {got}, expected {}{why}", expect.status));
+    }
+    if let Some(c) = criterion {
+        compare(c, expect, &mut problems);
+    }
+    Ok(Checked {
+        name: String::new(),
+        expected: expect.status.clone(),
+        got,
+        problems,
+    })
+}
+
+fn compare(c: &CriterionReport, expect: &Expect, problems: &mut Vec<String>) {
+    if let Some(reason) = &expect.reason {
+        let got = serde_json::to_value(c.reason)
+            .ok()
+            .and_then(|v| v.as_str().map(str::to_string))
+            .unwrap_or_default();
+        if &got != reason {
+            problems.push(format!("reason is {got}, expected {reason}"));
+        }
+    }
+    if let Some(s) = &expect.summary
+        && !c.summary.contains(s.as_str())
+    {
+        problems.push(format!("summary {:?} does not contain {s:?}", c.summary));
+    }
+    if let Some(n) = expect.finding_count
+        && c.findings.len() != n
+    {
+        problems.push(format!("{} finding(s), expected {n}", c.findings.len()));
+    }
+    for want in &expect.findings {
+        let found = c.findings.iter().any(|f| {
+            want.message
+                .as_ref()
+                .is_none_or(|m| f.message.contains(m.as_str()))
+                && want
+                    .path
+                    .as_ref()
+                    .is_none_or(|p| f.path.as_ref() == Some(p))
+                && want.line.is_none_or(|l| f.line == Some(l))
+                && want.column.is_none_or(|col| f.column == Some(col))
+                && want
+                    .rule
+                    .as_ref()
+                    .is_none_or(|r| f.rule.as_ref() == Some(r))
+        });
+        if !found {
+            let listed: Vec<String> = c
+                .findings
+                .iter()
+                .map(|f| {
+                    format!(
+                        "{}:{} {}",
+                        f.path.as_deref().unwrap_or("-"),
+                        f.line.map_or("-".into(), |l| l.to_string()),
+                        f.message
+                    )
+                })
+                .collect();
+            problems.push(format!(
+                "no finding matches {{message: {:?}, path: {:?}, line: {:?}, rule: {:?}}}; findings: [{}]",
+                want.message, want.path, want.line, want.rule,
+                listed.join("; ")
+            ));
+        }
+    }
+    for want in &expect.evidence {
+        let (name, digest, media) = match want {
+            ExpectedEvidence::Name(n) => (n, None, None),
+            ExpectedEvidence::Spec {
+                name,
+                digest,
+                media_type,
+            } => (name, digest.as_ref(), media_type.as_ref()),
+        };
+        match c.evidence.iter().find(|e| &e.name == name) {
+            None => problems.push(format!("no evidence named {name}")),
+            Some(e) => {
+                if let Some(d) = digest
+                    && &e.digest != d
+                {
+                    problems.push(format!("evidence {name} is {}, expected {d}", e.digest));
+                }
+                if let Some(m) = media
+                    && &e.media_type != m
+                {
+                    problems.push(format!("evidence {name} is {}, expected {m}", e.media_type));
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,133 @@
+// Write a vcc validator component in JavaScript (with componentize-js).
+//
+// A validator is one function, wrapped by `defineValidator` and exported
+// as `validator` (the name of the interface the component exports):
+//
+//   import { defineValidator, passed, failed, finding, readText } from './vcc-sdk.js';
+//
+//   export const validator = defineValidator(
+//     { name: 'no-todo', summary: 'target files contain no TODO' },
+//     (criterion) => {
+//       const found = criterion.paths.flatMap((p) =>
+//         readText(p).split('\n').flatMap((text, i) =>
+//           text.includes('TODO') ? [finding('TODO left in', { path: p, line: i + 1 })] : []));
+//       return found.length ? failed(`${found.length} TODO(s)`, found) : passed('no TODO');
+//     });
+//
+// `vcc validator build` writes this file next to the validator and runs
+// componentize-js against the `vcc:validator` WIT, which generates the
+// bindings behind the import below at build time.
+//
+// Return `failed(...)` when the deliverables do not meet the criterion.
+// Throw only when the validator itself cannot work: the host records status
+// `error`, never a pass.
+
+import {
+  listFiles,
+  readFile,
+  statFile,
+  listDeliverables,
+} from 'vcc:validator/deliverables@0.1.1';
+
+/** Where the host mounts the deliverable root (read-only). */
+export const MOUNT = '/deliverables';
+/** The `vcc:validator` version this SDK targets. */
+export const WIT_VERSION = '0.1.1';
+
+/** Host calls throw on `err`; rethrow as an Error carrying the message. */
+function host(call, ...args) {
+  try {
+    return call(...args);
+  } catch (err) {
+    throw new Error(String(err?.payload ?? err?.message ?? err));
+  }
+}
+
+/** The files of any deliverable of the contract, by id. */
+export function files(deliverable) {
+  return host(listFiles, deliverable);
+}
+
+/** The ids of every deliverable of the contract, in contract order. */
+export function deliverableIds() {
+  return host(listDeliverables);
+}
+
+/** The bytes of a file the host hashed (recorded in `files_read`). */
+export function read(path) {
+  return host(readFile, path);
+}
+
+export function readText(path) {
+  return new TextDecoder().decode(read(path));
+}
+
+/** Size and digest of a file, without reading it. */
+export function stat(path) {
+  return host(statFile, path);
+}
+
+/** A guest path made relative to the deliverable root, for messages. */
+export function relative(path) {
+  if (path === MOUNT) return '';
+  return path.startsWith(MOUNT + '/') ? path.slice(MOUNT.length + 1) : path;
+}
+
+/** A finding; `path` may be a guest path or relative to the root. */
+export function finding(message, { path, line, column, rule } = {}) {
+  return {
+    message: String(message),
+    path: path === undefined ? undefined : relative(path),
+    line,
+    column,
+    rule,
+  };
+}
+
+/** Bytes kept with the report (a string is encoded as UTF-8). */
+export function evidence(name, mediaType, data) {
+  const bytes = typeof data === 'string' ? new TextEncoder().encode(data) : new Uint8Array(data);
+  return { name, mediaType, bytes };
+}
+
+const outcome = (status) => (summary, findings = [], evidence = []) => ({
+  status,
+  summary: String(summary),
+  findings,
+  evidence,
+});
+export const passed = outcome('pass');
+export const failed = outcome('fail');
+export const skipped = outcome('skip');
+
+/**
+ * The exported `validator` interface for one check function.
+ * `check(criterion)` gets `{ id, params, targets: { id: [paths] }, paths }`.
+ */
+export function defineValidator({ name, version = '0.1.0', summary = '', params }, check) {
+  const schema = params ?? { type: 'object', additionalProperties: false };
+  return {
+    describe() {
+      return { name, version, summary, paramsSchema: JSON.stringify(schema) };
+    },
+    validate(raw) {
+      const criterion = {
+        id: raw.id,
+        params: JSON.parse(raw.params || '{}'),
+        targets: Object.fromEntries(raw.targets.map((t) => [t.id, t.paths])),
+        paths: raw.targets.flatMap((t) => t.paths),
+      };
+      let result;
+      try {
+        result = check(criterion);
+      } catch (err) {
+        // The validator cannot work: an error for the host, never a pass.
+        throw `${err?.name ?? 'Error'}: ${err?.message ?? err}`;
+      }
+      if (!result || !['pass', 'fail', 'skip'].includes(result.status)) {
+        throw 'check() must return passed(...), failed(...) or skipped(...)';
+      }
+      return result;
+    },
+  };
+}

@@ -1,0 +1,47 @@
+"""The SDK conformance validator in Python (spec: sdk/conformance/README.md)."""
+
+import json
+
+import vcc_sdk
+
+
+class Conformance(vcc_sdk.Validator):
+    name = "conformance"
+    summary = "counts lines containing a word (the SDK conformance validator)"
+    params = {
+        "type": "object",
+        "additionalProperties": False,
+        "required": ["word"],
+        "properties": {
+            "word": {"type": "string", "minLength": 1},
+            "max": {"type": "integer", "minimum": 0, "default": 0},
+            "mode": {"enum": ["check", "skip", "error"], "default": "check"},
+        },
+    }
+
+    def validate(self, criterion):
+        word = criterion.param("word")
+        mode = criterion.param("mode", "check")
+        if mode == "skip":
+            return vcc_sdk.skipped("asked to skip")
+        if mode == "error":
+            raise RuntimeError("asked to fail")
+        counts = {}
+        findings = []
+        for path in criterion.paths:
+            n = 0
+            for i, line in enumerate(vcc_sdk.read_text(path).split("\n"), 1):
+                if word in line:
+                    n += 1
+                    findings.append(vcc_sdk.Finding(f"found {word}", path=path, line=i, rule="word"))
+            counts[vcc_sdk.relative(path)] = n
+        total = sum(counts.values())
+        summary = f"{total} occurrence(s) of {word}"
+        evidence = [vcc_sdk.Evidence("counts.json", "application/json",
+                                     json.dumps(counts, sort_keys=True, separators=(",", ":")))]
+        if total > criterion.param("max", 0):
+            return vcc_sdk.failed(summary, findings, evidence)
+        return vcc_sdk.passed(summary, findings, evidence)
+
+
+Validator = vcc_sdk.export(Conformance)

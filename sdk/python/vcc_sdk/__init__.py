@@ -1,0 +1,203 @@
+"""Write a vcc validator component in Python (with componentize-py).
+
+A validator is a class with one method::
+
+    import vcc_sdk
+
+    class NoTodo(vcc_sdk.Validator):
+        name = "no-todo"
+        summary = "target files contain no TODO"
+
+        def validate(self, criterion):
+            found = [vcc_sdk.Finding("TODO left in", path=p, line=n)
+                     for p in criterion.paths
+                     for n, text in enumerate(vcc_sdk.read_text(p).splitlines(), 1)
+                     if "TODO" in text]
+            if found:
+                return vcc_sdk.failed(f"{len(found)} TODO(s)", found)
+            return vcc_sdk.passed("no TODO")
+
+    Validator = vcc_sdk.export(NoTodo)
+
+`vcc validator build` runs componentize-py with this package and bindings
+generated from the `vcc:validator` WIT at build time (the `wit_world`
+module); nothing here is generated or copied by hand.
+
+Return `failed(...)` when the deliverables do not meet the criterion. Raise
+(any exception) only when the validator itself cannot work: the host records
+status `error`, never a pass.
+"""
+
+import json
+
+from componentize_py_types import Err
+from wit_world import exports
+from wit_world.imports import deliverables, types
+
+__all__ = [
+    "MOUNT",
+    "WIT_VERSION",
+    "Criterion",
+    "Validator",
+    "Finding",
+    "Evidence",
+    "passed",
+    "failed",
+    "skipped",
+    "files",
+    "deliverable_ids",
+    "read",
+    "read_text",
+    "stat",
+    "relative",
+    "export",
+]
+
+#: Where the host mounts the deliverable root (read-only) for `open()`.
+MOUNT = "/deliverables"
+#: The `vcc:validator` version this SDK targets.
+WIT_VERSION = "0.1.1"
+
+
+class Criterion:
+    """The criterion a validator is asked to judge, with params parsed."""
+
+    def __init__(self, raw):
+        self.id = raw.id
+        #: The criterion's params as Python values (`{}` when absent).
+        self.params = json.loads(raw.params or "{}")
+        #: Deliverable id -> guest paths of its files, in contract order.
+        self.targets = {t.id: list(t.paths) for t in raw.targets}
+
+    @property
+    def paths(self):
+        """Every target file's guest path, in target order."""
+        return [p for paths in self.targets.values() for p in paths]
+
+    def param(self, name, default=None):
+        return self.params.get(name, default)
+
+
+class Validator:
+    """Subclass, set the class attributes, implement `validate`."""
+
+    name = "validator"
+    version = "0.1.0"
+    summary = ""
+    #: A JSON Schema (as a dict) the host checks `params` against.
+    params = {"type": "object", "additionalProperties": False}
+
+    def validate(self, criterion):
+        raise NotImplementedError("implement validate(self, criterion)")
+
+
+def Finding(message, path=None, line=None, column=None, rule=None):
+    """A finding; `path` may be a guest path or relative to the root."""
+    return types.Finding(
+        message=str(message),
+        path=relative(path) if path is not None else None,
+        line=line,
+        column=column,
+        rule=rule,
+    )
+
+
+def Evidence(name, media_type, data):
+    """Bytes kept with the report (`str` is encoded as UTF-8)."""
+    if isinstance(data, str):
+        data = data.encode("utf-8")
+    return types.Evidence(name=name, media_type=media_type, bytes=bytes(data))
+
+
+def _outcome(status, summary, findings, evidence):
+    return types.Outcome(
+        status=status,
+        summary=str(summary),
+        findings=list(findings or []),
+        evidence=list(evidence or []),
+    )
+
+
+def passed(summary, findings=(), evidence=()):
+    return _outcome(types.Status.PASS, summary, findings, evidence)
+
+
+def failed(summary, findings=(), evidence=()):
+    return _outcome(types.Status.FAIL, summary, findings, evidence)
+
+
+def skipped(summary, findings=(), evidence=()):
+    return _outcome(types.Status.SKIP, summary, findings, evidence)
+
+
+def _host(call, *args):
+    """Host calls report failures as `Err(message)`; raise them as errors."""
+    try:
+        return call(*args)
+    except Err as err:
+        raise OSError(str(err.value)) from None
+
+
+def files(deliverable):
+    """The files of any deliverable of the contract, by id."""
+    return _host(deliverables.list_files, deliverable)
+
+
+def deliverable_ids():
+    """The ids of every deliverable of the contract, in contract order."""
+    return list(deliverables.list_deliverables())
+
+
+def read(path):
+    """The bytes of a file the host hashed (recorded in `files_read`)."""
+    return bytes(_host(deliverables.read_file, path))
+
+
+def read_text(path):
+    return read(path).decode("utf-8")
+
+
+def stat(path):
+    """Size and digest of a file, without reading it."""
+    return _host(deliverables.stat_file, path)
+
+
+def relative(path):
+    """A guest path made relative to the deliverable root, for messages."""
+    if path == MOUNT:
+        return ""
+    if path.startswith(MOUNT + "/"):
+        return path[len(MOUNT) + 1 :]
+    return path
+
+
+def export(cls):
+    """Adapt a `Validator` subclass to the component's exported interface.
+
+    Assign the result to a module-level `Validator` in the app module:
+    componentize-py exports that class.
+    """
+    instance = cls()
+
+    class Exported(exports.Validator):
+        def describe(self):
+            return types.Description(
+                name=instance.name,
+                version=instance.version,
+                summary=instance.summary,
+                params_schema=json.dumps(instance.params),
+            )
+
+        def validate(self, criterion):
+            try:
+                outcome = instance.validate(Criterion(criterion))
+            except Err:
+                raise
+            except Exception as exc:  # the validator cannot work: an error, never a pass
+                raise Err(f"{type(exc).__name__}: {exc}") from None
+            if not isinstance(outcome, types.Outcome):
+                raise Err(f"validate() returned {type(outcome).__name__}, not an outcome (use passed/failed/skipped)")
+            return outcome
+
+    Exported.__name__ = cls.__name__
+    return Exported
