@@ -386,9 +386,14 @@ fn new_refuses_bad_names_and_existing_work() {
 #[test]
 fn readme_snippets_are_what_new_writes() {
     let readme = std::fs::read_to_string(repo().join("README.md")).unwrap();
-    for (fence, template) in [("python", "sdk/templates/python/app.py"), ("js", "sdk/templates/js/validator.js")] {
+    for (fence, template) in [
+        ("python", "sdk/templates/python/app.py"),
+        ("js", "sdk/templates/js/validator.js"),
+    ] {
         let text = std::fs::read_to_string(repo().join(template)).unwrap();
-        let filled = text.replace("{{name}}", "no-todo").replace("{{type}}", "NoTodo");
+        let filled = text
+            .replace("{{name}}", "no-todo")
+            .replace("{{type}}", "NoTodo");
         assert!(
             readme.contains(&format!("```{fence}\n{filled}```")),
             "the README's {fence} example differs from {template}"
