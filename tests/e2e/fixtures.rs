@@ -398,3 +398,50 @@ fn readme_example() {
         serde_json::json!([{"message": "TODO left in", "path": "more.md", "line": 2}])
     );
 }
+
+#[test]
+fn foreign_import() {
+    // An import the host does not provide: flagged by inspect, and a MUST
+    // bound to it is unverifiable (it could never run).
+    let run = vcc(&[
+        "validator",
+        "inspect",
+        fixtures::FOREIGN_IMPORT,
+        "--format",
+        "json",
+    ]);
+    assert_eq!(run.code, 1, "{}", run.stdout);
+    let i = run.json();
+    assert_eq!(i["usable"], false);
+    let refused: Vec<&str> = i["imports"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|m| m["use"] == "refused")
+        .map(|m| m["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(refused, vec!["acme:secrets/vault@1.0.0"]);
+    assert!(
+        i["problem"].as_str().unwrap().contains("cannot be linked"),
+        "{i}"
+    );
+    let human = vcc(&["validator", "inspect", fixtures::FOREIGN_IMPORT]);
+    assert!(
+        human.stdout.contains("REFUSED  acme:secrets/vault@1.0.0"),
+        "{}",
+        human.stdout
+    );
+
+    let (_scratch, contract) = setup(fixtures::FOREIGN_IMPORT, "");
+    let lint = vcc(&["lint", contract.to_str().unwrap(), "--format", "json"]);
+    assert_eq!(lint.code, 2);
+    let problem = &lint.json()["problems"][0];
+    assert_eq!(problem["code"], "UNVERIFIABLE_MUST");
+    assert!(
+        problem["message"]
+            .as_str()
+            .unwrap()
+            .contains("acme:secrets/vault"),
+        "{problem}"
+    );
+}
