@@ -66,6 +66,19 @@ pub struct CheckArgs {
     /// Exit 0 for an advisory contract (advisory contracts are never accepted).
     #[arg(long)]
     pub allow_advisory: bool,
+    /// Refuse to judge a root holding more files than this [default: 1000000].
+    #[arg(long, value_name = "N")]
+    pub max_files: Option<usize>,
+    /// Folders deeper than this are not walked (and reported) [default: 256].
+    #[arg(long, value_name = "N")]
+    pub max_depth: Option<usize>,
+    /// Files larger than this are not read (and reported) [default: 4GiB].
+    #[arg(long, value_name = "SIZE", value_parser = parse_size)]
+    pub max_file_size: Option<vcc_contract::ByteSize>,
+}
+
+fn parse_size(text: &str) -> Result<vcc_contract::ByteSize, String> {
+    vcc_contract::ByteSize::parse(text)
 }
 
 #[derive(Args)]

@@ -8,7 +8,7 @@ use serde_json::json;
 use vcc_contract::Level;
 use vcc_report::Report;
 use vcc_report::law::exit;
-use vcc_runtime::{Builtin, Cache, CheckOptions, Runtime};
+use vcc_runtime::{Builtin, Cache, CheckOptions, Runtime, WalkLimits};
 
 use crate::args::{CheckArgs, Cli, Command, Format, LintArgs, ValidatorCommand};
 use crate::render::{self, Style};
@@ -64,7 +64,19 @@ fn runtime(cli: &Cli) -> Result<Runtime, i32> {
         .iter()
         .map(|&(name, bytes)| Builtin { name, bytes })
         .collect();
-    match Runtime::new(builtins, cache_dir.as_deref()) {
+    // A knob for tests and slow machines: how long one component may take
+    // to compile (a duration like `300s`).
+    let compile_timeout = match std::env::var("VCC_COMPILE_TIMEOUT") {
+        Ok(text) if !text.is_empty() => match vcc_contract::DurationSpec::parse(&text) {
+            Ok(d) => d.0,
+            Err(e) => {
+                eprintln!("vcc: VCC_COMPILE_TIMEOUT: {e}");
+                return Err(exit::INVALID);
+            }
+        },
+        _ => vcc_runtime::DEFAULT_COMPILE_TIMEOUT,
+    };
+    match Runtime::new(builtins, cache_dir.as_deref(), compile_timeout) {
         Ok((runtime, warning)) => {
             if let Some(warning) = warning {
                 eprintln!("vcc: warning: {warning}");
@@ -164,11 +176,19 @@ fn check(cli: &Cli, args: &CheckArgs, style: &Style) -> i32 {
         Ok(doc) => {
             let root = args.dir.clone().unwrap_or_else(|| doc.dir().to_path_buf());
             let defaults = CheckOptions::default();
+            let walk = WalkLimits {
+                max_files: args.max_files.unwrap_or(defaults.walk.max_files),
+                max_depth: args.max_depth.unwrap_or(defaults.walk.max_depth),
+                max_file_size: args
+                    .max_file_size
+                    .map_or(defaults.walk.max_file_size, |s| s.0),
+                ..defaults.walk.clone()
+            };
             let options = CheckOptions {
                 jobs: args.jobs.unwrap_or(defaults.jobs),
                 evidence_dir: args.evidence_dir.clone(),
                 host_digest: host_digest(),
-                ..defaults
+                walk,
             };
             vcc_runtime::check(runtime.loader(), &doc, &root, &options)
         }

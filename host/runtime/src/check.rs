@@ -101,6 +101,16 @@ pub fn check(loader: &Loader, doc: &Document, root: &Path, options: &CheckOption
         }
     };
 
+    // Held until every run is over (a mirror is removed when dropped).
+    let view = match snapshot.view() {
+        Ok(view) => view,
+        Err(err) => {
+            report.reason = format!("cannot prepare the read-only view of the deliverables: {err}");
+            return finish(report, loader, options, started);
+        }
+    };
+    let mount = Arc::new(view.path().to_path_buf());
+
     let resolved: HashMap<&str, (Vec<String>, Vec<String>)> = contract
         .deliverables
         .iter()
@@ -135,6 +145,7 @@ pub fn check(loader: &Loader, doc: &Document, root: &Path, options: &CheckOption
         snapshot: &snapshot,
         resolved: &resolved,
         listing: &listing,
+        mount: &mount,
     };
     let next = AtomicUsize::new(0);
     let results: Mutex<Vec<Option<Evaluated>>> =
@@ -240,6 +251,7 @@ struct Ctx<'a> {
     /// Deliverable id → (files, entries that could not be read).
     resolved: &'a HashMap<&'a str, (Vec<String>, Vec<String>)>,
     listing: &'a Arc<HashMap<String, Vec<String>>>,
+    mount: &'a Arc<PathBuf>,
 }
 
 impl Ctx<'_> {
@@ -380,11 +392,12 @@ impl Ctx<'_> {
                 .iter()
                 .map(|d| d.id.clone())
                 .collect(),
+            mount: self.mount.clone(),
             limits,
         };
         let sandbox = self.loader.sandbox().clone();
         let pre = loaded.pre.clone();
-        guarded(limits.timeout, move || sandbox.validate(&pre, request)).unwrap_or_else(|stopped| match stopped {
+        guarded("vcc-validate", limits.timeout, move || sandbox.validate(&pre, request)).unwrap_or_else(|stopped| match stopped {
             Stopped::TimedOut => RunOutput::error(
                 Reason::Timeout,
                 format!(

@@ -27,14 +27,15 @@ pub enum Stopped {
     Failed,
 }
 
-/// Run `f` on its own thread and wait at most `budget` plus grace.
+/// Run `f` on a thread called `name` and wait at most `budget` plus grace.
 pub fn guarded<T: Send + 'static>(
+    name: &str,
     budget: Duration,
     f: impl FnOnce() -> T + Send + 'static,
 ) -> Result<T, Stopped> {
     let (tx, rx) = mpsc::sync_channel(1);
     std::thread::Builder::new()
-        .name("vcc-guest".into())
+        .name(name.into())
         .stack_size(STACK)
         .spawn(move || {
             let _ = tx.send(f());
@@ -54,13 +55,13 @@ mod tests {
 
     #[test]
     fn returns_results_and_gives_up_on_stuck_work() {
-        assert_eq!(guarded(Duration::from_secs(1), || 7), Ok(7));
+        assert_eq!(guarded("t", Duration::from_secs(1), || 7), Ok(7));
         assert_eq!(
-            guarded(Duration::from_secs(1), || panic!("host bug")),
+            guarded("t", Duration::from_secs(1), || panic!("host bug")),
             Err::<(), _>(Stopped::Failed)
         );
         let start = Instant::now();
-        let stuck = guarded(Duration::from_millis(50), || {
+        let stuck = guarded("t", Duration::from_millis(50), || {
             std::thread::sleep(Duration::from_secs(30));
         });
         assert_eq!(stuck, Err(Stopped::TimedOut));

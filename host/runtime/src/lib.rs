@@ -12,6 +12,7 @@ mod snapshot;
 mod validators;
 
 use std::path::Path;
+use std::time::Duration;
 
 pub use cache::Cache;
 pub use check::{
@@ -20,7 +21,9 @@ pub use check::{
 };
 pub use sandbox::{Description, EVIDENCE_CAP, GUEST_ROOT, ImportUse, SUPPORTED_WIT, import_use};
 pub use snapshot::{Snapshot, WalkLimits};
-pub use validators::{Builtin, Inspection, LoadResult, Loaded, Loader, MAX_COMPONENT_BYTES};
+pub use validators::{
+    Builtin, DEFAULT_COMPILE_TIMEOUT, Inspection, LoadResult, Loaded, Loader, MAX_COMPONENT_BYTES,
+};
 
 /// Everything needed to load and run validators, for one process.
 pub struct Runtime {
@@ -33,6 +36,7 @@ impl Runtime {
     pub fn new(
         builtins: Vec<Builtin>,
         cache_dir: Option<&Path>,
+        compile_timeout: Duration,
     ) -> anyhow::Result<(Runtime, Option<String>)> {
         let sandbox = sandbox::Sandbox::new()?;
         let (cache, warning) = match cache_dir.map(Cache::open) {
@@ -45,7 +49,7 @@ impl Runtime {
         };
         Ok((
             Runtime {
-                loader: Loader::new(sandbox, cache, builtins),
+                loader: Loader::new(sandbox, cache, builtins, compile_timeout),
             },
             warning,
         ))

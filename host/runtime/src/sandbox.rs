@@ -10,15 +10,18 @@
 //! unless `validate` returns `pass` within every limit.
 
 use std::collections::{BTreeMap, HashMap};
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use vcc_report::{FileRead, Finding, Reason, Status};
-use wasmtime::component::{Component, HasSelf, Linker, ResourceTable};
+use wasmtime::StoreContextMut;
+use wasmtime::component::{Component, HasSelf, Linker, Resource, ResourceTable};
 use wasmtime::{Config, Engine, ResourceLimiter, Store, Trap};
 use wasmtime_wasi::p2::pipe::MemoryOutputPipe;
+use wasmtime_wasi::p2::{DynPollable, Pollable, subscribe};
 use wasmtime_wasi::{
     Deterministic, FsPerms, HostMonotonicClock, HostWallClock, I32Exit, WasiCtx, WasiCtxBuilder,
     WasiCtxView, WasiView,
@@ -136,6 +139,8 @@ pub struct Request {
     pub deliverables: Arc<HashMap<String, Vec<String>>>,
     /// Deliverable ids in contract order (for `list-deliverables`).
     pub order: Vec<String>,
+    /// The folder mounted read-only at `/deliverables`.
+    pub mount: Arc<PathBuf>,
     pub limits: RunLimits,
 }
 
@@ -192,6 +197,7 @@ impl Sandbox {
         let engine = Engine::new(&config)?;
         let mut linker = Linker::new(&engine);
         wasmtime_wasi::p2::add_to_linker_sync(&mut linker)?;
+        frozen_time(&mut linker)?;
         deliverables::add_to_linker::<RunState, HasSelf<RunState>>(&mut linker, |s| s)?;
         let ticker = Ticker::start(engine.clone());
         Ok(Sandbox {
@@ -296,8 +302,10 @@ impl Sandbox {
             snapshot: request.snapshot.clone(),
             deliverables: request.deliverables.clone(),
             order: request.order.clone(),
+            mount: request.mount.clone(),
             reads: BTreeMap::new(),
             read_cap: request.limits.memory,
+            deadline: Instant::now() + request.limits.timeout,
             saw_change: false,
         };
         let (mut store, pipes) = match self.store(request.limits, Some(files)) {
@@ -392,7 +400,7 @@ impl Sandbox {
             .allow_ip_name_lookup(false)
             .socket_addr_check(|_, _| Box::pin(async { false }));
         if let Some(files) = &files {
-            wasi.preopened_dir(files.snapshot.root(), GUEST_ROOT, FsPerms::ReadOnly)?;
+            wasi.preopened_dir(files.mount.as_path(), GUEST_ROOT, FsPerms::ReadOnly)?;
         }
         let mut table = ResourceTable::new();
         table.set_max_capacity(MAX_RESOURCES);
@@ -435,6 +443,34 @@ impl HostWallClock for FixedWallClock {
     fn now(&self) -> Duration {
         Duration::from_secs(946_684_800)
     }
+}
+
+/// The WASI clocks version wasmtime-wasi defines (its `clocks.wit`). A
+/// test (`sleeps_in_host_calls`) fails if this stops shadowing its sleeps.
+const WASI_CLOCKS: &str = "wasi:clocks/monotonic-clock@0.2.12";
+
+/// Time does not pass in the sandbox, so a sleep is over as soon as it
+/// starts: a guest can never block the host by waiting on a clock.
+fn frozen_time(linker: &mut Linker<RunState>) -> anyhow::Result<()> {
+    struct Elapsed;
+    #[wasmtime_wasi::async_trait]
+    impl Pollable for Elapsed {
+        async fn ready(&mut self) {}
+    }
+    fn elapsed(
+        mut store: StoreContextMut<'_, RunState>,
+        _: (u64,),
+    ) -> wasmtime::Result<(Resource<DynPollable>,)> {
+        let table = &mut store.data_mut().table;
+        let ready = table.push(Elapsed)?;
+        Ok((subscribe(table, ready)?,))
+    }
+    linker.allow_shadowing(true);
+    let mut clock = linker.instance(WASI_CLOCKS)?;
+    clock.func_wrap("subscribe-duration", elapsed)?;
+    clock.func_wrap("subscribe-instant", elapsed)?;
+    linker.allow_shadowing(false);
+    Ok(())
 }
 
 struct FixedMonotonicClock;
@@ -516,8 +552,11 @@ struct FileAccess {
     deliverables: Arc<HashMap<String, Vec<String>>>,
     /// Deliverable ids in contract order.
     order: Vec<String>,
+    mount: Arc<PathBuf>,
     reads: BTreeMap<String, String>,
     read_cap: u64,
+    /// Reads stop when the run's budget is spent, even inside a long read.
+    deadline: Instant,
     saw_change: bool,
 }
 
@@ -581,7 +620,7 @@ impl deliverables::Host for RunState {
                 info.size
             ));
         }
-        match files.snapshot.read(&key) {
+        match files.snapshot.read_before(&key, files.deadline) {
             Ok(bytes) => {
                 files.reads.insert(key, info.digest);
                 Ok(bytes.to_vec())

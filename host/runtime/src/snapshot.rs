@@ -17,6 +17,7 @@ use std::io::{self, Read};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
 
 use cap_std::ambient_authority;
 use cap_std::fs::{Dir, File, FileType, Metadata, MetadataExt, OpenOptions, OpenOptionsExt};
@@ -193,6 +194,12 @@ impl Snapshot {
     /// The bytes of a file, exactly as hashed: from memory, or re-read and
     /// checked against the digest.
     pub fn read(&self, path: &str) -> Result<Arc<[u8]>, String> {
+        self.read_before(path, Instant::now() + Duration::from_secs(3600))
+    }
+
+    /// Like [`Snapshot::read`], but a re-read stops at `deadline`: a guest
+    /// asking for a huge file cannot keep the host busy past its budget.
+    pub fn read_before(&self, path: &str, deadline: Instant) -> Result<Arc<[u8]>, String> {
         let entry = self
             .files
             .get(path)
@@ -200,18 +207,84 @@ impl Snapshot {
         if let Some(bytes) = &entry.bytes {
             return Ok(bytes.clone());
         }
+        if Instant::now() >= deadline {
+            return Err(format!("{path}: the run's time budget is spent"));
+        }
         let mut file = open_regular(&self.dir, path).map_err(|e| format!("{path}: {e}"))?;
         let mut bytes = Vec::with_capacity(entry.size as usize);
-        (&mut file)
-            .take(entry.size + 1)
-            .read_to_end(&mut bytes)
-            .map_err(|e| format!("{path}: {e}"))?;
+        let mut chunk = vec![0u8; 4 << 20];
+        loop {
+            let n = file.read(&mut chunk).map_err(|e| format!("{path}: {e}"))?;
+            if n == 0 {
+                break;
+            }
+            bytes.extend_from_slice(&chunk[..n]);
+            if bytes.len() as u64 > entry.size {
+                return Err(format!("{path}: changed since it was hashed"));
+            }
+            if Instant::now() >= deadline {
+                return Err(format!(
+                    "{path}: the run's time budget ran out while reading"
+                ));
+            }
+        }
         if blake3::hash(&bytes) != entry.digest {
             return Err(format!("{path}: changed since it was hashed"));
         }
         Ok(bytes.into())
     }
 
+    /// The folder validators see at `/deliverables`.
+    ///
+    /// When the walk found nothing but regular files and directories, that
+    /// is the root itself. Otherwise (a symlink, FIFO, socket, device, or a
+    /// file vcc would not hash), it is a temporary mirror holding only the
+    /// hashed files — hard links, or copies across filesystems — so no
+    /// special file is reachable and a guest cannot block on one.
+    pub fn view(&self) -> io::Result<View> {
+        if self.unreadable.is_empty() {
+            return Ok(View::Live(self.root.clone()));
+        }
+        let mirror = tempfile::Builder::new().prefix("vcc-view-").tempdir()?;
+        let target = Dir::open_ambient_dir(mirror.path(), ambient_authority())?;
+        for (path, entry) in &self.files {
+            if let Some((parent, _)) = path.rsplit_once('/') {
+                target.create_dir_all(parent)?;
+            }
+            // cap-std resolves `path` inside the root only: a swapped-in
+            // symlink cannot link an outside file into the view.
+            if self.dir.hard_link(path, &target, path).is_ok() {
+                let linked = target.metadata(path)?;
+                if (linked.dev(), linked.ino()) != (entry.stat.dev, entry.stat.ino) {
+                    return Err(io::Error::other(format!(
+                        "{path} changed while the view was made"
+                    )));
+                }
+            } else {
+                let bytes = self.read(path).map_err(io::Error::other)?;
+                target.write(path, &bytes)?;
+            }
+        }
+        Ok(View::Mirror(mirror))
+    }
+}
+
+/// See [`Snapshot::view`]. A mirror is removed when dropped.
+pub enum View {
+    Live(PathBuf),
+    Mirror(tempfile::TempDir),
+}
+
+impl View {
+    pub fn path(&self) -> &Path {
+        match self {
+            View::Live(root) => root,
+            View::Mirror(dir) => dir.path(),
+        }
+    }
+}
+
+impl Snapshot {
     /// Paths that are not as they were when hashed: files changed, added or
     /// removed, and entries that were not hashed (symlinks, FIFOs, …)
     /// appearing, disappearing or changing kind. A file whose metadata
@@ -641,6 +714,45 @@ mod tests {
         assert_eq!(kinds, vec![("out", "symlink"), ("pipe", "fifo")]);
         let blocked = snap.resolve(&paths::check("*").unwrap()).blocked;
         assert_eq!(blocked.len(), 2);
+    }
+
+    #[test]
+    fn the_view_hides_special_files() {
+        let dir = tree(&[("a.txt", "x"), ("sub/b.txt", "y")]);
+        let live = Snapshot::take(dir.path(), WalkLimits::default()).unwrap();
+        assert_eq!(
+            live.view().unwrap().path(),
+            dir.path(),
+            "nothing special: the root itself"
+        );
+        std::os::unix::fs::symlink("/etc", dir.path().join("escape")).unwrap();
+        let fifo = std::ffi::CString::new(dir.path().join("pipe").to_str().unwrap()).unwrap();
+        assert_eq!(unsafe { libc::mkfifo(fifo.as_ptr(), 0o600) }, 0);
+        let snap = Snapshot::take(dir.path(), WalkLimits::default()).unwrap();
+        let view = snap.view().unwrap();
+        assert_ne!(view.path(), dir.path());
+        assert_eq!(
+            fs::read_to_string(view.path().join("sub/b.txt")).unwrap(),
+            "y"
+        );
+        assert!(!view.path().join("escape").exists());
+        assert!(!view.path().join("pipe").exists());
+        let mirror = view.path().to_path_buf();
+        drop(view);
+        assert!(!mirror.exists(), "the mirror is removed");
+    }
+
+    #[test]
+    fn reads_stop_at_the_deadline() {
+        let big = "x".repeat((RETAIN_FILE_MAX + 1) as usize);
+        let dir = tree(&[("big", &big)]);
+        let snap = Snapshot::take(dir.path(), WalkLimits::default()).unwrap();
+        let past = Instant::now() - Duration::from_millis(1);
+        assert!(
+            snap.read_before("big", past)
+                .unwrap_err()
+                .contains("budget")
+        );
     }
 
     #[test]

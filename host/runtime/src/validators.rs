@@ -34,6 +34,10 @@ pub struct Builtin {
 /// validators are 12–18 MB).
 pub const MAX_COMPONENT_BYTES: u64 = 128 << 20;
 
+/// How long compiling one component may take (Python and JavaScript
+/// components take ~20 s in a debug build of vcc).
+pub const DEFAULT_COMPILE_TIMEOUT: Duration = Duration::from_secs(300);
+
 /// Limits for `describe()`.
 pub const DESCRIBE_LIMITS: RunLimits = RunLimits {
     timeout: Duration::from_secs(10),
@@ -56,6 +60,7 @@ pub type LoadResult = Result<Arc<Loaded>, String>;
 /// Loads components once per process, through the on-disk cache.
 pub struct Loader {
     sandbox: Sandbox,
+    compile_timeout: Duration,
     cache: Option<Cache>,
     builtins: Vec<Builtin>,
     stats: Mutex<CacheStats>,
@@ -64,13 +69,19 @@ pub struct Loader {
 }
 
 impl Loader {
-    pub fn new(sandbox: Sandbox, cache: Option<Cache>, builtins: Vec<Builtin>) -> Loader {
+    pub fn new(
+        sandbox: Sandbox,
+        cache: Option<Cache>,
+        builtins: Vec<Builtin>,
+        compile_timeout: Duration,
+    ) -> Loader {
         let stats = CacheStats {
             dir: cache.as_ref().map(|c| c.dir().display().to_string()),
             ..CacheStats::default()
         };
         Loader {
             sandbox,
+            compile_timeout,
             cache,
             builtins,
             stats: Mutex::new(stats),
@@ -202,7 +213,7 @@ impl Loader {
         let pre = self.sandbox.prepare(&component)?;
         let sandbox = self.sandbox.clone();
         let pre_for_describe = pre.clone();
-        let description = guarded(DESCRIBE_LIMITS.timeout, move || {
+        let description = guarded("vcc-describe", DESCRIBE_LIMITS.timeout, move || {
             sandbox.describe(&pre_for_describe, DESCRIBE_LIMITS)
         })
         .unwrap_or_else(|stopped| {
@@ -243,8 +254,18 @@ impl Loader {
                 Lookup::Miss => {}
             }
         }
-        let component =
-            Component::new(engine, bytes).map_err(|e| format!("it does not compile: {e:#}"))?;
+        // A component can be made to take very long to compile: bound it.
+        let owned = bytes.to_vec();
+        let compiler = engine.clone();
+        let limit = self.compile_timeout;
+        let component = guarded("vcc-compile", limit, move || {
+            Component::new(&compiler, &owned)
+        })
+        .map_err(|stopped| match stopped {
+            Stopped::TimedOut => format!("it did not compile within {limit:?}"),
+            Stopped::Failed => "the compiler failed (host error)".to_string(),
+        })?
+        .map_err(|e| format!("it does not compile: {e:#}"))?;
         self.count(|s| s.misses += 1);
         if let Some(cache) = &self.cache
             && let Ok(artifact) = component.serialize()

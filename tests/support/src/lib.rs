@@ -136,3 +136,21 @@ pub fn open_fifo_writer(path: &Path, patience: std::time::Duration) -> Option<fs
     }
     None
 }
+
+/// Wait (polling, at most `patience`) until process `pid` has a thread
+/// named `name` (Linux: /proc/PID/task/*/comm). Lets a test act while vcc
+/// is inside a validator run without any cooperation from the guest.
+pub fn wait_for_thread(pid: u32, name: &str, patience: std::time::Duration) -> bool {
+    let start = std::time::Instant::now();
+    while start.elapsed() < patience {
+        let tasks = fs::read_dir(format!("/proc/{pid}/task"));
+        let found = tasks.into_iter().flatten().flatten().any(|task| {
+            fs::read_to_string(task.path().join("comm")).is_ok_and(|comm| comm.trim() == name)
+        });
+        if found {
+            return true;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    false
+}

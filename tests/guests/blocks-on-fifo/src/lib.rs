@@ -1,23 +1,21 @@
-//! Opens `/deliverables/pipe`, then `/deliverables/pipe2` if it exists,
-//! through WASI. Opening a FIFO for reading waits for a writer, so with no
-//! writer the guest blocks inside a host call, where epoch interruption
-//! cannot reach it. (Tests also use the two opens as a handshake.)
+//! Opens and reads `/deliverables/pipe` through WASI. Were that a FIFO with
+//! no writer, the guest would block inside a host call, where epoch
+//! interruption cannot reach it; the host never lets a FIFO be reachable.
 use vcc_sdk::{Criterion, Description, Outcome, Validator};
 
 struct BlocksOnFifo;
 
 impl Validator for BlocksOnFifo {
     fn describe() -> Description {
-        Description::new("blocks-on-fifo", "0.1.0", "opens FIFOs")
+        Description::new("blocks-on-fifo", "0.1.0", "opens a FIFO")
     }
     fn validate(_: Criterion) -> Result<Outcome, String> {
-        for name in ["pipe", "pipe2"] {
-            let path = format!("/deliverables/{name}");
-            if std::fs::symlink_metadata(&path).is_ok() {
-                std::fs::File::open(&path).map_err(|e| format!("{path}: {e}"))?;
-            }
-        }
-        Ok(Outcome::pass("opened the pipes"))
+        let path = "/deliverables/pipe";
+        let text = std::fs::read_to_string(path).map_err(|e| format!("{path}: {e}"))?;
+        Ok(Outcome::pass(format!(
+            "read {} bytes from the pipe",
+            text.len()
+        )))
     }
 }
 

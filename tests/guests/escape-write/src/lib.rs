@@ -95,6 +95,10 @@ fn attempts() -> Vec<Attempt> {
             Box::new(|_| fs::read_to_string("/etc/passwd")),
         ),
         (
+            "read through a symlink in the root",
+            Box::new(|_| fs::read_to_string("/deliverables/link-out/passwd")),
+        ),
+        (
             "read /proc",
             Box::new(|_| fs::read_to_string("/proc/self/environ")),
         ),
