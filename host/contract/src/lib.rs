@@ -4,6 +4,7 @@
 //! contracts without pulling in a WebAssembly runtime. Validators are loaded
 //! through the [`lint::Catalog`] trait, which the runtime implements.
 
+pub mod files;
 pub mod lint;
 pub mod model;
 pub mod parse;

@@ -87,18 +87,12 @@ pub fn load(path: &Path) -> Result<Document, Box<Problem>> {
             help: None,
         })
     };
-    let file = std::fs::File::open(path).map_err(|err| {
+    let file = crate::files::open_regular(path).map_err(|err| {
         file_problem(
             Code::ContractUnreadable,
             format!("cannot open the contract: {err}"),
         )
     })?;
-    if !file.metadata().map(|m| m.is_file()).unwrap_or(false) {
-        return Err(file_problem(
-            Code::ContractUnreadable,
-            "the contract is not a regular file".into(),
-        ));
-    }
     let mut bytes = Vec::new();
     file.take(MAX_CONTRACT_BYTES + 1)
         .read_to_end(&mut bytes)

@@ -181,14 +181,11 @@ impl Loader {
                 });
         }
         let path: PathBuf = contract_dir.join(&binding.component);
-        let file = std::fs::File::open(&path)
+        let file = vcc_contract::files::open_regular(&path)
             .map_err(|e| format!("cannot open {}: {e}", path.display()))?;
         let meta = file
             .metadata()
             .map_err(|e| format!("{}: {e}", path.display()))?;
-        if !meta.is_file() {
-            return Err(format!("{} is not a regular file", path.display()));
-        }
         if meta.len() > MAX_COMPONENT_BYTES {
             return Err(format!(
                 "{} is {} bytes, over the {} MiB component cap",
