@@ -50,6 +50,44 @@ fn only(run: &Run) -> Value {
     run.criterion("AC-1")
 }
 
+/// What a hostile case must pin: the criterion's status and reason, the
+/// run's verdict and exit code.
+fn outcome(run: &Run) -> (String, String, String, i32) {
+    let c = only(run);
+    let text = |v: &Value| v.as_str().unwrap_or("?").to_string();
+    (
+        text(&c["status"]),
+        text(&c["reason"]),
+        text(&run.json()["verdict"]),
+        run.code,
+    )
+}
+
+fn expect(status: &str, reason: &str, verdict: &str, code: i32) -> (String, String, String, i32) {
+    (status.into(), reason.into(), verdict.into(), code)
+}
+
+/// A check of a contract no validator was run for: invalid, exit 2, and
+/// the problems' codes.
+fn invalid(scratch: &Scratch, contract: &Path) -> Vec<String> {
+    let run = run(scratch, contract, &[]);
+    assert_eq!(run.code, 2, "{}", run.stdout);
+    assert_eq!(run.json()["verdict"], "invalid");
+    assert_eq!(run.json()["criteria"], serde_json::json!([]));
+    run.json()["problems"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| {
+            format!(
+                "{}: {}",
+                p["code"].as_str().unwrap(),
+                p["message"].as_str().unwrap()
+            )
+        })
+        .collect()
+}
+
 #[test]
 fn always_pass() {
     let (scratch, contract) = setup(fixtures::ALWAYS_PASS, "");
@@ -419,6 +457,131 @@ fn output_bomb() {
         "{c}"
     );
     assert!(c["summary"].as_str().unwrap().contains("stderr"), "{c}");
+}
+
+fn output_bomb_kind(kind: &str) -> (Value, (String, String, String, i32)) {
+    let (scratch, contract) = setup(
+        fixtures::OUTPUT_BOMB,
+        &format!(", params: {{ kind: {kind} }}"),
+    );
+    let run = run(&scratch, &contract, &[]);
+    (only(&run), outcome(&run))
+}
+
+#[test]
+fn output_bomb_huge_evidence() {
+    let (c, got) = output_bomb_kind("huge-evidence");
+    assert_eq!(got, expect("error", "output_limit", "withheld", 1));
+    assert_eq!(
+        c["summary"],
+        "the validator returned 20971520 bytes of evidence (cap 4194304)"
+    );
+    assert_eq!(c["evidence"], serde_json::json!([]));
+}
+
+#[test]
+fn output_bomb_many_evidence() {
+    let (c, got) = output_bomb_kind("many-evidence");
+    assert_eq!(got, expect("error", "output_limit", "withheld", 1));
+    assert_eq!(
+        c["summary"],
+        "the validator returned 1000000 evidence items (cap 256)"
+    );
+}
+
+#[test]
+fn output_bomb_many_findings() {
+    let (c, got) = output_bomb_kind("many-findings");
+    assert_eq!(got, expect("error", "output_limit", "withheld", 1));
+    assert_eq!(
+        c["summary"],
+        "the validator returned 100000 findings (cap 10000)"
+    );
+    assert_eq!(c["findings"], serde_json::json!([]));
+}
+
+#[test]
+fn output_bomb_long_summary() {
+    let (c, got) = output_bomb_kind("long-summary");
+    assert_eq!(got, expect("error", "output_limit", "withheld", 1));
+    assert_eq!(
+        c["summary"],
+        "the validator returned a 10485760-byte string (cap 65536)"
+    );
+}
+
+#[test]
+fn output_bomb_invalid_utf8() {
+    let (c, got) = output_bomb_kind("invalid-utf8");
+    assert_eq!(got, expect("error", "malformed_output", "withheld", 1));
+    assert!(c["summary"].as_str().unwrap().contains("utf-8"), "{c}");
+}
+
+#[test]
+fn table_bomb() {
+    let (scratch, contract) = setup(fixtures::TABLE_BOMB, "");
+    let run = run(&scratch, &contract, &[]);
+    assert_eq!(
+        outcome(&run),
+        expect("error", "memory_limit", "withheld", 1)
+    );
+    assert_eq!(
+        only(&run)["summary"],
+        "the validator exceeded its table limit"
+    );
+}
+
+#[test]
+fn many_memories() {
+    // Seventeen memories, one more than a run may have: it cannot even be
+    // described, so the MUST bound to it can never be verified.
+    let (scratch, contract) = setup(fixtures::MANY_MEMORIES, "");
+    let problems = invalid(&scratch, &contract);
+    assert_eq!(problems.len(), 1, "{problems:?}");
+    assert!(
+        problems[0].starts_with("UNVERIFIABLE_MUST: "),
+        "{problems:?}"
+    );
+    assert!(
+        problems[0].contains("memory count too high"),
+        "{problems:?}"
+    );
+}
+
+#[test]
+fn bad_status() {
+    let (scratch, contract) = setup(fixtures::BAD_STATUS, "");
+    let run = run(&scratch, &contract, &[]);
+    assert_eq!(
+        outcome(&run),
+        expect("error", "malformed_output", "withheld", 1)
+    );
+    assert!(
+        only(&run)["summary"]
+            .as_str()
+            .unwrap()
+            .ends_with("unexpected discriminant: 9"),
+        "{}",
+        only(&run)
+    );
+}
+
+#[test]
+fn bad_pointer() {
+    let (scratch, contract) = setup(fixtures::BAD_POINTER, "");
+    let run = run(&scratch, &contract, &[]);
+    assert_eq!(
+        outcome(&run),
+        expect("error", "malformed_output", "withheld", 1)
+    );
+    assert!(
+        only(&run)["summary"]
+            .as_str()
+            .unwrap()
+            .ends_with("string pointer/length out of bounds of memory"),
+        "{}",
+        only(&run)
+    );
 }
 
 #[test]

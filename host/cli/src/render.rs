@@ -3,11 +3,11 @@
 //! Every string that came from a validator, a file name or a contract is
 //! escaped: control characters and bidi overrides never reach the terminal.
 
-use std::borrow::Cow;
 use std::fmt::Write as _;
 use std::io::IsTerminal;
 
 use vcc_contract::{Level, Problem, Severity};
+pub use vcc_report::text::clean;
 use vcc_report::{CriterionReport, Report, Status, Verdict};
 
 use crate::args::Color;
@@ -58,27 +58,6 @@ impl Style {
         };
         format!("\x1b[{code}m{text}\x1b[0m")
     }
-}
-
-/// Escape what must not reach a terminal raw: C0/C1 controls (including
-/// ESC), DEL, and the bidi controls that reorder what a reader sees.
-pub fn clean(text: &str) -> Cow<'_, str> {
-    let bad = |c: char| {
-        c.is_control()
-            || matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' | '\u{200e}' | '\u{200f}')
-    };
-    if !text.chars().any(bad) {
-        return Cow::Borrowed(text);
-    }
-    let mut out = String::with_capacity(text.len() + 8);
-    for c in text.chars() {
-        if bad(c) {
-            let _ = write!(out, "\\u{{{:x}}}", c as u32);
-        } else {
-            out.push(c);
-        }
-    }
-    Cow::Owned(out)
 }
 
 pub fn problem(p: &Problem, style: &Style) -> String {
@@ -262,19 +241,5 @@ fn bytes(n: u64) -> String {
         n if n >= 1 << 20 => format!("{:.1} MiB", n as f64 / (1u64 << 20) as f64),
         n if n >= 1 << 10 => format!("{:.1} KiB", n as f64 / 1024.0),
         n => format!("{n} B"),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn terminal_escapes_are_neutralised() {
-        assert_eq!(clean("plain text"), "plain text");
-        assert_eq!(clean("\x1b[2Jgone"), "\\u{1b}[2Jgone");
-        assert_eq!(clean("a\nb\rc"), "a\\u{a}b\\u{d}c");
-        assert_eq!(clean("safe\u{202e}txt.exe"), "safe\\u{202e}txt.exe");
-        assert_eq!(clean("\u{9b}31m"), "\\u{9b}31m");
     }
 }

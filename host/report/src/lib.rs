@@ -7,6 +7,9 @@
 use serde::{Deserialize, Serialize};
 use vcc_contract::{OnFail, Problem, Severity};
 
+pub mod output;
+pub mod text;
+
 /// Bumped on any incompatible change to the JSON report.
 pub const SCHEMA_VERSION: u32 = 1;
 

@@ -20,9 +20,10 @@ use vcc_report::{
 };
 
 use crate::guard::{Stopped, grace, guarded};
-use crate::sandbox::{EvidenceItem, Request, RunLimits, RunOutput};
+use crate::sandbox::{Request, RunLimits, RunOutput};
 use crate::snapshot::{Snapshot, WalkLimits, digest_string};
 use crate::validators::{ContractValidators, LoadResult, Loader};
+use vcc_report::output::Evidence;
 
 /// The version of wasmtime this host embeds (a test keeps it equal to the
 /// workspace pin in Cargo.lock).
@@ -240,7 +241,7 @@ fn finish(mut report: Report, loader: &Loader, options: &CheckOptions, started: 
 
 /// A criterion's report, its evidence bytes (stored after the runs), and
 /// whether it saw a deliverable change.
-type Evaluated = (CriterionReport, Vec<EvidenceItem>, bool);
+type Evaluated = (CriterionReport, Vec<Evidence>, bool);
 
 /// What every criterion's evaluation shares.
 struct Ctx<'a> {
@@ -520,7 +521,7 @@ fn verdict_reason(report: &Report, contract: &Contract) -> String {
 }
 
 /// Hash an evidence item and, with an evidence dir, store it by digest.
-fn store_evidence(item: &EvidenceItem, dir: Option<&Path>) -> std::io::Result<EvidenceRef> {
+fn store_evidence(item: &Evidence, dir: Option<&Path>) -> std::io::Result<EvidenceRef> {
     let hash = blake3::hash(&item.bytes);
     let file = match dir {
         Some(dir) => {

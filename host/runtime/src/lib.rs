@@ -19,7 +19,7 @@ pub use check::{
     CheckOptions, DEFAULT_MEMORY, DEFAULT_TIMEOUT, WASMTIME_VERSION, check, lint_with_validators,
     unreadable_contract,
 };
-pub use sandbox::{Description, EVIDENCE_CAP, GUEST_ROOT, ImportUse, SUPPORTED_WIT, import_use};
+pub use sandbox::{Description, GUEST_ROOT, ImportUse, SUPPORTED_WIT, import_use};
 pub use snapshot::{Snapshot, WalkLimits};
 pub use validators::{
     Builtin, DEFAULT_COMPILE_TIMEOUT, Inspection, LoadResult, Loaded, Loader, MAX_COMPONENT_BYTES,

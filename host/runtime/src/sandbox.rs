@@ -16,6 +16,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
+use vcc_report::output::{Evidence, MAX_TEXT, Returned};
 use vcc_report::{FileRead, Finding, Reason, Status};
 use wasmtime::StoreContextMut;
 use wasmtime::component::{Component, HasSelf, Linker, Resource, ResourceTable};
@@ -102,10 +103,6 @@ pub const SUPPORTED_WIT: &str = "0.1.x";
 const TICK: Duration = Duration::from_millis(5);
 /// Caps on what one run may produce.
 const STDIO_CAP: usize = 64 << 10;
-pub const EVIDENCE_CAP: usize = 4 << 20;
-const MAX_EVIDENCE_ITEMS: usize = 256;
-const MAX_FINDINGS: usize = 10_000;
-const MAX_TEXT: usize = 64 << 10;
 const MAX_WASM_STACK: usize = 1 << 20;
 const MAX_TABLE_ELEMENTS: usize = 1 << 20;
 const MAX_INSTANCES: usize = 64;
@@ -144,19 +141,13 @@ pub struct Request {
     pub limits: RunLimits,
 }
 
-pub struct EvidenceItem {
-    pub name: String,
-    pub media_type: String,
-    pub bytes: Vec<u8>,
-}
-
 /// The host's record of one run.
 pub struct RunOutput {
     pub status: Status,
     pub reason: Reason,
     pub summary: String,
     pub findings: Vec<Finding>,
-    pub evidence: Vec<EvidenceItem>,
+    pub evidence: Vec<Evidence>,
     pub files_read: Vec<FileRead>,
     /// A file read through the host interface no longer matched its digest.
     pub saw_change: bool,
@@ -368,7 +359,7 @@ impl Sandbox {
         }
         for (name, bytes) in [("stdout", stdout), ("stderr", stderr)] {
             if !bytes.is_empty() {
-                out.evidence.push(EvidenceItem {
+                out.evidence.push(Evidence {
                     name: name.into(),
                     media_type: "text/plain".into(),
                     bytes: bytes.to_vec(),
@@ -650,61 +641,19 @@ impl deliverables::Host for RunState {
 
 /// Check the validator's answer against the caps, and convert it.
 fn accept(outcome: wit::Outcome) -> RunOutput {
-    let too_big = |what: String| RunOutput::error(Reason::OutputLimit, what);
-    if outcome.findings.len() > MAX_FINDINGS {
-        return too_big(format!(
-            "returned {} findings (cap {MAX_FINDINGS})",
-            outcome.findings.len()
-        ));
-    }
-    if outcome.evidence.len() > MAX_EVIDENCE_ITEMS {
-        return too_big(format!(
-            "returned {} evidence items (cap {MAX_EVIDENCE_ITEMS})",
-            outcome.evidence.len()
-        ));
-    }
-    let evidence_bytes: usize = outcome.evidence.iter().map(|e| e.bytes.len()).sum();
-    if evidence_bytes > EVIDENCE_CAP {
-        return too_big(format!(
-            "returned {evidence_bytes} bytes of evidence (cap {EVIDENCE_CAP})"
-        ));
-    }
-    let texts = std::iter::once(&outcome.summary)
-        .chain(outcome.findings.iter().flat_map(|f| {
-            [Some(&f.message), f.path.as_ref(), f.rule.as_ref()]
-                .into_iter()
-                .flatten()
-        }))
-        .chain(
-            outcome
-                .evidence
-                .iter()
-                .flat_map(|e| [&e.name, &e.media_type]),
-        );
-    if let Some(long) = texts.map(String::len).find(|&n| n > MAX_TEXT) {
-        return too_big(format!("returned a {long}-byte string (cap {MAX_TEXT})"));
-    }
-    if outcome.evidence.iter().any(|e| e.name.is_empty()) {
-        return RunOutput::error(
-            Reason::MalformedOutput,
-            "returned an evidence item without a name",
-        );
-    }
-    let status = match outcome.status {
-        wit::Status::Pass => Status::Pass,
-        wit::Status::Fail => Status::Fail,
-        wit::Status::Skip => Status::Skip,
-    };
-    RunOutput {
-        status,
-        reason: Reason::Validator,
+    let returned = Returned {
+        status: match outcome.status {
+            wit::Status::Pass => Status::Pass,
+            wit::Status::Fail => Status::Fail,
+            wit::Status::Skip => Status::Skip,
+        },
         summary: outcome.summary,
         findings: outcome
             .findings
             .into_iter()
             .map(|f| Finding {
                 message: f.message,
-                path: f.path.map(|p| snapshot_key(&p).unwrap_or(p)),
+                path: f.path,
                 line: f.line,
                 column: f.column,
                 rule: f.rule,
@@ -713,14 +662,31 @@ fn accept(outcome: wit::Outcome) -> RunOutput {
         evidence: outcome
             .evidence
             .into_iter()
-            .map(|e| EvidenceItem {
+            .map(|e| Evidence {
                 name: e.name,
                 media_type: e.media_type,
                 bytes: e.bytes,
             })
             .collect(),
-        files_read: Vec::new(),
-        saw_change: false,
+    };
+    match returned.check() {
+        Ok(ok) => RunOutput {
+            status: ok.status,
+            reason: Reason::Validator,
+            summary: ok.summary,
+            findings: ok
+                .findings
+                .into_iter()
+                .map(|f| Finding {
+                    path: f.path.map(|p| snapshot_key(&p).unwrap_or(p)),
+                    ..f
+                })
+                .collect(),
+            evidence: ok.evidence,
+            files_read: Vec::new(),
+            saw_change: false,
+        },
+        Err(refused) => RunOutput::error(refused.reason, refused.summary),
     }
 }
 
@@ -781,9 +747,31 @@ fn classify(err: &wasmtime::Error, store: &Store<RunState>, pipes: &Pipes) -> (R
             ),
         );
     }
+    let message = format!("{err:#}");
+    // wasmtime refuses, with a plain error, a returned value that breaks the
+    // canonical ABI; these words are from its lifting code.
+    const LIFT_ERRORS: [&str; 5] = [
+        "discriminant",
+        "out of bounds of memory",
+        "not aligned",
+        "utf-8",
+        "byte length too large",
+    ];
+    if LIFT_ERRORS
+        .iter()
+        .any(|words| message.to_lowercase().contains(words))
+    {
+        return (
+            Reason::MalformedOutput,
+            format!(
+                "the validator returned a value the interface does not allow: {}",
+                clip(&message, 2000)
+            ),
+        );
+    }
     (
         Reason::Trap,
-        format!("the validator failed: {}", clip(&format!("{err:#}"), 2000)),
+        format!("the validator failed: {}", clip(&message, 2000)),
     )
 }
 
@@ -859,5 +847,56 @@ mod tests {
         assert!(snapshot_key("/deliverablesX/a").is_err());
         assert!(snapshot_key("/deliverables/../etc/passwd").is_err());
         assert!(snapshot_key("a/../../b").is_err());
+    }
+
+    /// Instantiate a component given as text in a store built as runs are.
+    fn instantiate(text: &str) -> String {
+        let sandbox = Sandbox::new().unwrap();
+        let component = Component::new(sandbox.engine(), wat::parse_str(text).unwrap()).unwrap();
+        let limits = RunLimits {
+            timeout: Duration::from_secs(10),
+            memory: 64 << 20,
+        };
+        let (mut store, _pipes) = sandbox.store(limits, None).unwrap();
+        match sandbox.linker.instantiate(&mut store, &component) {
+            Ok(_) => "instantiated".into(),
+            Err(err) => format!("{err:#}"),
+        }
+    }
+
+    #[test]
+    fn instance_table_and_memory_counts_are_capped() {
+        let instances = |n: usize| {
+            let each = "(core instance (instantiate $m))".repeat(n);
+            format!("(component (core module $m) {each})")
+        };
+        assert_eq!(instantiate(&instances(MAX_INSTANCES)), "instantiated");
+        assert!(
+            instantiate(&instances(MAX_INSTANCES + 1)).contains("instance count too high"),
+            "{}",
+            instantiate(&instances(MAX_INSTANCES + 1))
+        );
+        let tables = |n: usize| {
+            let each = "(table 1 funcref)".repeat(n);
+            format!("(component (core module $m {each}) (core instance (instantiate $m)))")
+        };
+        assert_eq!(instantiate(&tables(MAX_TABLES)), "instantiated");
+        assert!(instantiate(&tables(MAX_TABLES + 1)).contains("table count too high"));
+        let memories = |n: usize| {
+            let each = "(memory 1)".repeat(n);
+            format!("(component (core module $m {each}) (core instance (instantiate $m)))")
+        };
+        assert_eq!(instantiate(&memories(MAX_MEMORIES)), "instantiated");
+        assert!(instantiate(&memories(MAX_MEMORIES + 1)).contains("memory count too high"));
+        // A memory declared larger than the run's cap never comes to be.
+        let big = "(component (core module $m (memory 2000)) (core instance (instantiate $m)))";
+        assert!(
+            instantiate(big).contains("memory limit"),
+            "{}",
+            instantiate(big)
+        );
+        let big_table =
+            "(component (core module $m (table 2000000 funcref)) (core instance (instantiate $m)))";
+        assert!(instantiate(big_table).contains("table limit"));
     }
 }
