@@ -6,11 +6,13 @@ mod authoring;
 mod cache;
 mod cases;
 mod cli;
+mod deliverables;
 mod examples;
 mod fixtures;
 mod record;
 mod vcc1;
 
+use std::io::Read as _;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -78,4 +80,49 @@ pub fn check_json(contract: &Path, extra: &[&str]) -> Run {
     let mut args = vec!["check", contract.as_str(), "--format", "json"];
     args.extend_from_slice(extra);
     vcc(&args)
+}
+
+/// `vcc check CONTRACT --format json` that must finish within `patience`:
+/// a hang is a failure (the process is killed), not a stuck test run.
+pub fn check_within(contract: &Path, extra: &[&str], patience: std::time::Duration) -> Run {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_vcc"))
+        .arg("check")
+        .arg(contract)
+        .args(["--format", "json"])
+        .args(extra)
+        .env("VCC_CACHE_DIR", shared_cache())
+        .env("NO_COLOR", "1")
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("run vcc");
+    // Drained on threads: a report larger than a pipe buffer must not stall
+    // the child while it is being timed.
+    let drain = |stream: Option<Box<dyn std::io::Read + Send>>| {
+        std::thread::spawn(move || {
+            let mut text = Vec::new();
+            if let Some(mut s) = stream {
+                let _ = s.read_to_end(&mut text);
+            }
+            String::from_utf8_lossy(&text).into_owned()
+        })
+    };
+    let stdout = drain(child.stdout.take().map(|s| Box::new(s) as _));
+    let stderr = drain(child.stderr.take().map(|s| Box::new(s) as _));
+    let start = std::time::Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("poll vcc") {
+            break status;
+        }
+        if start.elapsed() > patience {
+            let _ = child.kill();
+            panic!("vcc did not finish within {patience:?}");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    };
+    Run {
+        code: status.code().unwrap_or(-1),
+        stdout: stdout.join().expect("read stdout"),
+        stderr: stderr.join().expect("read stderr"),
+    }
 }

@@ -51,7 +51,8 @@ impl Default for Scratch {
 }
 
 /// Path → blake3 of every entry under `root` (symlinks by their target
-/// text, folders as entries), to show a run left a tree untouched.
+/// text, folders as entries, files over 64 MiB by size, mtime and inode),
+/// to show a run left a tree untouched.
 pub fn digests(root: &Path) -> BTreeMap<String, String> {
     let mut out = BTreeMap::new();
     let mut todo = vec![root.to_path_buf()];
@@ -79,6 +80,16 @@ pub fn digests(root: &Path) -> BTreeMap<String, String> {
             } else if meta.is_dir() {
                 todo.push(path.clone());
                 "dir".to_string()
+            } else if meta.is_file() && meta.len() > 64 << 20 {
+                // Huge (sparse) fixtures: any write changes size or mtime.
+                use std::os::unix::fs::MetadataExt;
+                format!(
+                    "large:{}:{}.{}:{}",
+                    meta.len(),
+                    meta.mtime(),
+                    meta.mtime_nsec(),
+                    meta.ino()
+                )
             } else if meta.is_file() {
                 blake3::hash(&fs::read(&path).unwrap_or_default())
                     .to_hex()
@@ -153,4 +164,48 @@ pub fn wait_for_thread(pid: u32, name: &str, patience: std::time::Duration) -> b
         std::thread::sleep(std::time::Duration::from_millis(10));
     }
     false
+}
+
+/// Nest `depth` folders named `d` under `dir` (fd-relative, as the full path
+/// is longer than PATH_MAX), with a file `f.md` at the bottom.
+pub fn nest(dir: &Path, depth: usize) {
+    use std::os::unix::ffi::OsStrExt;
+    let top = std::ffi::CString::new(dir.as_os_str().as_bytes()).unwrap();
+    let d = c"d";
+    // SAFETY: plain POSIX calls on descriptors this function owns and closes.
+    unsafe {
+        let mut fd = libc::open(top.as_ptr(), libc::O_DIRECTORY | libc::O_RDONLY);
+        assert!(fd >= 0);
+        for _ in 0..depth {
+            assert_eq!(libc::mkdirat(fd, d.as_ptr(), 0o755), 0);
+            let next = libc::openat(fd, d.as_ptr(), libc::O_DIRECTORY | libc::O_RDONLY);
+            assert!(next >= 0);
+            libc::close(fd);
+            fd = next;
+        }
+        let f = libc::openat(fd, c"f.md".as_ptr(), libc::O_CREAT | libc::O_WRONLY, 0o644);
+        assert!(f >= 0);
+        libc::close(f);
+        libc::close(fd);
+    }
+}
+
+/// Make a character device node at `path` that is /dev/null (1, 3); needs
+/// CAP_MKNOD.
+pub fn make_dev_null(path: &Path) -> std::io::Result<()> {
+    use std::os::unix::ffi::OsStrExt;
+    let c = std::ffi::CString::new(path.as_os_str().as_bytes()).expect("no NUL in the path");
+    // SAFETY: a valid NUL-terminated path; mknod has no other preconditions.
+    let made = unsafe { libc::mknod(c.as_ptr(), libc::S_IFCHR | 0o600, libc::makedev(1, 3)) };
+    if made == 0 {
+        Ok(())
+    } else {
+        Err(std::io::Error::last_os_error())
+    }
+}
+
+/// Whether the tests run as root (permission bits then do not apply).
+pub fn is_root() -> bool {
+    // SAFETY: geteuid has no preconditions.
+    unsafe { libc::geteuid() == 0 }
 }
