@@ -6,6 +6,7 @@ mod authoring;
 mod cache;
 mod cases;
 mod cli;
+mod contracts;
 mod deliverables;
 mod examples;
 mod fixtures;

@@ -15,6 +15,7 @@ use std::fmt;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
+use saphyr_parser::Event;
 use serde::de::{self, Deserialize, DeserializeSeed, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Value};
 
@@ -225,14 +226,88 @@ fn parse_json(text: &str) -> Result<Value, ParseError> {
     Ok(value.0)
 }
 
+/// Nesting deeper than this is refused (serde_yaml's own limit too).
+const MAX_NESTING: usize = 128;
+/// No contract holds this many values; serde_yaml would hold every event
+/// of them in memory before its own checks (900 MB for 3.7 million).
+const MAX_NODES: usize = 1_000_000;
+
+/// Refuse, before serde_yaml sees the text, what it would take too long to
+/// refuse itself. libyaml's scanner is quadratic in flow nesting depth and
+/// reads the whole text before serde_yaml's depth limit applies: 100,000
+/// nested `[` took 27 s. This event parser stops at the first node past
+/// [`MAX_NESTING`], past [`MAX_NODES`], at any tag, and at any syntax error
+/// it finds (so only text it accepts reaches serde_yaml).
+fn screen_yaml(text: &str) -> Result<(), ParseError> {
+    let mut depth = 0usize;
+    for (count, event) in saphyr_parser::Parser::new_from_str(text).enumerate() {
+        let (event, span) = event.map_err(|err| {
+            let at = err.marker();
+            (
+                Code::SyntaxError,
+                format!(
+                    "{} at line {} column {}",
+                    err.info(),
+                    at.line(),
+                    at.col() + 1
+                ),
+                Some((at.line(), at.col() + 1)),
+            )
+        })?;
+        let at = Some((span.start.line(), span.start.col() + 1));
+        if count > MAX_NODES {
+            return Err((
+                Code::ContractTooLarge,
+                format!(
+                    "the contract holds more than {MAX_NODES} values; contracts describe deliverables, they do not contain them"
+                ),
+                at,
+            ));
+        }
+        let tagged = match &event {
+            Event::SequenceStart(_, tag) | Event::MappingStart(_, tag) => {
+                depth += 1;
+                if depth > MAX_NESTING {
+                    return Err((
+                        Code::SyntaxError,
+                        format!("the contract nests deeper than {MAX_NESTING} levels"),
+                        at,
+                    ));
+                }
+                tag.is_some()
+            }
+            Event::SequenceEnd | Event::MappingEnd => {
+                depth = depth.saturating_sub(1);
+                false
+            }
+            Event::Scalar(_, _, _, tag) => tag.is_some(),
+            _ => false,
+        };
+        if tagged {
+            return Err((
+                Code::YamlTag,
+                format!("{YAML_TAG} (`!tag`); write plain values"),
+                at,
+            ));
+        }
+    }
+    Ok(())
+}
+
 fn parse_yaml(text: &str) -> Result<Value, ParseError> {
+    screen_yaml(text)?;
     match serde_yaml::from_str::<StrictValue>(text) {
         Ok(StrictValue(Value::Null)) => {
             Err((Code::SyntaxError, "the contract is empty".into(), None))
         }
         Ok(value) => Ok(value.0),
         Err(err) => {
-            let message = err.to_string();
+            let mut message = err.to_string();
+            if message.contains("repetition limit exceeded") {
+                message = format!(
+                    "YAML aliases expand to too much data ({message}); write the values out"
+                );
+            }
             let code = code_of(&message);
             let at = match code {
                 Code::MultipleDocuments => Spans::second_document(text),
@@ -548,10 +623,15 @@ mod tests {
     fn several_documents_tags_and_nan_are_refused() {
         let p = yaml("vcc: 1\n---\nvcc: 1\n").unwrap_err();
         assert_eq!((p.code, p.line), (Code::MultipleDocuments, Some(2)));
-        assert_eq!(
-            yaml("vcc: !evil 1\nid: a\n").unwrap_err().code,
-            Code::YamlTag
-        );
+        for tagged in [
+            "vcc: !evil 1\nid: a\n",
+            "vcc: 1\nid: !!python/object a\n",
+            "vcc: 1\nid: !!str a\n",
+            "vcc: 1\nx: !!set { a }\n",
+            "vcc: 1\nx: !<tag:example.com,2000:x> [1]\n",
+        ] {
+            assert_eq!(yaml(tagged).unwrap_err().code, Code::YamlTag, "{tagged}");
+        }
         let p = yaml(&format!("{MINIMAL}x-n: .nan\n")).unwrap_err();
         assert!(p.message.contains("not finite"), "{}", p.message);
     }
@@ -569,9 +649,35 @@ mod tests {
                 "b{i}: &b{i} [*{prev}, *{prev}, *{prev}, *{prev}, *{prev}, *{prev}, *{prev}, *{prev}, *{prev}, *{prev}]\n"
             ));
         }
-        assert_eq!(yaml(&bomb).unwrap_err().code, Code::SyntaxError);
+        let p = yaml(&bomb).unwrap_err();
+        assert_eq!(p.code, Code::SyntaxError);
+        assert!(p.message.contains("aliases expand"), "{}", p.message);
         let deep = format!("{}1{}", "[".repeat(100_000), "]".repeat(100_000));
         assert_eq!(yaml(&deep).unwrap_err().code, Code::SyntaxError);
+        // Inside a mapping libyaml took 27 s to refuse this; the screen
+        // stops at level 129.
+        let deep = format!(
+            "vcc: 1\nx-deep: {}1{}\n",
+            "[".repeat(100_000),
+            "]".repeat(100_000)
+        );
+        let p = yaml(&deep).unwrap_err();
+        assert_eq!((p.code, p.line), (Code::SyntaxError, Some(2)));
+        // Told by the scanner's own flow limit, or by the screen's.
+        assert!(
+            p.message.contains("recursion limit") || p.message.contains("deeper than 128"),
+            "{}",
+            p.message
+        );
+        let deep = format!("vcc: 1\nx-deep:\n  {}1\n", "- ".repeat(200));
+        let p = yaml(&deep).unwrap_err();
+        assert_eq!(p.message, "the contract nests deeper than 128 levels");
+        // Four megabytes of values nested just under the limit: refused by
+        // count before serde_yaml holds them all in memory.
+        let unit = format!("{}1{}", "[".repeat(100), "]".repeat(100));
+        let wide = format!("vcc: 1\nx-many: [{}]\n", vec![unit; 15_000].join(", "));
+        let p = yaml(&wide).unwrap_err();
+        assert_eq!(p.code, Code::ContractTooLarge, "{}", p.message);
         let deep = format!("{}1{}", "[".repeat(100_000), "]".repeat(100_000));
         assert_eq!(
             parse(Path::new("c.json"), deep.as_bytes())

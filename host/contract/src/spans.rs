@@ -16,6 +16,11 @@ pub struct Spans(HashMap<Vec<Seg>, (usize, usize)>);
 
 /// Documents past this depth are refused by the real parser anyway.
 const MAX_DEPTH: usize = 256;
+/// Problems point at contract fields, a few levels deep; deeper nodes (in
+/// params or extensions) are found through their nearest indexed parent.
+/// Indexing every node of a deep document cost O(nodes × depth): 20 s for
+/// 4 MB nested 126 levels.
+const MAX_INDEXED: usize = 16;
 
 enum Frame {
     Map { key: Option<String>, pushed: bool },
@@ -53,9 +58,11 @@ impl Spans {
                     // A key: remember it and where it is written.
                     if let Event::Scalar(text, ..) = &event {
                         let name = text.to_string();
-                        let mut at_key = path.clone();
-                        at_key.push(Seg::Key(name.clone()));
-                        spans.entry(at_key).or_insert(at);
+                        if path.len() < MAX_INDEXED {
+                            let mut at_key = path.clone();
+                            at_key.push(Seg::Key(name.clone()));
+                            spans.entry(at_key).or_insert(at);
+                        }
                         *key = Some(name);
                     } else {
                         // Complex keys never occur in contracts; stop indexing.
@@ -70,7 +77,9 @@ impl Spans {
                 Some(Frame::Seq { next, .. }) => {
                     path.push(Seg::Index(*next));
                     *next += 1;
-                    spans.entry(path.clone()).or_insert(at);
+                    if path.len() <= MAX_INDEXED {
+                        spans.entry(path.clone()).or_insert(at);
+                    }
                     pushed = true;
                 }
                 None => {}

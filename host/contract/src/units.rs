@@ -32,7 +32,7 @@ impl DurationSpec {
                 ));
             }
         };
-        let millis = number
+        let millis = number?
             .checked_mul(millis_per_unit)
             .ok_or_else(|| format!("`{text}` is too large"))?;
         Ok(DurationSpec(Duration::from_millis(millis)))
@@ -59,20 +59,23 @@ impl ByteSize {
                 ));
             }
         };
-        number
+        number?
             .checked_mul(per_unit)
             .map(ByteSize)
             .ok_or_else(|| format!("`{text}` is too large"))
     }
 }
 
-/// `"10s"` → `(10, "s")`. Digits only: no sign, no fraction, no exponent.
-fn split_number(text: &str) -> Option<(u64, &str)> {
+/// `"10s"` → `(Ok(10), "s")`. Digits only: no sign, no fraction, no
+/// exponent. The number is `Err` with the error text when it overflows u64.
+fn split_number(text: &str) -> Option<(Result<u64, String>, &str)> {
     let digits = text.bytes().take_while(u8::is_ascii_digit).count();
     if digits == 0 || digits == text.len() {
         return None;
     }
-    let number = text[..digits].parse().ok()?;
+    let number = text[..digits]
+        .parse()
+        .map_err(|_| format!("`{text}` is too large"));
     Some((number, &text[digits..]))
 }
 
@@ -174,7 +177,11 @@ mod tests {
                 "{text:?} should be refused"
             );
         }
-        let err = DurationSpec::parse("18446744073709551615h").unwrap_err();
+        for text in ["18446744073709551615h", "99999999999999999999s"] {
+            let err = DurationSpec::parse(text).unwrap_err();
+            assert!(err.contains("too large"), "{err}");
+        }
+        let err = ByteSize::parse("99999999999999999999B").unwrap_err();
         assert!(err.contains("too large"), "{err}");
     }
 

@@ -186,7 +186,10 @@ pub fn check(loader: &Loader, doc: &Document, root: &Path, options: &CheckOption
         for item in evidence {
             match store_evidence(&item, options.evidence_dir.as_deref()) {
                 Ok(r) => criterion.evidence.push(r),
-                Err(err) => evidence_error = Some(err),
+                Err(err) => {
+                    let dir = options.evidence_dir.as_deref().unwrap_or(Path::new("?"));
+                    evidence_error = Some(format!("{}: {err}", dir.display()));
+                }
             }
         }
         report.criteria.push(criterion);
