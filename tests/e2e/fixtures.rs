@@ -188,7 +188,7 @@ fn escape_write() {
     // The fixture passes only if an attempt worked: it must fail, every
     // attempt denied, and the tree is unchanged (checked by `run`).
     assert_eq!(c["status"], "fail", "the sandbox leaked: {}", c["summary"]);
-    assert_eq!(run.code, 1);
+    assert_eq!(outcome(&run), expect("fail", "validator", "rejected", 1));
     let messages: Vec<&str> = c["findings"]
         .as_array()
         .unwrap()
@@ -211,10 +211,8 @@ fn escape_write() {
 fn exit_early() {
     let (scratch, contract) = setup(fixtures::EXIT_EARLY, "");
     let run = run(&scratch, &contract, &[]);
-    assert_eq!(run.code, 1);
+    assert_eq!(outcome(&run), expect("error", "exit", "withheld", 1));
     let c = only(&run);
-    assert_eq!(c["status"], "error");
-    assert_eq!(c["reason"], "exit");
     assert!(c["summary"].as_str().unwrap().contains("exit(0)"), "{c}");
     // What it printed is kept as evidence, and changes nothing.
     let stdout = c["evidence"]
@@ -274,16 +272,19 @@ fn wrong_wit_major() {
         message.contains("supports vcc:validator@0.1.x"),
         "{message}"
     );
+    let (scratch, contract) = setup(fixtures::WRONG_WIT_MAJOR, "");
+    assert_eq!(invalid(&scratch, &contract).len(), 1);
 }
 
 #[test]
 fn err_result() {
     let (scratch, contract) = setup(fixtures::ERR_RESULT, "");
     let run = run(&scratch, &contract, &[]);
-    assert_eq!(run.code, 1);
+    assert_eq!(
+        outcome(&run),
+        expect("error", "validator_error", "withheld", 1)
+    );
     let c = only(&run);
-    assert_eq!(c["status"], "error");
-    assert_eq!(c["reason"], "validator_error");
     assert!(
         c["summary"].as_str().unwrap().contains("reference data"),
         "{c}"
@@ -324,10 +325,11 @@ fn reader() {
 fn memory_bomb() {
     let (scratch, contract) = setup(fixtures::MEMORY_BOMB, ", limits: { memory: 64MiB }");
     let run = run(&scratch, &contract, &[]);
-    assert_eq!(run.code, 1);
+    assert_eq!(
+        outcome(&run),
+        expect("error", "memory_limit", "withheld", 1)
+    );
     let c = only(&run);
-    assert_eq!(c["status"], "error");
-    assert_eq!(c["reason"], "memory_limit");
     assert!(c["summary"].as_str().unwrap().contains("64 MiB"), "{c}");
 }
 
@@ -335,20 +337,21 @@ fn memory_bomb() {
 fn deep_recursion() {
     let (scratch, contract) = setup(fixtures::DEEP_RECURSION, "");
     let run = run(&scratch, &contract, &[]);
-    assert_eq!(run.code, 1);
-    let c = only(&run);
-    assert_eq!(c["status"], "error");
-    assert_eq!(c["reason"], "stack_overflow");
+    assert_eq!(
+        outcome(&run),
+        expect("error", "stack_overflow", "withheld", 1)
+    );
 }
 
 #[test]
 fn stdout_flood() {
     let (scratch, contract) = setup(fixtures::STDOUT_FLOOD, "");
     let run = run(&scratch, &contract, &[]);
-    assert_eq!(run.code, 1);
+    assert_eq!(
+        outcome(&run),
+        expect("error", "output_limit", "withheld", 1)
+    );
     let c = only(&run);
-    assert_eq!(c["status"], "error", "{c}");
-    assert_eq!(c["reason"], "output_limit");
     assert!(c["summary"].as_str().unwrap().contains("stdout"), "{c}");
 }
 
@@ -360,10 +363,11 @@ fn blocks_on_fifo() {
     let (scratch, contract) = setup(fixtures::BLOCKS_ON_FIFO, ", limits: { timeout: 60s }");
     vcc_test_support::make_fifo(&scratch.path().join("out/pipe"));
     let run = run(&scratch, &contract, &[]);
-    assert_eq!(run.code, 1);
+    assert_eq!(
+        outcome(&run),
+        expect("error", "validator_error", "withheld", 1)
+    );
     let c = only(&run);
-    assert_eq!(c["status"], "error");
-    assert_eq!(c["reason"], "validator_error");
     assert!(
         c["summary"]
             .as_str()
@@ -436,26 +440,19 @@ fn sleeper() {
     // once and the run completes (a blocking sleep would be a timeout).
     let (scratch, contract) = setup(fixtures::SLEEPER, ", limits: { timeout: 30s }");
     let run = run(&scratch, &contract, &[]);
-    let c = only(&run);
-    assert_eq!(
-        (c["status"].as_str(), c["summary"].as_str()),
-        (Some("pass"), Some("slept 100 hours")),
-        "{c}"
-    );
-    assert_eq!(run.code, 0);
+    assert_eq!(outcome(&run), expect("pass", "validator", "accepted", 0));
+    assert_eq!(only(&run)["summary"], "slept 100 hours");
 }
 
 #[test]
 fn output_bomb() {
     let (scratch, contract) = setup(fixtures::OUTPUT_BOMB, ", params: { kind: stderr }");
     let run = run(&scratch, &contract, &[]);
-    assert_eq!(run.code, 1);
-    let c = only(&run);
     assert_eq!(
-        (c["status"].as_str(), c["reason"].as_str()),
-        (Some("error"), Some("output_limit")),
-        "{c}"
+        outcome(&run),
+        expect("error", "output_limit", "withheld", 1)
     );
+    let c = only(&run);
     assert!(c["summary"].as_str().unwrap().contains("stderr"), "{c}");
 }
 
@@ -585,6 +582,70 @@ fn bad_pointer() {
 }
 
 #[test]
+fn evidence_that_cannot_be_stored() {
+    // The reader's stdout is evidence; its folder cannot be made (a file is
+    // in the way). The run passed, but what it proves is lost: invalid.
+    let (scratch, contract) = setup(fixtures::READER, "");
+    scratch.write("in-the-way", "");
+    let dir = scratch.path().join("in-the-way/evidence");
+    let run = run(
+        &scratch,
+        &contract,
+        &["--evidence-dir", dir.to_str().unwrap()],
+    );
+    assert_eq!(outcome(&run), expect("pass", "validator", "invalid", 2));
+    let reason = run.json()["reason"].as_str().unwrap().to_string();
+    assert!(
+        reason.starts_with("evidence could not be stored: ") && reason.contains("in-the-way"),
+        "{reason}"
+    );
+}
+
+#[test]
+fn a_report_that_cannot_be_written() {
+    let (scratch, contract) = setup(fixtures::READER, "");
+    scratch.write("in-the-way", "");
+    let path = scratch.path().join("in-the-way/report.json");
+    let run = run(&scratch, &contract, &["--report", path.to_str().unwrap()]);
+    // What is printed says so too: never "accepted" with exit 2.
+    assert_eq!(outcome(&run), expect("pass", "validator", "invalid", 2));
+    let reason = run.json()["reason"].as_str().unwrap().to_string();
+    assert!(
+        reason.starts_with("the report could not be written to "),
+        "{reason}"
+    );
+}
+
+#[test]
+fn compile_time_is_bounded() {
+    // VCC_COMPILE_TIMEOUT lowered to 1 ms stands in for a component built
+    // to take very long to compile: the compile is abandoned, the MUST
+    // bound to it cannot be verified, and vcc does not wait for it.
+    let (scratch, contract) = setup(fixtures::ALWAYS_PASS, "");
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_vcc"))
+        .args(["--no-cache", "check"])
+        .arg(&contract)
+        .arg("--dir")
+        .arg(scratch.path().join("out"))
+        .args(["--format", "json"])
+        .env("VCC_COMPILE_TIMEOUT", "1ms")
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    let report: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(report["verdict"], "invalid");
+    let problem = &report["problems"][0];
+    assert_eq!(problem["code"], "UNVERIFIABLE_MUST");
+    assert!(
+        problem["message"]
+            .as_str()
+            .unwrap()
+            .ends_with("it did not compile within 1ms"),
+        "{problem}"
+    );
+}
+
+#[test]
 fn liar() {
     // It prints that AC-2 passed and that the run is accepted; AC-2 is its
     // own criterion (always-fail), and only the host decides the verdict.
@@ -636,6 +697,7 @@ fn stateful() {
         assert_eq!(run.criterion(id)["summary"], "call #1", "{id}");
         assert_eq!(run.criterion(id)["status"], "fail", "{id}");
     }
+    assert_eq!(run.json()["verdict"], "rejected");
     assert_eq!(run.code, 1);
 }
 
@@ -667,6 +729,7 @@ fn escapes() {
     );
     // JSON keeps the exact text, escaped by JSON's rules.
     let run = run(&scratch, &contract, &[]);
+    assert_eq!(outcome(&run), expect("fail", "validator", "rejected", 1));
     assert_eq!(
         only(&run)["summary"],
         "\x1b[2K\r\x1b[32mPASS\x1b[0m all good\x07"
@@ -692,7 +755,7 @@ fn clock_and_random() {
     let (scratch, contract) = setup(fixtures::CLOCK_AND_RANDOM, "");
     let first = run(&scratch, &contract, &[]);
     let second = run(&scratch, &contract, &[]);
-    assert_eq!(first.code, 0);
+    assert_eq!(outcome(&first), expect("pass", "validator", "accepted", 0));
     let evidence = |r: &Run| only(r)["evidence"][0].clone();
     assert_eq!(
         evidence(&first)["digest"],

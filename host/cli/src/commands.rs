@@ -6,8 +6,8 @@ use std::path::{Path, PathBuf};
 use clap::Parser;
 use serde_json::json;
 use vcc_contract::Level;
-use vcc_report::Report;
 use vcc_report::law::exit;
+use vcc_report::{Report, Verdict};
 use vcc_runtime::{Builtin, Cache, CheckOptions, Runtime, WalkLimits};
 
 use crate::args::{CheckArgs, Cli, Command, Format, LintArgs, ValidatorCommand};
@@ -196,13 +196,18 @@ fn check(cli: &Cli, args: &CheckArgs, style: &Style) -> i32 {
             vcc_runtime::unreadable_contract(&args.contract, *problem, runtime.loader().stats())
         }
     };
-    let mut code = report.exit_code(args.allow_advisory);
+    let mut report = report;
     if let Some(path) = &args.report
         && let Err(err) = write_atomically(path, report_json(&report).as_bytes())
     {
-        eprintln!("vcc: cannot write the report to {}: {err}", path.display());
-        code = exit::INVALID;
+        // What is printed must not say accepted when the run failed.
+        report.verdict = Verdict::Invalid;
+        report.reason = format!(
+            "the report could not be written to {}: {err}",
+            path.display()
+        );
     }
+    let code = report.exit_code(args.allow_advisory);
     match args.format {
         Format::Json => print_stdout(&report_json(&report)),
         Format::Human => eprint!("{}", render::report(&report, style)),
@@ -281,7 +286,12 @@ pub fn write_atomically(path: &Path, bytes: &[u8]) -> io::Result<()> {
         .file_name()
         .map(|n| n.to_string_lossy().to_string())
         .unwrap_or_default();
-    std::fs::create_dir_all(&dir)?;
+    std::fs::create_dir_all(&dir).map_err(|e| {
+        io::Error::new(
+            e.kind(),
+            format!("cannot create the folder {}: {e}", dir.display()),
+        )
+    })?;
     let tmp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
     let result = (|| {
         let mut file = std::fs::File::create(&tmp)?;

@@ -27,10 +27,21 @@ pub enum Stopped {
     Failed,
 }
 
-/// Run `f` on a thread called `name` and wait at most `budget` plus grace.
+/// Run a guest call `f` on a thread called `name` and wait at most
+/// `budget` plus grace (the guest's own epoch deadline is `budget`).
 pub fn guarded<T: Send + 'static>(
     name: &str,
     budget: Duration,
+    f: impl FnOnce() -> T + Send + 'static,
+) -> Result<T, Stopped> {
+    wait_at_most(name, budget + grace(budget), f)
+}
+
+/// Run `f` on a thread called `name` and wait at most `wait`: for host work
+/// with no deadline of its own, such as compiling a component.
+pub fn wait_at_most<T: Send + 'static>(
+    name: &str,
+    wait: Duration,
     f: impl FnOnce() -> T + Send + 'static,
 ) -> Result<T, Stopped> {
     let (tx, rx) = mpsc::sync_channel(1);
@@ -41,11 +52,10 @@ pub fn guarded<T: Send + 'static>(
             let _ = tx.send(f());
         })
         .map_err(|_| Stopped::Failed)?;
-    rx.recv_timeout(budget + grace(budget))
-        .map_err(|err| match err {
-            mpsc::RecvTimeoutError::Timeout => Stopped::TimedOut,
-            mpsc::RecvTimeoutError::Disconnected => Stopped::Failed,
-        })
+    rx.recv_timeout(wait).map_err(|err| match err {
+        mpsc::RecvTimeoutError::Timeout => Stopped::TimedOut,
+        mpsc::RecvTimeoutError::Disconnected => Stopped::Failed,
+    })
 }
 
 #[cfg(test)]

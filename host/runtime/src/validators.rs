@@ -19,7 +19,7 @@ use vcc_report::CacheStats;
 use wasmtime::component::Component;
 
 use crate::cache::{Cache, Lookup};
-use crate::guard::{Stopped, guarded};
+use crate::guard::{Stopped, guarded, wait_at_most};
 use crate::sandbox::{Description, ImportUse, PluginPre, RunLimits, RunState, Sandbox, import_use};
 use crate::snapshot::digest_string;
 
@@ -255,7 +255,7 @@ impl Loader {
         let owned = bytes.to_vec();
         let compiler = engine.clone();
         let limit = self.compile_timeout;
-        let component = guarded("vcc-compile", limit, move || {
+        let component = wait_at_most("vcc-compile", limit, move || {
             Component::new(&compiler, &owned)
         })
         .map_err(|stopped| match stopped {
