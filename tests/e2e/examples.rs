@@ -167,10 +167,11 @@ fn report_file_and_evidence_dir() {
     let run = check_json(&contract, &["--report", unwritable.to_str().unwrap()]);
     assert_eq!(run.code, 2, "{}", run.stderr);
     assert!(
-        run.stderr.contains("cannot write the report"),
+        run.stderr.contains("the report could not be written to"),
         "{}",
         run.stderr
     );
+    assert_eq!(run.json()["verdict"], "invalid");
 
     let run = check_json(
         &contract,

@@ -206,6 +206,10 @@ fn check(cli: &Cli, args: &CheckArgs, style: &Style) -> i32 {
             "the report could not be written to {}: {err}",
             path.display()
         );
+        if matches!(args.format, Format::Json) {
+            // stdout may be piped into a tool; say it where a person looks.
+            eprintln!("vcc check: {}", report.reason);
+        }
     }
     let code = report.exit_code(args.allow_advisory);
     match args.format {
