@@ -14,7 +14,13 @@ use vcc_report::{Finding, Status};
 struct Outcome {
     status: u8,
     summary: String,
-    findings: Vec<(String, Option<String>, Option<u32>, Option<u32>, Option<String>)>,
+    findings: Vec<(
+        String,
+        Option<String>,
+        Option<u32>,
+        Option<u32>,
+        Option<String>,
+    )>,
     evidence: Vec<(String, String, Vec<u8>)>,
 }
 
@@ -63,5 +69,9 @@ fuzz_target!(|o: Outcome| {
         let shown = vcc_report::text::clean(&finding.message);
         assert!(!shown.chars().any(char::is_control));
     }
-    assert!(!vcc_report::text::clean(&kept.summary).chars().any(char::is_control));
+    assert!(
+        !vcc_report::text::clean(&kept.summary)
+            .chars()
+            .any(char::is_control)
+    );
 });
