@@ -187,7 +187,7 @@ fn check(cli: &Cli, args: &CheckArgs, style: &Style) -> i32 {
             let options = CheckOptions {
                 jobs: args.jobs.unwrap_or(defaults.jobs),
                 evidence_dir: args.evidence_dir.clone(),
-                host_digest: host_digest(),
+                host_digest: runtime.host_digest(),
                 walk,
             };
             vcc_runtime::check(runtime.loader(), &doc, &root, &options)
@@ -270,14 +270,6 @@ fn validator_list(cli: &Cli, format: Format) -> i32 {
 pub fn print_stdout(text: &str) {
     let mut out = io::stdout().lock();
     let _ = out.write_all(text.as_bytes()).and_then(|()| out.flush());
-}
-
-/// The digest of the running executable, for the report.
-fn host_digest() -> Option<String> {
-    let exe = std::env::current_exe().ok()?;
-    let mut hasher = blake3::Hasher::new();
-    hasher.update_mmap_rayon(&exe).ok()?;
-    Some(format!("blake3:{}", hasher.finalize().to_hex()))
 }
 
 /// Write a file so that readers see the old content or the new, never part.

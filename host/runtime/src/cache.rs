@@ -29,10 +29,23 @@ pub struct Cache {
 
 /// What the cache had for a key.
 pub enum Lookup {
-    Hit(Vec<u8>),
+    Hit(Artifact),
     Miss,
     /// Present but refused (corrupt, tampered, or unreadable).
     Rejected(String),
+}
+
+/// A verified entry's precompiled bytes, mapped from the cache file.
+pub struct Artifact {
+    map: memmap2::Mmap,
+    header: usize,
+}
+
+impl std::ops::Deref for Artifact {
+    type Target = [u8];
+    fn deref(&self) -> &[u8] {
+        &self.map[self.header..]
+    }
 }
 
 impl Cache {
@@ -75,36 +88,45 @@ impl Cache {
         hasher.0.finalize().to_hex().to_string()
     }
 
+    /// A MAC under this cache's secret key: only this host's records verify.
+    pub(crate) fn mac(&self, bytes: &[u8]) -> blake3::Hash {
+        blake3::keyed_hash(&self.key, bytes)
+    }
+
     fn path(&self, key: &str) -> PathBuf {
         self.dir.join(format!("{key}.cwasm"))
     }
 
     pub fn get(&self, key: &str) -> Lookup {
         let path = self.path(key);
-        let mut file = match fs::File::open(&path) {
+        let file = match fs::File::open(&path) {
             Ok(file) => file,
             Err(err) if err.kind() == io::ErrorKind::NotFound => return Lookup::Miss,
             Err(err) => return Lookup::Rejected(format!("{}: {err}", path.display())),
         };
-        let mut bytes = Vec::new();
-        if let Err(err) = file.read_to_end(&mut bytes) {
-            return Lookup::Rejected(format!("{}: {err}", path.display()));
-        }
+        // Mapped, not read: a 50 MB Python artifact is checked and handed to
+        // wasmtime without a heap copy. Entries are replaced by rename, never
+        // rewritten in place, so the mapping cannot shrink under us (only a
+        // process of the same user, which owns the 0700 folder, could).
+        // SAFETY: see above; the map is read-only.
+        let map = match unsafe { memmap2::Mmap::map(&file) } {
+            Ok(map) => map,
+            Err(err) => return Lookup::Rejected(format!("{}: {err}", path.display())),
+        };
         let header = MAGIC.len() + 32;
-        if bytes.len() < header || &bytes[..MAGIC.len()] != MAGIC {
+        if map.len() < header || &map[..MAGIC.len()] != MAGIC {
             return Lookup::Rejected(format!("{}: not a vcc cache entry", path.display()));
         }
         let mut mac = [0u8; 32];
-        mac.copy_from_slice(&bytes[MAGIC.len()..header]);
+        mac.copy_from_slice(&map[MAGIC.len()..header]);
         // blake3::Hash compares in constant time.
-        if blake3::keyed_hash(&self.key, &bytes[header..]) != blake3::Hash::from(mac) {
+        if self.mac(&map[header..]) != blake3::Hash::from(mac) {
             return Lookup::Rejected(format!(
                 "{}: integrity check failed (corrupt or modified)",
                 path.display()
             ));
         }
-        bytes.drain(..header);
-        Lookup::Hit(bytes)
+        Lookup::Hit(Artifact { map, header })
     }
 
     /// Store an entry atomically. Failure to write leaves no partial entry.
@@ -207,7 +229,7 @@ mod tests {
         assert!(matches!(cache.get(&key), Lookup::Miss));
         cache.put(&key, b"artifact").unwrap();
         match cache.get(&key) {
-            Lookup::Hit(bytes) => assert_eq!(bytes, b"artifact"),
+            Lookup::Hit(bytes) => assert_eq!(&*bytes, b"artifact"),
             _ => panic!("expected a hit"),
         }
         let path = cache.path(&key);

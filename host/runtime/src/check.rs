@@ -20,6 +20,7 @@ use vcc_report::{
 };
 
 use crate::guard::{Stopped, grace, guarded};
+use crate::memo;
 use crate::sandbox::{Request, RunLimits, RunOutput};
 use crate::snapshot::{Snapshot, WalkLimits, digest_string};
 use crate::validators::{ContractValidators, LoadResult, Loader};
@@ -94,7 +95,15 @@ pub fn check(loader: &Loader, doc: &Document, root: &Path, options: &CheckOption
         return finish(report, loader, options, started);
     }
 
-    let snapshot = match Snapshot::take(root, options.walk.clone()) {
+    // Digests remembered from an earlier run over the same (canonical) root
+    // spare reading files whose metadata has not changed.
+    let folder = std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
+    let known = loader
+        .cache()
+        .map(|c| c.load_memo(&folder))
+        .unwrap_or_default();
+    let started_reading = memo::now();
+    let snapshot = match Snapshot::take(root, options.walk.clone(), &known) {
         Ok(s) => Arc::new(s),
         Err(err) => {
             report.reason = err.to_string();
@@ -199,6 +208,20 @@ pub fn check(loader: &Loader, doc: &Document, root: &Path, options: &CheckOption
     let mut changed = snapshot.changes();
     if saw_change && changed.is_empty() {
         changed.push("(a file changed while a validator read it)".into());
+    }
+    // Remember the digests only of a tree that held still, and only now:
+    // the cache may live under the root, and writing it earlier would be a
+    // change to the deliverables.
+    if let Some(cache) = loader.cache()
+        && changed.is_empty()
+        && (snapshot.remembered != snapshot.files.len() || known.len() != snapshot.files.len())
+    {
+        // Only a speed-up: a memo that cannot be written is not an error.
+        let files = snapshot
+            .files
+            .iter()
+            .map(|(path, e)| (path.as_str(), &e.stat, &e.digest));
+        let _ = cache.save_memo(&folder, started_reading, files);
     }
     report.deliverables = Some(DeliverablesInfo {
         root: root.display().to_string(),

@@ -7,6 +7,7 @@
 mod cache;
 mod check;
 mod guard;
+mod memo;
 mod sandbox;
 mod snapshot;
 mod validators;
@@ -57,6 +58,27 @@ impl Runtime {
 
     pub fn loader(&self) -> &Loader {
         &self.loader
+    }
+
+    /// blake3 of the running `vcc` executable (`blake3:<hex>`), for the
+    /// report. Hashing ~45 MB costs more than a whole cached run, so the
+    /// digest is remembered by the file's metadata (see `memo.rs`).
+    pub fn host_digest(&self) -> Option<String> {
+        let exe = std::env::current_exe().ok()?;
+        let stat = snapshot::StatKey::of_std(&std::fs::metadata(&exe).ok()?);
+        let memo = self.loader.cache().map(|c| c.load_memo(&exe));
+        if let Some(digest) = memo.as_ref().and_then(|m| m.get("", &stat)) {
+            return Some(snapshot::digest_string(&digest));
+        }
+        let started = memo::now();
+        let mut hasher = blake3::Hasher::new();
+        hasher.update_mmap_rayon(&exe).ok()?;
+        let digest = hasher.finalize();
+        // The memo's scope is the executable's own path, never a folder.
+        if let Some(cache) = self.loader.cache() {
+            let _ = cache.save_memo(&exe, started, std::iter::once(("", &stat, &digest)));
+        }
+        Some(snapshot::digest_string(&digest))
     }
 
     /// Load and describe every built-in validator.

@@ -16,7 +16,7 @@ use std::ffi::OsString;
 use std::io::{self, Read};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use cap_std::ambient_authority;
@@ -24,6 +24,8 @@ use cap_std::fs::{Dir, File, FileType, Metadata, MetadataExt, OpenOptions, OpenO
 use rayon::prelude::*;
 use vcc_contract::paths::{self, PathSpec};
 use vcc_report::UnreadableEntry;
+
+use crate::memo::Memo;
 
 /// Bounds on what one walk will take on.
 #[derive(Debug, Clone)]
@@ -41,7 +43,7 @@ impl Default for WalkLimits {
             max_files: 1_000_000,
             max_depth: 256,
             max_file_size: 4 << 30,
-            retain_budget: 256 << 20,
+            retain_budget: 64 << 20,
         }
     }
 }
@@ -54,15 +56,26 @@ const MMAP_MIN: u64 = 16 << 20;
 /// What identifies one version of a file without reading it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct StatKey {
-    dev: u64,
-    ino: u64,
-    size: u64,
-    mtime: (i64, i64),
-    ctime: (i64, i64),
+    pub(crate) dev: u64,
+    pub(crate) ino: u64,
+    pub(crate) size: u64,
+    pub(crate) mtime: (i64, i64),
+    pub(crate) ctime: (i64, i64),
 }
 
 impl StatKey {
     fn of(m: &Metadata) -> StatKey {
+        StatKey {
+            dev: m.dev(),
+            ino: m.ino(),
+            size: m.len(),
+            mtime: (m.mtime(), m.mtime_nsec()),
+            ctime: (m.ctime(), m.ctime_nsec()),
+        }
+    }
+
+    pub(crate) fn of_std(m: &std::fs::Metadata) -> StatKey {
+        use std::os::unix::fs::MetadataExt;
         StatKey {
             dev: m.dev(),
             ino: m.ino(),
@@ -79,7 +92,7 @@ pub struct FileEntry {
     pub digest: blake3::Hash,
     /// The hashed bytes, when small enough to keep.
     pub bytes: Option<Arc<[u8]>>,
-    stat: StatKey,
+    pub(crate) stat: StatKey,
 }
 
 impl FileEntry {
@@ -111,6 +124,8 @@ pub struct Snapshot {
     pub truncated: Option<String>,
     pub root_digest: blake3::Hash,
     pub total_bytes: u64,
+    /// Files whose digest came from the memo of an earlier run, unread.
+    pub remembered: usize,
 }
 
 /// An entry found by the walk, before hashing.
@@ -135,8 +150,10 @@ pub struct RootError {
 }
 
 impl Snapshot {
-    /// Walk and hash `root`.
-    pub fn take(root: &Path, limits: WalkLimits) -> Result<Snapshot, RootError> {
+    /// Walk and hash `root`. A file whose metadata is as `memo` recorded it
+    /// keeps the recorded digest and is not read (see `memo.rs`); its bytes
+    /// are read, and checked against that digest, only if a validator asks.
+    pub fn take(root: &Path, limits: WalkLimits, memo: &Memo) -> Result<Snapshot, RootError> {
         let root_error = |source| RootError {
             root: root.display().to_string(),
             source,
@@ -145,10 +162,17 @@ impl Snapshot {
         let walk = walk(&dir, &limits).map_err(root_error)?;
 
         let budget = AtomicU64::new(limits.retain_budget);
+        let remembered = AtomicUsize::new(0);
         let hashed: Vec<Result<(String, FileEntry), UnreadableEntry>> = walk
             .files
             .into_par_iter()
-            .map(|found| hash_file(&dir, found, &limits, &budget))
+            .map(|found| match memo.get(&found.path, &found.stat) {
+                Some(digest) if found.stat.size <= limits.max_file_size => {
+                    remembered.fetch_add(1, Ordering::Relaxed);
+                    Ok((found.path, remembered_entry(found.stat, digest)))
+                }
+                _ => hash_file(&dir, found, &limits, &budget),
+            })
             .collect();
 
         let walk_unreadable = walk
@@ -184,6 +208,7 @@ impl Snapshot {
             truncated: walk.truncated,
             root_digest,
             total_bytes,
+            remembered: remembered.into_inner(),
         })
     }
 
@@ -570,6 +595,17 @@ fn open_regular(dir: &Dir, path: &str) -> io::Result<File> {
     Ok(file)
 }
 
+/// A file known from the memo: its digest, and no bytes (read on demand,
+/// and checked, if a validator asks).
+fn remembered_entry(stat: StatKey, digest: blake3::Hash) -> FileEntry {
+    FileEntry {
+        size: stat.size,
+        digest,
+        bytes: None,
+        stat,
+    }
+}
+
 fn hash_file(
     dir: &Dir,
     found: Found,
@@ -675,20 +711,20 @@ mod tests {
     #[test]
     fn hashes_every_file_with_a_stable_root_digest() {
         let dir = tree(&[("a.txt", "hello"), ("docs/b.md", "# B\n")]);
-        let snap = Snapshot::take(dir.path(), WalkLimits::default()).unwrap();
+        let snap = Snapshot::take(dir.path(), WalkLimits::default(), &Memo::default()).unwrap();
         assert_eq!(snap.files.len(), 2);
         assert_eq!(snap.files["a.txt"].digest, blake3::hash(b"hello"));
-        let again = Snapshot::take(dir.path(), WalkLimits::default()).unwrap();
+        let again = Snapshot::take(dir.path(), WalkLimits::default(), &Memo::default()).unwrap();
         assert_eq!(snap.root_digest, again.root_digest);
         fs::write(dir.path().join("a.txt"), "hellO").unwrap();
-        let changed = Snapshot::take(dir.path(), WalkLimits::default()).unwrap();
+        let changed = Snapshot::take(dir.path(), WalkLimits::default(), &Memo::default()).unwrap();
         assert_ne!(snap.root_digest, changed.root_digest);
     }
 
     #[test]
     fn resolves_files_directories_and_globs() {
         let dir = tree(&[("a.txt", "x"), ("docs/b.md", "x"), ("docs/sub/c.md", "x")]);
-        let snap = Snapshot::take(dir.path(), WalkLimits::default()).unwrap();
+        let snap = Snapshot::take(dir.path(), WalkLimits::default(), &Memo::default()).unwrap();
         let r = |p: &str| snap.resolve(&paths::check(p).unwrap()).files;
         assert_eq!(r("a.txt"), vec!["a.txt"]);
         assert_eq!(r("docs"), vec!["docs/b.md", "docs/sub/c.md"]);
@@ -704,7 +740,7 @@ mod tests {
         std::os::unix::fs::symlink("/etc/passwd", dir.path().join("out")).unwrap();
         let fifo = std::ffi::CString::new(dir.path().join("pipe").to_str().unwrap()).unwrap();
         assert_eq!(unsafe { libc::mkfifo(fifo.as_ptr(), 0o600) }, 0);
-        let snap = Snapshot::take(dir.path(), WalkLimits::default()).unwrap();
+        let snap = Snapshot::take(dir.path(), WalkLimits::default(), &Memo::default()).unwrap();
         assert_eq!(snap.files.keys().collect::<Vec<_>>(), vec!["a.txt"]);
         let kinds: Vec<(&str, &str)> = snap
             .unreadable
@@ -719,7 +755,7 @@ mod tests {
     #[test]
     fn the_view_hides_special_files() {
         let dir = tree(&[("a.txt", "x"), ("sub/b.txt", "y")]);
-        let live = Snapshot::take(dir.path(), WalkLimits::default()).unwrap();
+        let live = Snapshot::take(dir.path(), WalkLimits::default(), &Memo::default()).unwrap();
         assert_eq!(
             live.view().unwrap().path(),
             dir.path(),
@@ -728,7 +764,7 @@ mod tests {
         std::os::unix::fs::symlink("/etc", dir.path().join("escape")).unwrap();
         let fifo = std::ffi::CString::new(dir.path().join("pipe").to_str().unwrap()).unwrap();
         assert_eq!(unsafe { libc::mkfifo(fifo.as_ptr(), 0o600) }, 0);
-        let snap = Snapshot::take(dir.path(), WalkLimits::default()).unwrap();
+        let snap = Snapshot::take(dir.path(), WalkLimits::default(), &Memo::default()).unwrap();
         let view = snap.view().unwrap();
         assert_ne!(view.path(), dir.path());
         assert_eq!(
@@ -746,7 +782,7 @@ mod tests {
     fn reads_stop_at_the_deadline() {
         let big = "x".repeat((RETAIN_FILE_MAX + 1) as usize);
         let dir = tree(&[("big", &big)]);
-        let snap = Snapshot::take(dir.path(), WalkLimits::default()).unwrap();
+        let snap = Snapshot::take(dir.path(), WalkLimits::default(), &Memo::default()).unwrap();
         let past = Instant::now() - Duration::from_millis(1);
         assert!(
             snap.read_before("big", past)
@@ -762,7 +798,7 @@ mod tests {
             max_file_size: 5,
             ..WalkLimits::default()
         };
-        let snap = Snapshot::take(dir.path(), limits).unwrap();
+        let snap = Snapshot::take(dir.path(), limits, &Memo::default()).unwrap();
         assert!(snap.files.is_empty());
         assert_eq!(snap.unreadable[0].kind, "too_large");
     }
@@ -780,7 +816,7 @@ mod tests {
             max_depth: 10,
             ..WalkLimits::default()
         };
-        let snap = Snapshot::take(dir.path(), limits).unwrap();
+        let snap = Snapshot::take(dir.path(), limits, &Memo::default()).unwrap();
         assert!(snap.files.is_empty());
         assert_eq!(snap.unreadable[0].kind, "too_deep");
         assert!(
@@ -798,14 +834,14 @@ mod tests {
             max_files: 2,
             ..WalkLimits::default()
         };
-        let snap = Snapshot::take(dir.path(), limits).unwrap();
+        let snap = Snapshot::take(dir.path(), limits, &Memo::default()).unwrap();
         assert!(snap.truncated.is_some());
     }
 
     #[test]
     fn changes_are_detected_and_touches_are_not() {
         let dir = tree(&[("a.txt", "one"), ("b.txt", "two")]);
-        let snap = Snapshot::take(dir.path(), WalkLimits::default()).unwrap();
+        let snap = Snapshot::take(dir.path(), WalkLimits::default(), &Memo::default()).unwrap();
         assert!(snap.changes().is_empty());
         // Same bytes, new metadata: not a change.
         fs::write(dir.path().join("b.txt"), "two").unwrap();
@@ -820,10 +856,37 @@ mod tests {
     }
 
     #[test]
+    fn remembered_digests_spare_reads_and_changes_are_still_seen() {
+        let dir = tree(&[("a.md", "alpha"), ("b.md", "beta")]);
+        let cache_dir = tempfile::tempdir().unwrap();
+        let cache = crate::Cache::open(cache_dir.path()).unwrap();
+        let first = Snapshot::take(dir.path(), WalkLimits::default(), &Memo::default()).unwrap();
+        let files = first
+            .files
+            .iter()
+            .map(|(p, e)| (p.as_str(), &e.stat, &e.digest));
+        // As if the first run had started reading well after the files were written.
+        let later = (crate::memo::now().0 + 10, 0);
+        cache.save_memo(dir.path(), later, files).unwrap();
+
+        let memo = cache.load_memo(dir.path());
+        let second = Snapshot::take(dir.path(), WalkLimits::default(), &memo).unwrap();
+        assert_eq!(second.remembered, 2);
+        assert_eq!(second.root_digest, first.root_digest);
+        // Served on demand, checked against the remembered digest.
+        assert_eq!(&*second.read("a.md").unwrap(), b"alpha");
+
+        std::fs::write(dir.path().join("b.md"), "BETA").unwrap();
+        let third = Snapshot::take(dir.path(), WalkLimits::default(), &memo).unwrap();
+        assert_eq!(third.remembered, 1, "the rewritten file is hashed again");
+        assert_ne!(third.root_digest, first.root_digest);
+    }
+
+    #[test]
     fn large_files_are_reread_and_checked() {
         let big = "x".repeat((RETAIN_FILE_MAX + 1) as usize);
         let dir = tree(&[("big", &big)]);
-        let snap = Snapshot::take(dir.path(), WalkLimits::default()).unwrap();
+        let snap = Snapshot::take(dir.path(), WalkLimits::default(), &Memo::default()).unwrap();
         assert!(snap.files["big"].bytes.is_none());
         assert_eq!(snap.read("big").unwrap().len(), big.len());
         fs::write(dir.path().join("big"), big.replace('x', "y")).unwrap();

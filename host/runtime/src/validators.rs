@@ -89,6 +89,11 @@ impl Loader {
         }
     }
 
+    /// The on-disk cache, unless caching is off.
+    pub fn cache(&self) -> Option<&Cache> {
+        self.cache.as_ref()
+    }
+
     pub fn sandbox(&self) -> &Sandbox {
         &self.sandbox
     }
@@ -239,7 +244,7 @@ impl Loader {
                     // SAFETY: the artifact was produced by `serialize` of this
                     // engine configuration (the key covers it) and carries
                     // this cache's MAC, so it is bytes this host wrote.
-                    match unsafe { Component::deserialize(engine, &artifact) } {
+                    match unsafe { Component::deserialize(engine, &*artifact) } {
                         Ok(component) => {
                             self.count(|s| s.hits += 1);
                             return Ok(component);

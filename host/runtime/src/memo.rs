@@ -1,0 +1,207 @@
+//! Digests remembered by file metadata, so a second run over an unchanged
+//! tree does not read it again (as `git status` trusts its index).
+//!
+//! One memo per folder (a deliverable root, or the folder of the `vcc`
+//! executable), kept in the component cache and MAC'd with its key, so only
+//! this host's own records are believed. An entry is used only when the
+//! file's device, inode, size, mtime and ctime are exactly as recorded, and
+//! its ctime is well before the moment the recording run started reading:
+//! a file written in the same clock tick as it was hashed could change
+//! without its timestamps showing it ("racily clean", in git's words), so
+//! it is hashed again. Every write to a file sets its ctime to the current
+//! time, and ctime cannot be set back by a user, so a file changed after
+//! it was hashed never matches its entry.
+
+use std::collections::HashMap;
+use std::fs;
+use std::io::{self, Write};
+use std::os::unix::fs::OpenOptionsExt;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use crate::cache::Cache;
+use crate::snapshot::StatKey;
+
+const MAGIC: &str = "vcc-memo 1";
+/// Files whose ctime is this close to the start of the hashing run are
+/// not trusted next time (covers coarse filesystem timestamps).
+const RACY_MARGIN: Duration = Duration::from_secs(2);
+
+/// What a memo knew when it was loaded.
+#[derive(Default)]
+pub struct Memo {
+    entries: HashMap<String, (StatKey, blake3::Hash)>,
+}
+
+impl Memo {
+    /// The remembered digest of `path`, if its metadata is unchanged.
+    pub fn get(&self, path: &str, stat: &StatKey) -> Option<blake3::Hash> {
+        match self.entries.get(path) {
+            Some((known, digest)) if known == stat => Some(*digest),
+            _ => None,
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+}
+
+/// Seconds and nanoseconds since the epoch, as ctime is stored.
+pub fn now() -> (i64, i64) {
+    let d = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap_or_default();
+    (d.as_secs() as i64, i64::from(d.subsec_nanos()))
+}
+
+impl Cache {
+    fn memo_path(&self, folder: &Path) -> PathBuf {
+        let id = blake3::hash(folder.as_os_str().as_encoded_bytes());
+        self.dir().join("memo").join(format!("{}.txt", id.to_hex()))
+    }
+
+    /// The memo of `folder` (canonical path); empty when there is none or
+    /// it fails its check.
+    pub fn load_memo(&self, folder: &Path) -> Memo {
+        let Ok(text) = fs::read_to_string(self.memo_path(folder)) else {
+            return Memo::default();
+        };
+        let Some((header, body)) = text.split_once('\n') else {
+            return Memo::default();
+        };
+        let Some(mac) = header.strip_prefix(MAGIC).map(str::trim) else {
+            return Memo::default();
+        };
+        // blake3::Hash compares in constant time.
+        match blake3::Hash::from_hex(mac) {
+            Ok(mac) if mac == self.mac(body.as_bytes()) => {}
+            _ => return Memo::default(),
+        }
+        let entries = body.lines().filter_map(parse_line).collect();
+        Memo { entries }
+    }
+
+    /// Record the digests of `folder`'s files, hashed by a run that started
+    /// reading at `started` (from [`now`]). Racy entries are left out.
+    pub fn save_memo<'a>(
+        &self,
+        folder: &Path,
+        started: (i64, i64),
+        files: impl Iterator<Item = (&'a str, &'a StatKey, &'a blake3::Hash)>,
+    ) -> io::Result<()> {
+        let cutoff = (started.0 - RACY_MARGIN.as_secs() as i64, started.1);
+        let mut body = String::new();
+        for (path, stat, digest) in files {
+            // One entry per line: names with a newline are simply not kept.
+            if path.contains('\n') || stat.ctime >= cutoff {
+                continue;
+            }
+            body.push_str(&format!(
+                "{} {} {} {} {} {} {} {} {path}\n",
+                stat.dev,
+                stat.ino,
+                stat.size,
+                stat.mtime.0,
+                stat.mtime.1,
+                stat.ctime.0,
+                stat.ctime.1,
+                digest.to_hex()
+            ));
+        }
+        let path = self.memo_path(folder);
+        if let Some(parent) = path.parent() {
+            fs::create_dir_all(parent)?;
+        }
+        static NEXT: AtomicU64 = AtomicU64::new(0);
+        let tmp = path.with_extension(format!(
+            "{}.{}.tmp",
+            std::process::id(),
+            NEXT.fetch_add(1, Ordering::Relaxed)
+        ));
+        let result = (|| {
+            let mut file = fs::OpenOptions::new()
+                .write(true)
+                .create_new(true)
+                .mode(0o600)
+                .open(&tmp)?;
+            let mac = self.mac(body.as_bytes());
+            file.write_all(format!("{MAGIC} {}\n", mac.to_hex()).as_bytes())?;
+            file.write_all(body.as_bytes())?;
+            fs::rename(&tmp, &path)
+        })();
+        if result.is_err() {
+            let _ = fs::remove_file(&tmp);
+        }
+        result
+    }
+}
+
+fn parse_line(line: &str) -> Option<(String, (StatKey, blake3::Hash))> {
+    let mut parts = line.splitn(9, ' ');
+    let mut int = || parts.next()?.parse::<i64>().ok();
+    let (dev, ino, size) = (int()?, int()?, int()?);
+    let mtime = (int()?, int()?);
+    let ctime = (int()?, int()?);
+    let digest = blake3::Hash::from_hex(parts.next()?).ok()?;
+    let path = parts.next()?.to_string();
+    let stat = StatKey {
+        dev: dev as u64,
+        ino: ino as u64,
+        size: size as u64,
+        mtime,
+        ctime,
+    };
+    Some((path, (stat, digest)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn stat(ctime: i64) -> StatKey {
+        StatKey {
+            dev: 1,
+            ino: 2,
+            size: 3,
+            mtime: (4, 5),
+            ctime: (ctime, 6),
+        }
+    }
+
+    #[test]
+    fn remembers_only_settled_files_and_refuses_tampering() {
+        let dir = tempfile::tempdir().unwrap();
+        let cache = Cache::open(dir.path()).unwrap();
+        let folder = Path::new("/some/root");
+        assert!(cache.load_memo(folder).is_empty());
+        let digest = blake3::hash(b"bytes");
+        let (old, racy) = (stat(1_000), stat(2_000));
+        let files = [
+            ("old file.txt", &old, &digest),
+            ("racy.txt", &racy, &digest),
+        ];
+        cache
+            .save_memo(folder, (2_001, 0), files.into_iter())
+            .unwrap();
+        let memo = cache.load_memo(folder);
+        assert_eq!(memo.get("old file.txt", &old), Some(digest));
+        // Changed metadata, or a file hashed within the racy margin: hash again.
+        assert_eq!(memo.get("old file.txt", &stat(1_001)), None);
+        assert_eq!(memo.get("racy.txt", &racy), None);
+        assert!(cache.load_memo(Path::new("/another/root")).is_empty());
+
+        let path = cache.memo_path(folder);
+        let text = fs::read_to_string(&path).unwrap();
+        fs::write(&path, text.replace("old file", "other file")).unwrap();
+        assert!(
+            cache.load_memo(folder).is_empty(),
+            "a tampered memo is ignored"
+        );
+    }
+}
