@@ -1,8 +1,8 @@
 //! Digests remembered by file metadata, so a second run over an unchanged
 //! tree does not read it again (as `git status` trusts its index).
 //!
-//! One memo per folder (a deliverable root, or the folder of the `vcc`
-//! executable), kept in the component cache and MAC'd with its key, so only
+//! One memo per scope (a deliverable root, or the path of the `vcc`
+//! executable itself), kept in the component cache and MAC'd with its key, so only
 //! this host's own records are believed. An entry is used only when the
 //! file's device, inode, size, mtime and ctime are exactly as recorded, and
 //! its ctime is well before the moment the recording run started reading:
