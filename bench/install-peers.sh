@@ -15,4 +15,6 @@ cd "$dir"
 [ -x npm/node_modules/.bin/ajv ] || npm install --silent --prefix npm ajv-cli@5.0.0 ajv-formats@3.0.1
 [ -x cargo/bin/b3sum ] || cargo install b3sum --version 1.8.7 --locked --root cargo
 [ -x cargo/bin/regorus ] || cargo install regorus --version 0.14.1 --example regorus --locked --root cargo
+# `wasmtime run` of a precompiled component: the W3/W4 start-up peer (~10 min build).
+[ -x cargo/bin/wasmtime ] || cargo install wasmtime-cli --version 48.0.8 --locked --root cargo
 echo "peers ready in $dir"

@@ -10,13 +10,15 @@ fn main() {
         &[&repo.join("sdk/rust"), &repo.join("wit")],
     );
     let mut code = String::from(
-        "/// (name, component bytes) of every built-in validator.\npub static BUILTINS: &[(&str, &[u8])] = &[\n",
+        "/// (name, component bytes, blake3 of the bytes) of every built-in validator.\npub static BUILTINS: &[(&str, &[u8], [u8; 32])] = &[\n",
     );
     for b in built {
+        let bytes = std::fs::read(&b.wasm).expect("read a built component");
         code.push_str(&format!(
-            "    (\"std/{}\", include_bytes!({:?})),\n",
+            "    (\"std/{}\", include_bytes!({:?}), {:?}),\n",
             b.package,
-            b.wasm.display().to_string()
+            b.wasm.display().to_string(),
+            blake3::hash(&bytes).as_bytes()
         ));
     }
     code.push_str("];\n");

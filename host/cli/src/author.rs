@@ -23,6 +23,7 @@ use crate::render::clean;
 pub const WIT: &str = include_str!("../../../wit/validator.wit");
 const SDK_RUST_MANIFEST: &str = include_str!("../../../sdk/rust/Cargo.toml");
 const SDK_RUST_LIB: &str = include_str!("../../../sdk/rust/src/lib.rs");
+const SDK_RUST_NATIVE: &str = include_str!("../../../sdk/rust/src/native.rs");
 const SDK_PYTHON: &str = include_str!("../../../sdk/python/vcc_sdk/__init__.py");
 const SDK_JS: &str = include_str!("../../../sdk/js/vcc-sdk.js");
 
@@ -252,6 +253,7 @@ fn write_support(dir: &Path, lang: Lang) -> Result<(), String> {
         Lang::Rust => {
             files.push((vcc.join("sdk/rust/Cargo.toml"), SDK_RUST_MANIFEST));
             files.push((vcc.join("sdk/rust/src/lib.rs"), SDK_RUST_LIB));
+            files.push((vcc.join("sdk/rust/src/native.rs"), SDK_RUST_NATIVE));
         }
         Lang::Python => files.push((vcc.join("sdk/python/vcc_sdk/__init__.py"), SDK_PYTHON)),
         // Imported as `./vcc-sdk.js` by the validator module.

@@ -62,7 +62,11 @@ fn runtime(cli: &Cli) -> Result<Runtime, i32> {
     };
     let builtins = vcc_std::BUILTINS
         .iter()
-        .map(|&(name, bytes)| Builtin { name, bytes })
+        .map(|&(name, bytes, digest)| Builtin {
+            name,
+            bytes,
+            digest,
+        })
         .collect();
     // A knob for tests and slow machines: how long one component may take
     // to compile (a duration like `300s`).

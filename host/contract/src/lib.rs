@@ -14,7 +14,7 @@ mod spans;
 pub mod units;
 pub mod vcc1;
 
-pub use lint::{Catalog, ValidatorInfo, lint};
+pub use lint::{Catalog, ValidatorInfo, lint, params_key};
 pub use model::{
     BUILTIN_PREFIX, Budget, Contract, Criterion, Deliverable, FailAction, Limits, OnFail, Severity,
     ValidatorRef,

@@ -28,6 +28,26 @@ pub trait Catalog {
     /// why it cannot be used (missing, digest mismatch, unsupported WIT
     /// version, does not load).
     fn describe(&mut self, name: &str, binding: &ValidatorRef) -> Result<ValidatorInfo, String>;
+
+    /// Whether params with this key (see [`params_key`]) satisfied their
+    /// schema in an earlier lint, as the catalog remembers it. Checking them
+    /// again means compiling the schema (milliseconds), on every run.
+    fn params_known_valid(&mut self, _key: &blake3::Hash) -> bool {
+        false
+    }
+
+    /// Params with this key satisfied their schema.
+    fn params_valid(&mut self, _key: blake3::Hash) {}
+}
+
+/// What identifies one params check: the schema and the params, exactly.
+pub fn params_key(schema: &Value, params: &Value) -> blake3::Hash {
+    let mut hasher = blake3::Hasher::new();
+    hasher.update(b"vcc params 1\0");
+    hasher.update(schema.to_string().as_bytes());
+    hasher.update(b"\0");
+    hasher.update(params.to_string().as_bytes());
+    hasher.finalize()
 }
 
 /// Bounds on limits; outside them a number is a typo or an attack.
@@ -324,6 +344,9 @@ impl<'a> Lint<'a> {
     fn bound_validators(&mut self, catalog: &mut dyn Catalog) {
         let contract = &self.doc.contract;
         let mut loaded: BTreeMap<&str, Result<ValidatorInfo, String>> = BTreeMap::new();
+        // Compiled once per validator: 200 criteria on one validator must
+        // not compile its schema 200 times.
+        let mut checkers: BTreeMap<&str, Result<jsonschema::Validator, String>> = BTreeMap::new();
         let list = FieldPath::root().key("criteria");
         for (i, c) in contract.criteria.iter().enumerate() {
             let Some(binding) = contract.validators.get(&c.validator) else {
@@ -362,7 +385,18 @@ impl<'a> Lint<'a> {
                         .params
                         .clone()
                         .unwrap_or_else(|| Value::Object(Default::default()));
-                    for (pointer, message) in params_errors(&info.params_schema, &params) {
+                    let key = params_key(&info.params_schema, &params);
+                    if catalog.params_known_valid(&key) {
+                        continue;
+                    }
+                    let checker = checkers
+                        .entry(c.validator.as_str())
+                        .or_insert_with(|| compile_params_schema(&info.params_schema));
+                    let errors = params_errors(checker, &params);
+                    if errors.is_empty() {
+                        catalog.params_valid(key);
+                    }
+                    for (pointer, message) in errors {
                         let mut field = at.key("params");
                         for token in pointer.split('/').skip(1) {
                             field.0.push(match token.parse::<usize>() {
@@ -391,28 +425,30 @@ impl<'a> Lint<'a> {
     }
 }
 
-/// Validate params against a validator's schema: (JSON pointer, message).
+/// Compile a validator's parameter schema.
 ///
 /// The schema comes from an untrusted component, so patterns use the
 /// linear-time `regex` engine: a hostile pattern cannot stall lint.
-fn params_errors(schema: &Value, params: &Value) -> Vec<(String, String)> {
-    let validator = match jsonschema::options()
+fn compile_params_schema(schema: &Value) -> Result<jsonschema::Validator, String> {
+    jsonschema::options()
         .with_pattern_options(jsonschema::PatternOptions::regex())
         .build(schema)
-    {
-        Ok(v) => v,
-        Err(err) => {
-            return vec![(
-                String::new(),
-                format!("the validator's parameter schema is not valid: {err}"),
-            )];
-        }
-    };
-    validator
-        .iter_errors(params)
-        .take(20)
-        .map(|e| (e.instance_path().to_string(), e.to_string()))
-        .collect()
+        .map_err(|err| format!("the validator's parameter schema is not valid: {err}"))
+}
+
+/// Validate params against a compiled schema: (JSON pointer, message).
+fn params_errors(
+    checker: &Result<jsonschema::Validator, String>,
+    params: &Value,
+) -> Vec<(String, String)> {
+    match checker {
+        Ok(validator) => validator
+            .iter_errors(params)
+            .take(20)
+            .map(|e| (e.instance_path().to_string(), e.to_string()))
+            .collect(),
+        Err(message) => vec![(String::new(), message.clone())],
+    }
 }
 
 fn is_digest(text: &str) -> bool {

@@ -7,10 +7,16 @@
 //! atomically (temporary file, then rename).
 //!
 //! Deserializing a precompiled artifact runs it as native code, so the host
-//! only loads entries it wrote itself: each entry carries a keyed blake3 MAC
-//! under a per-cache secret key (a 0600 file created on first use). An entry
-//! that fails the check — corrupt, torn, or tampered with — is never loaded;
-//! it counts as `rejected` and the component is compiled again.
+//! only loads entries it wrote itself. Each entry is two files: `KEY.cwasm`,
+//! the artifact exactly as wasmtime wrote it (so `deserialize_file` can map
+//! it without a copy), and `KEY.seal`, a small record MAC'd with keyed blake3
+//! under a per-cache secret key (a 0600 file created on first use). The seal
+//! holds the artifact's MAC, what the component's `describe()` said, and —
+//! once the artifact has been checked at least two seconds after it was
+//! written — its metadata, so later runs trust it by `stat` instead of
+//! hashing megabytes (any write changes ctime; see `memo.rs`). An entry that
+//! fails a check — corrupt, torn, or tampered with — is never loaded; it
+//! counts as `rejected` and the component is compiled again.
 
 use std::fs;
 use std::hash::{Hash, Hasher};
@@ -19,7 +25,10 @@ use std::os::unix::fs::{MetadataExt, OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
-const MAGIC: &[u8; 8] = b"VCCCWASM";
+use crate::memo;
+use crate::snapshot::StatKey;
+
+const SEAL_MAGIC: &str = "vcc-seal 1";
 const KEY_FILE: &str = "cache.key";
 
 pub struct Cache {
@@ -35,17 +44,21 @@ pub enum Lookup {
     Rejected(String),
 }
 
-/// A verified entry's precompiled bytes, mapped from the cache file.
+/// A verified entry: the artifact file, opened (the checked inode is the
+/// one loaded), and what `describe()` said when it was stored.
 pub struct Artifact {
-    map: memmap2::Mmap,
-    header: usize,
+    pub file: fs::File,
+    pub description: Option<String>,
 }
 
-impl std::ops::Deref for Artifact {
-    type Target = [u8];
-    fn deref(&self) -> &[u8] {
-        &self.map[self.header..]
-    }
+/// The MAC'd record beside an artifact.
+#[derive(Default)]
+struct Seal {
+    artifact_mac: Option<blake3::Hash>,
+    /// The artifact's metadata when it was last checked (not racy).
+    stat: Option<StatKey>,
+    /// `describe()`'s answer, as JSON on one line.
+    description: Option<String>,
 }
 
 impl Cache {
@@ -93,49 +106,151 @@ impl Cache {
         blake3::keyed_hash(&self.key, bytes)
     }
 
-    fn path(&self, key: &str) -> PathBuf {
-        self.dir.join(format!("{key}.cwasm"))
+    fn path(&self, key: &str, ext: &str) -> PathBuf {
+        self.dir.join(format!("{key}.{ext}"))
     }
 
     pub fn get(&self, key: &str) -> Lookup {
-        let path = self.path(key);
+        self.get_at(key, memo::now())
+    }
+
+    /// [`Cache::get`] as if the time were `now` (from [`memo::now`]).
+    fn get_at(&self, key: &str, now: (i64, i64)) -> Lookup {
+        let path = self.path(key, "cwasm");
         let file = match fs::File::open(&path) {
             Ok(file) => file,
             Err(err) if err.kind() == io::ErrorKind::NotFound => return Lookup::Miss,
             Err(err) => return Lookup::Rejected(format!("{}: {err}", path.display())),
         };
-        // Mapped, not read: a 50 MB Python artifact is checked and handed to
-        // wasmtime without a heap copy. Entries are replaced by rename, never
-        // rewritten in place, so the mapping cannot shrink under us (only a
-        // process of the same user, which owns the 0700 folder, could).
-        // SAFETY: see above; the map is read-only.
-        let map = match unsafe { memmap2::Mmap::map(&file) } {
-            Ok(map) => map,
+        let seal = match self.read_seal(key) {
+            Ok(seal) => seal,
+            Err(why) => return Lookup::Rejected(why),
+        };
+        let stat = match file.metadata() {
+            Ok(meta) => StatKey::of_std(&meta),
             Err(err) => return Lookup::Rejected(format!("{}: {err}", path.display())),
         };
-        let header = MAGIC.len() + 32;
-        if map.len() < header || &map[..MAGIC.len()] != MAGIC {
-            return Lookup::Rejected(format!("{}: not a vcc cache entry", path.display()));
+        if seal.stat != Some(stat) {
+            // Not vouched for by metadata: check every byte.
+            // SAFETY: a read-only map of a file replaced by rename, never
+            // rewritten in place (only a process of the same user, which
+            // owns the 0700 folder, could); it is dropped before returning.
+            let map = match unsafe { memmap2::Mmap::map(&file) } {
+                Ok(map) => map,
+                Err(err) => return Lookup::Rejected(format!("{}: {err}", path.display())),
+            };
+            // blake3::Hash compares in constant time.
+            if seal.artifact_mac != Some(self.mac(&map)) {
+                return Lookup::Rejected(format!(
+                    "{}: integrity check failed (corrupt or modified)",
+                    path.display()
+                ));
+            }
+            if !memo::is_racy(&stat, now) {
+                // Only a speed-up: a seal that cannot be rewritten is not an error.
+                let _ = self.write_seal(
+                    key,
+                    &Seal {
+                        stat: Some(stat),
+                        ..seal
+                    },
+                );
+                return Lookup::Hit(Artifact {
+                    file,
+                    description: self.read_seal(key).ok().and_then(|s| s.description),
+                });
+            }
         }
-        let mut mac = [0u8; 32];
-        mac.copy_from_slice(&map[MAGIC.len()..header]);
-        // blake3::Hash compares in constant time.
-        if self.mac(&map[header..]) != blake3::Hash::from(mac) {
-            return Lookup::Rejected(format!(
-                "{}: integrity check failed (corrupt or modified)",
-                path.display()
-            ));
-        }
-        Lookup::Hit(Artifact { map, header })
+        Lookup::Hit(Artifact {
+            file,
+            description: seal.description,
+        })
     }
 
     /// Store an entry atomically. Failure to write leaves no partial entry.
     pub fn put(&self, key: &str, artifact: &[u8]) -> io::Result<()> {
-        let mac = blake3::keyed_hash(&self.key, artifact);
-        let final_path = self.path(key);
+        self.write_atomically(&self.path(key, "cwasm"), artifact, true)?;
+        let seal = Seal {
+            artifact_mac: Some(self.mac(artifact)),
+            ..Seal::default()
+        };
+        self.write_seal(key, &seal)
+    }
+
+    /// Remember what an entry's component said from `describe()` (JSON),
+    /// so later runs need not instantiate it to ask again.
+    pub fn remember_description(&self, key: &str, description: &str) -> io::Result<()> {
+        let seal = self.read_seal(key).map_err(io::Error::other)?;
+        if seal.artifact_mac.is_none() || description.contains('\n') {
+            return Ok(());
+        }
+        self.write_seal(
+            key,
+            &Seal {
+                description: Some(description.to_string()),
+                ..seal
+            },
+        )
+    }
+
+    fn read_seal(&self, key: &str) -> Result<Seal, String> {
+        let path = self.path(key, "seal");
+        let text = fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+        let refused = || {
+            format!(
+                "{}: integrity check failed (not written by this cache)",
+                path.display()
+            )
+        };
+        let (header, body) = text.split_once('\n').ok_or_else(refused)?;
+        let mac = header
+            .strip_prefix(SEAL_MAGIC)
+            .map(str::trim)
+            .ok_or_else(refused)?;
+        // blake3::Hash compares in constant time.
+        match blake3::Hash::from_hex(mac) {
+            Ok(mac) if mac == self.mac(body.as_bytes()) => {}
+            _ => return Err(refused()),
+        }
+        let mut seal = Seal::default();
+        for line in body.lines() {
+            match line.split_once(' ') {
+                Some(("artifact", mac)) => seal.artifact_mac = blake3::Hash::from_hex(mac).ok(),
+                Some(("stat", stat)) => seal.stat = memo::parse_stat(stat),
+                Some(("describe", json)) => seal.description = Some(json.to_string()),
+                _ => {}
+            }
+        }
+        Ok(seal)
+    }
+
+    fn write_seal(&self, key: &str, seal: &Seal) -> io::Result<()> {
+        let mut body = String::new();
+        if let Some(mac) = seal.artifact_mac {
+            body.push_str(&format!("artifact {}\n", mac.to_hex()));
+        }
+        if let Some(stat) = &seal.stat {
+            body.push_str(&format!("stat {}\n", memo::format_stat(stat)));
+        }
+        if let Some(json) = &seal.description {
+            body.push_str(&format!("describe {json}\n"));
+        }
+        let text = format!(
+            "{SEAL_MAGIC} {}\n{body}",
+            self.mac(body.as_bytes()).to_hex()
+        );
+        self.write_atomically(&self.path(key, "seal"), text.as_bytes(), false)
+    }
+
+    /// Write `bytes` to `path` through a temporary file and a rename.
+    pub(crate) fn write_atomically(&self, path: &Path, bytes: &[u8], sync: bool) -> io::Result<()> {
         static NEXT: AtomicU64 = AtomicU64::new(0);
-        let tmp = self.dir.join(format!(
-            ".{key}.{}.{}.tmp",
+        let name = path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let tmp = path.with_file_name(format!(
+            ".{name}.{}.{}.tmp",
             std::process::id(),
             NEXT.fetch_add(1, Ordering::Relaxed)
         ));
@@ -145,11 +260,11 @@ impl Cache {
                 .create_new(true)
                 .mode(0o600)
                 .open(&tmp)?;
-            file.write_all(MAGIC)?;
-            file.write_all(mac.as_bytes())?;
-            file.write_all(artifact)?;
-            file.sync_all()?;
-            fs::rename(&tmp, &final_path)
+            file.write_all(bytes)?;
+            if sync {
+                file.sync_all()?;
+            }
+            fs::rename(&tmp, path)
         })();
         if result.is_err() {
             let _ = fs::remove_file(&tmp);
@@ -221,6 +336,18 @@ impl Hasher for Blake3StdHasher {
 mod tests {
     use super::*;
 
+    fn hit(lookup: Lookup) -> Vec<u8> {
+        match lookup {
+            Lookup::Hit(mut artifact) => {
+                let mut bytes = Vec::new();
+                artifact.file.read_to_end(&mut bytes).unwrap();
+                bytes
+            }
+            Lookup::Miss => panic!("expected a hit, got a miss"),
+            Lookup::Rejected(why) => panic!("expected a hit, got rejected: {why}"),
+        }
+    }
+
     #[test]
     fn round_trips_and_refuses_tampering() {
         let dir = tempfile::tempdir().unwrap();
@@ -228,21 +355,47 @@ mod tests {
         let key = Cache::key(&blake3::hash(b"component"), 42u64);
         assert!(matches!(cache.get(&key), Lookup::Miss));
         cache.put(&key, b"artifact").unwrap();
-        match cache.get(&key) {
-            Lookup::Hit(bytes) => assert_eq!(&*bytes, b"artifact"),
-            _ => panic!("expected a hit"),
-        }
-        let path = cache.path(&key);
-        let mut bytes = fs::read(&path).unwrap();
-        *bytes.last_mut().unwrap() ^= 1;
-        fs::write(&path, bytes).unwrap();
+        assert_eq!(hit(cache.get(&key)), b"artifact");
+        let path = cache.path(&key, "cwasm");
+        fs::write(&path, b"artifacT").unwrap();
         assert!(matches!(cache.get(&key), Lookup::Rejected(_)));
         // Another cache (another key) cannot vouch for this one's entries.
         let other = tempfile::tempdir().unwrap();
         let foreign = Cache::open(other.path()).unwrap();
         foreign.put(&key, b"artifact").unwrap();
-        fs::copy(foreign.path(&key), cache.path(&key)).unwrap();
+        for ext in ["cwasm", "seal"] {
+            fs::copy(foreign.path(&key, ext), cache.path(&key, ext)).unwrap();
+        }
         assert!(matches!(cache.get(&key), Lookup::Rejected(_)));
+    }
+
+    #[test]
+    fn a_settled_entry_is_trusted_by_metadata_until_it_changes() {
+        let dir = tempfile::tempdir().unwrap();
+        let cache = Cache::open(dir.path()).unwrap();
+        let key = Cache::key(&blake3::hash(b"component"), 42u64);
+        cache.put(&key, b"artifact").unwrap();
+        cache.remember_description(&key, r#"{"name":"x"}"#).unwrap();
+        let later = (memo::now().0 + 10, 0);
+        // Checked in full, and (not racy any more) its metadata recorded.
+        assert_eq!(hit(cache.get_at(&key, later)), b"artifact");
+        assert!(cache.read_seal(&key).unwrap().stat.is_some());
+        match cache.get_at(&key, later) {
+            Lookup::Hit(a) => assert_eq!(a.description.as_deref(), Some(r#"{"name":"x"}"#)),
+            _ => panic!("expected a hit"),
+        }
+        // Rewritten in place with the same size: ctime moves, so the bytes
+        // are checked again and refused. (The pause outlasts the coarse
+        // clock tick file timestamps are taken from.)
+        std::thread::sleep(std::time::Duration::from_millis(50));
+        fs::write(cache.path(&key, "cwasm"), b"artifacT").unwrap();
+        assert!(matches!(cache.get_at(&key, later), Lookup::Rejected(_)));
+        // A seal edited by hand fails its own MAC.
+        cache.put(&key, b"artifact").unwrap();
+        let seal = cache.path(&key, "seal");
+        let text = fs::read_to_string(&seal).unwrap();
+        fs::write(&seal, text.replace("artifact ", "artifact  ")).unwrap();
+        assert!(matches!(cache.get_at(&key, later), Lookup::Rejected(_)));
     }
 
     #[test]

@@ -424,7 +424,7 @@ impl Ctx<'_> {
         };
         let sandbox = self.loader.sandbox().clone();
         let pre = loaded.pre.clone();
-        guarded("vcc-validate", limits.timeout, move || sandbox.validate(&pre, request)).unwrap_or_else(|stopped| match stopped {
+        guarded(c"vcc-validate", limits.timeout, move || sandbox.validate(&pre, request)).unwrap_or_else(|stopped| match stopped {
             Stopped::TimedOut => RunOutput::error(
                 Reason::Timeout,
                 format!(

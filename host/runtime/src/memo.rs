@@ -12,12 +12,10 @@
 //! time, and ctime cannot be set back by a user, so a file changed after
 //! it was hashed never matches its entry.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::fs;
-use std::io::{self, Write};
-use std::os::unix::fs::OpenOptionsExt;
+use std::io;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use crate::cache::Cache;
@@ -95,22 +93,15 @@ impl Cache {
         started: (i64, i64),
         files: impl Iterator<Item = (&'a str, &'a StatKey, &'a blake3::Hash)>,
     ) -> io::Result<()> {
-        let cutoff = (started.0 - RACY_MARGIN.as_secs() as i64, started.1);
         let mut body = String::new();
         for (path, stat, digest) in files {
             // One entry per line: names with a newline are simply not kept.
-            if path.contains('\n') || stat.ctime >= cutoff {
+            if path.contains('\n') || is_racy(stat, started) {
                 continue;
             }
             body.push_str(&format!(
-                "{} {} {} {} {} {} {} {} {path}\n",
-                stat.dev,
-                stat.ino,
-                stat.size,
-                stat.mtime.0,
-                stat.mtime.1,
-                stat.ctime.0,
-                stat.ctime.1,
+                "{} {} {path}\n",
+                format_stat(stat),
                 digest.to_hex()
             ));
         }
@@ -118,46 +109,105 @@ impl Cache {
         if let Some(parent) = path.parent() {
             fs::create_dir_all(parent)?;
         }
-        static NEXT: AtomicU64 = AtomicU64::new(0);
-        let tmp = path.with_extension(format!(
-            "{}.{}.tmp",
-            std::process::id(),
-            NEXT.fetch_add(1, Ordering::Relaxed)
-        ));
-        let result = (|| {
-            let mut file = fs::OpenOptions::new()
-                .write(true)
-                .create_new(true)
-                .mode(0o600)
-                .open(&tmp)?;
-            let mac = self.mac(body.as_bytes());
-            file.write_all(format!("{MAGIC} {}\n", mac.to_hex()).as_bytes())?;
-            file.write_all(body.as_bytes())?;
-            fs::rename(&tmp, &path)
-        })();
-        if result.is_err() {
-            let _ = fs::remove_file(&tmp);
-        }
-        result
+        let text = format!("{MAGIC} {}\n{body}", self.mac(body.as_bytes()).to_hex());
+        self.write_atomically(&path, text.as_bytes(), false)
     }
 }
 
-fn parse_line(line: &str) -> Option<(String, (StatKey, blake3::Hash))> {
-    let mut parts = line.splitn(9, ' ');
+const PARAMS_MAGIC: &str = "vcc-params 1";
+/// Params checks remembered at most (the oldest are dropped).
+const MAX_VALID_PARAMS: usize = 4096;
+
+impl Cache {
+    fn params_path(&self) -> PathBuf {
+        self.dir().join("memo").join("valid-params.txt")
+    }
+
+    /// Keys of params checks that passed (see `vcc_contract::params_key`);
+    /// empty when there is no record or it fails its check.
+    pub fn load_valid_params(&self) -> HashSet<blake3::Hash> {
+        let Ok(text) = fs::read_to_string(self.params_path()) else {
+            return HashSet::new();
+        };
+        let Some((header, body)) = text.split_once('\n') else {
+            return HashSet::new();
+        };
+        // blake3::Hash compares in constant time.
+        match header
+            .strip_prefix(PARAMS_MAGIC)
+            .map(str::trim)
+            .map(blake3::Hash::from_hex)
+        {
+            Some(Ok(mac)) if mac == self.mac(body.as_bytes()) => {}
+            _ => return HashSet::new(),
+        }
+        body.lines()
+            .filter_map(|l| blake3::Hash::from_hex(l).ok())
+            .collect()
+    }
+
+    pub fn save_valid_params(&self, keys: &HashSet<blake3::Hash>) -> io::Result<()> {
+        let mut body = String::new();
+        for key in keys.iter().take(MAX_VALID_PARAMS) {
+            body.push_str(&key.to_hex());
+            body.push('\n');
+        }
+        let path = self.params_path();
+        if let Some(parent) = path.parent() {
+            fs::create_dir_all(parent)?;
+        }
+        let text = format!(
+            "{PARAMS_MAGIC} {}\n{body}",
+            self.mac(body.as_bytes()).to_hex()
+        );
+        self.write_atomically(&path, text.as_bytes(), false)
+    }
+}
+
+/// Whether a file with this metadata, seen by a run that started reading
+/// at `started`, could still change without its timestamps showing it.
+pub fn is_racy(stat: &StatKey, started: (i64, i64)) -> bool {
+    stat.ctime >= (started.0 - RACY_MARGIN.as_secs() as i64, started.1)
+}
+
+/// `dev ino size mtime mtime_ns ctime ctime_ns`, as memos and seals keep it.
+pub fn format_stat(stat: &StatKey) -> String {
+    format!(
+        "{} {} {} {} {} {} {}",
+        stat.dev, stat.ino, stat.size, stat.mtime.0, stat.mtime.1, stat.ctime.0, stat.ctime.1
+    )
+}
+
+/// The inverse of [`format_stat`].
+pub fn parse_stat(text: &str) -> Option<StatKey> {
+    let mut parts = text.split(' ');
     let mut int = || parts.next()?.parse::<i64>().ok();
     let (dev, ino, size) = (int()?, int()?, int()?);
     let mtime = (int()?, int()?);
     let ctime = (int()?, int()?);
-    let digest = blake3::Hash::from_hex(parts.next()?).ok()?;
-    let path = parts.next()?.to_string();
-    let stat = StatKey {
+    if parts.next().is_some() {
+        return None;
+    }
+    Some(StatKey {
         dev: dev as u64,
         ino: ino as u64,
         size: size as u64,
         mtime,
         ctime,
-    };
-    Some((path, (stat, digest)))
+    })
+}
+
+fn parse_line(line: &str) -> Option<(String, (StatKey, blake3::Hash))> {
+    // Seven numbers, the digest, then the path (which may hold spaces).
+    let mut cut = 0;
+    for _ in 0..8 {
+        cut += line[cut..].find(' ')? + 1;
+    }
+    let (head, path) = line.split_at(cut);
+    let (stat, digest) = head.trim_end().rsplit_once(' ')?;
+    let stat = parse_stat(stat)?;
+    let digest = blake3::Hash::from_hex(digest).ok()?;
+    Some((path.to_string(), (stat, digest)))
 }
 
 #[cfg(test)]

@@ -12,7 +12,7 @@
 use std::collections::{BTreeMap, HashMap};
 use std::path::PathBuf;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc;
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
@@ -174,6 +174,31 @@ pub struct Description {
     pub version: String,
     pub summary: String,
     pub params_schema: serde_json::Value,
+}
+
+impl Description {
+    /// One line of JSON, as the component cache keeps it.
+    pub fn to_json(&self) -> String {
+        serde_json::json!({
+            "name": self.name,
+            "version": self.version,
+            "summary": self.summary,
+            "params_schema": self.params_schema,
+        })
+        .to_string()
+    }
+
+    /// The inverse of [`Description::to_json`]; `None` for anything else.
+    pub fn from_json(text: &str) -> Option<Description> {
+        let value: serde_json::Value = serde_json::from_str(text).ok()?;
+        let text = |key: &str| value.get(key)?.as_str().map(str::to_string);
+        Some(Description {
+            name: text("name")?,
+            version: text("version")?,
+            summary: text("summary")?,
+            params_schema: value.get("params_schema")?.clone(),
+        })
+    }
 }
 
 impl Sandbox {
@@ -794,21 +819,22 @@ fn clip(text: &str, max: usize) -> String {
 
 /// Advances the engine's epoch every tick, for wall-clock budgets.
 struct Ticker {
-    stop: Arc<AtomicBool>,
+    /// Dropping the sender wakes the thread at once: a run that ends
+    /// mid-tick does not wait for the tick (it was up to 5 ms of every
+    /// short `vcc check`).
+    stop: Option<mpsc::Sender<()>>,
     thread: Option<JoinHandle<()>>,
 }
 
 impl Ticker {
     fn start(engine: Engine) -> Ticker {
-        let stop = Arc::new(AtomicBool::new(false));
-        let flag = stop.clone();
+        let (stop, stopped) = mpsc::channel::<()>();
         let thread = std::thread::Builder::new()
             .name("vcc-epoch".into())
             .spawn(move || {
                 let start = Instant::now();
                 let mut ticks: u128 = 0;
-                while !flag.load(Ordering::Relaxed) {
-                    std::thread::sleep(TICK);
+                while let Err(mpsc::RecvTimeoutError::Timeout) = stopped.recv_timeout(TICK) {
                     // Catch up if the thread slept long: the epoch follows
                     // real time, so budgets never stretch on a loaded machine.
                     let due = start.elapsed().as_nanos() / TICK.as_nanos();
@@ -819,13 +845,16 @@ impl Ticker {
                 }
             })
             .ok();
-        Ticker { stop, thread }
+        Ticker {
+            stop: Some(stop),
+            thread,
+        }
     }
 }
 
 impl Drop for Ticker {
     fn drop(&mut self) {
-        self.stop.store(true, Ordering::Relaxed);
+        drop(self.stop.take());
         if let Some(thread) = self.thread.take() {
             let _ = thread.join();
         }

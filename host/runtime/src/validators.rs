@@ -8,7 +8,7 @@
 //! `describe()` returns a usable parameter schema. Each failure is a sentence
 //! naming the cause.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
@@ -28,6 +28,9 @@ use crate::snapshot::digest_string;
 pub struct Builtin {
     pub name: &'static str,
     pub bytes: &'static [u8],
+    /// blake3 of `bytes`, computed when the binary was built (hashing the
+    /// embedded components on every run cost more than loading them).
+    pub digest: [u8; 32],
 }
 
 /// Components larger than this are refused unread (Python and JavaScript
@@ -108,8 +111,17 @@ impl Loader {
 
     /// Load the component a binding names, from `contract_dir`.
     pub fn load(&self, binding: &ValidatorRef, contract_dir: &Path) -> LoadResult {
-        let bytes = self.bytes(binding, contract_dir)?;
-        let digest = blake3::hash(&bytes);
+        let (bytes, digest) = match binding.builtin().and_then(|n| self.builtin(n)) {
+            Some(b) => (
+                std::borrow::Cow::Borrowed(b.bytes),
+                blake3::Hash::from(b.digest),
+            ),
+            None => {
+                let bytes = self.bytes(binding, contract_dir)?;
+                let digest = blake3::hash(&bytes);
+                (bytes, digest)
+            }
+        };
         if let Some(pin) = &binding.digest
             && *pin != digest_string(&digest)
         {
@@ -147,7 +159,7 @@ impl Loader {
         if !is_component(&bytes) {
             return Err(not_a_component(&bytes));
         }
-        let component = self.component(&bytes, &digest)?;
+        let (component, _) = self.component(&bytes, &digest)?;
         let (imports, exports) = self.sandbox.interface(&component);
         let imports = imports
             .into_iter()
@@ -164,6 +176,10 @@ impl Loader {
             exports,
             loaded: self.load(&binding, Path::new(".")),
         })
+    }
+
+    fn builtin(&self, name: &str) -> Option<&Builtin> {
+        self.builtins.iter().find(|b| b.name == name)
     }
 
     fn bytes(
@@ -210,21 +226,22 @@ impl Loader {
         if !is_component(bytes) {
             return Err(not_a_component(bytes));
         }
-        let component = self.component(bytes, digest)?;
+        let (component, remembered) = self.component(bytes, digest)?;
         let wit_version = self.sandbox.wit_version(&component)?;
         let pre = self.sandbox.prepare(&component)?;
-        let sandbox = self.sandbox.clone();
-        let pre_for_describe = pre.clone();
-        let description = guarded("vcc-describe", DESCRIBE_LIMITS.timeout, move || {
-            sandbox.describe(&pre_for_describe, DESCRIBE_LIMITS)
-        })
-        .unwrap_or_else(|stopped| {
-            Err(match stopped {
-                Stopped::TimedOut => "describe() did not return within its budget".into(),
-                Stopped::Failed => "describe() could not be run (host error)".into(),
-            })
-        })
-        .map_err(|e| format!("describe() failed: {e}"))?;
+        // describe() is a pure function of the component (the sandbox fixes
+        // time and randomness), so its answer is kept with the artifact.
+        let description = match remembered.as_deref().and_then(Description::from_json) {
+            Some(description) => description,
+            None => {
+                let description = self.describe(&pre)?;
+                if let Some(cache) = &self.cache {
+                    // Only a speed-up: asked again next time if not kept.
+                    let _ = cache.remember_description(&self.key(digest), &description.to_json());
+                }
+                description
+            }
+        };
         Ok(Arc::new(Loaded {
             component: name.to_string(),
             digest: digest_string(digest),
@@ -234,24 +251,46 @@ impl Loader {
         }))
     }
 
-    /// From the cache if it holds a verified entry, else compiled (and stored).
-    fn component(&self, bytes: &[u8], digest: &blake3::Hash) -> Result<Component, String> {
+    fn describe(&self, pre: &PluginPre<RunState>) -> Result<Description, String> {
+        let sandbox = self.sandbox.clone();
+        let pre = pre.clone();
+        guarded(c"vcc-describe", DESCRIBE_LIMITS.timeout, move || {
+            sandbox.describe(&pre, DESCRIBE_LIMITS)
+        })
+        .unwrap_or_else(|stopped| {
+            Err(match stopped {
+                Stopped::TimedOut => "describe() did not return within its budget".into(),
+                Stopped::Failed => "describe() could not be run (host error)".into(),
+            })
+        })
+        .map_err(|e| format!("describe() failed: {e}"))
+    }
+
+    fn key(&self, digest: &blake3::Hash) -> String {
+        Cache::key(
+            digest,
+            self.sandbox.engine().precompile_compatibility_hash(),
+        )
+    }
+
+    /// From the cache if it holds a verified entry (with what `describe()`
+    /// said, when known), else compiled (and stored).
+    fn component(
+        &self,
+        bytes: &[u8],
+        digest: &blake3::Hash,
+    ) -> Result<(Component, Option<String>), String> {
         let engine = self.sandbox.engine();
-        let key = Cache::key(digest, engine.precompile_compatibility_hash());
+        let key = self.key(digest);
         if let Some(cache) = &self.cache {
             match cache.get(&key) {
-                Lookup::Hit(artifact) => {
-                    // SAFETY: the artifact was produced by `serialize` of this
-                    // engine configuration (the key covers it) and carries
-                    // this cache's MAC, so it is bytes this host wrote.
-                    match unsafe { Component::deserialize(engine, &*artifact) } {
-                        Ok(component) => {
-                            self.count(|s| s.hits += 1);
-                            return Ok(component);
-                        }
-                        Err(_) => self.count(|s| s.rejected += 1),
+                Lookup::Hit(artifact) => match deserialize(engine, &artifact.file) {
+                    Ok(component) => {
+                        self.count(|s| s.hits += 1);
+                        return Ok((component, artifact.description));
                     }
-                }
+                    Err(_) => self.count(|s| s.rejected += 1),
+                },
                 Lookup::Rejected(_) => self.count(|s| s.rejected += 1),
                 Lookup::Miss => {}
             }
@@ -260,7 +299,7 @@ impl Loader {
         let owned = bytes.to_vec();
         let compiler = engine.clone();
         let limit = self.compile_timeout;
-        let component = wait_at_most("vcc-compile", limit, move || {
+        let component = wait_at_most(c"vcc-compile", limit, move || {
             Component::new(&compiler, &owned)
         })
         .map_err(|stopped| match stopped {
@@ -275,7 +314,7 @@ impl Loader {
             // A failed write only costs a recompile next time.
             let _ = cache.put(&key, &artifact);
         }
-        Ok(component)
+        Ok((component, None))
     }
 
     fn count(&self, f: impl FnOnce(&mut CacheStats)) {
@@ -283,6 +322,25 @@ impl Loader {
             f(&mut stats);
         }
     }
+}
+
+/// Load a verified cache entry. wasmtime maps the file itself (no copy, and
+/// only the pages used are read), through `/proc/self/fd` so that the inode
+/// mapped is the one whose seal was checked; without `/proc`, the bytes are
+/// mapped here and copied.
+fn deserialize(engine: &wasmtime::Engine, file: &std::fs::File) -> wasmtime::Result<Component> {
+    use std::os::fd::AsRawFd;
+    let by_fd = PathBuf::from(format!("/proc/self/fd/{}", file.as_raw_fd()));
+    if by_fd.exists() {
+        // SAFETY: the entry carries this cache's MAC (checked now, or
+        // vouched for by unchanged metadata), so these are bytes this host
+        // serialized under an engine configuration the key covers.
+        return unsafe { Component::deserialize_file(engine, &by_fd) };
+    }
+    // SAFETY: as above; the map is read-only and dropped after the copy.
+    let map = unsafe { memmap2::Mmap::map(file) }?;
+    // SAFETY: as above.
+    unsafe { Component::deserialize(engine, &*map) }
 }
 
 /// The same component under another name shares the compiled code.
@@ -330,6 +388,9 @@ pub struct ContractValidators<'a> {
     loader: &'a Loader,
     contract_dir: PathBuf,
     pub loaded: HashMap<String, LoadResult>,
+    /// Params checks that passed in earlier runs (from the cache), read on
+    /// first use.
+    known_valid: Option<HashSet<blake3::Hash>>,
 }
 
 impl<'a> ContractValidators<'a> {
@@ -338,7 +399,14 @@ impl<'a> ContractValidators<'a> {
             loader,
             contract_dir: contract_dir.to_path_buf(),
             loaded: HashMap::new(),
+            known_valid: None,
         }
+    }
+
+    fn known_valid(&mut self) -> &mut HashSet<blake3::Hash> {
+        let cache = self.loader.cache();
+        self.known_valid
+            .get_or_insert_with(|| cache.map(Cache::load_valid_params).unwrap_or_default())
     }
 }
 
@@ -349,6 +417,20 @@ impl Catalog for ContractValidators<'_> {
         result.map(|l| ValidatorInfo {
             params_schema: l.description.params_schema.clone(),
         })
+    }
+
+    fn params_known_valid(&mut self, key: &blake3::Hash) -> bool {
+        self.known_valid().contains(key)
+    }
+
+    fn params_valid(&mut self, key: blake3::Hash) {
+        if self.known_valid().insert(key)
+            && let Some(cache) = self.loader.cache()
+            && let Some(known) = &self.known_valid
+        {
+            // Only a speed-up: a record that cannot be written is checked again.
+            let _ = cache.save_valid_params(known);
+        }
     }
 }
 

@@ -12,7 +12,7 @@ use vcc_sdk::serde::Deserialize;
 use vcc_sdk::serde_json::{self, Value, json};
 use vcc_sdk::{Criterion, Description, Finding, Outcome, Validator, relative};
 
-struct JsonSchema;
+pub struct JsonSchema;
 
 #[derive(Deserialize)]
 #[serde(crate = "vcc_sdk::serde", deny_unknown_fields)]
@@ -226,3 +226,26 @@ fn parse(path: &str, text: &str, format: Format) -> Result<Value, (String, Optio
 }
 
 vcc_sdk::export_validator!(JsonSchema);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use vcc_sdk::Status;
+    use vcc_sdk::native::Files;
+
+    /// The validator's own logic, run natively over files in memory.
+    #[test]
+    fn judges_files_natively() {
+        let mut files = Files::default();
+        files.add("data", "/deliverables/a.json", b"{\"n\": 1}".to_vec());
+        files.add("data", "/deliverables/b.json", b"{\"n\": \"x\"}".to_vec());
+        let params = r#"{"schema": {"properties": {"n": {"type": "integer"}}}}"#;
+        let outcome = files
+            .run(|| JsonSchema::validate(files.criterion("AC-1", params, &["data"])))
+            .unwrap();
+        assert_eq!(outcome.status, Status::Fail);
+        assert_eq!(outcome.summary, "1 of 2 file(s) do not validate");
+        assert_eq!(outcome.findings[0].path.as_deref(), Some("b.json"));
+        assert_eq!(outcome.findings[0].line, Some(1));
+    }
+}

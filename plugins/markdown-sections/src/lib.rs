@@ -14,7 +14,7 @@ use vcc_sdk::serde::Deserialize;
 use vcc_sdk::serde_json::{self, json};
 use vcc_sdk::{Criterion, Description, Finding, Outcome, Validator, relative};
 
-struct MarkdownSections;
+pub struct MarkdownSections;
 
 #[derive(Deserialize, Default)]
 #[serde(crate = "vcc_sdk::serde", deny_unknown_fields)]
