@@ -115,7 +115,7 @@ impl Cache {
 }
 
 const PARAMS_MAGIC: &str = "vcc-params 1";
-/// Params checks remembered at most (the oldest are dropped).
+/// Params checks remembered at most (any beyond are not written).
 const MAX_VALID_PARAMS: usize = 4096;
 
 impl Cache {
