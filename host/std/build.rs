@@ -7,7 +7,11 @@ fn main() {
     let repo = here.join("../..");
     let built = vcc_guest_build::build_workspace(
         &repo.join("plugins"),
-        &[&repo.join("sdk/rust"), &repo.join("wit")],
+        &[
+            &repo.join("sdk/rust"),
+            &repo.join("wit"),
+            &repo.join("host/record"),
+        ],
     );
     let mut code = String::from(
         "/// (name, component bytes, blake3 of the bytes) of every built-in validator.\npub static BUILTINS: &[(&str, &[u8], [u8; 32])] = &[\n",

@@ -27,12 +27,20 @@ import {
   readFile,
   statFile,
   listDeliverables,
-} from 'vcc:validator/deliverables@0.1.1';
+} from 'vcc:validator/deliverables@0.1.2';
 
 /** Where the host mounts the deliverable root (read-only). */
 export const MOUNT = '/deliverables';
 /** The `vcc:validator` version this SDK targets. */
-export const WIT_VERSION = '0.1.1';
+export const WIT_VERSION = '0.1.2';
+/** How a validator error says the params are wrong (reason `invalid_params`). */
+export const INVALID_PARAMS = 'invalid params:';
+
+/** Where `defineValidator` keeps its `checkParams`, for `paramsExport`. */
+const CHECK_PARAMS = Symbol('checkParams');
+
+/** Throw from a check function when the params are wrong, not the deliverables. */
+export class InvalidParams extends Error {}
 
 /** Host calls throw on `err`; rethrow as an Error carrying the message. */
 function host(call, ...args) {
@@ -103,10 +111,14 @@ export const skipped = outcome('skip');
 /**
  * The exported `validator` interface for one check function.
  * `check(criterion)` gets `{ id, params, targets: { id: [paths] }, paths }`.
+ * `checkParams(params)` (optional) gets the parsed params and returns the
+ * findings the schema cannot catch (`finding(message, { path: '/a/0' })`,
+ * a JSON pointer); `vcc lint` reports each as INVALID_PARAMS.
  */
-export function defineValidator({ name, version = '0.1.0', summary = '', params }, check) {
+export function defineValidator({ name, version = '0.1.0', summary = '', params, checkParams }, check) {
   const schema = params ?? { type: 'object', additionalProperties: false };
   return {
+    [CHECK_PARAMS]: checkParams,
     describe() {
       return { name, version, summary, paramsSchema: JSON.stringify(schema) };
     },
@@ -121,6 +133,7 @@ export function defineValidator({ name, version = '0.1.0', summary = '', params 
       try {
         result = check(criterion);
       } catch (err) {
+        if (err instanceof InvalidParams) throw `${INVALID_PARAMS} ${err.message}`;
         // The validator cannot work: an error for the host, never a pass.
         throw `${err?.name ?? 'Error'}: ${err?.message ?? err}`;
       }
@@ -128,6 +141,27 @@ export function defineValidator({ name, version = '0.1.0', summary = '', params 
         throw 'check() must return passed(...), failed(...) or skipped(...)';
       }
       return result;
+    },
+  };
+}
+
+/**
+ * The exported `params` interface (check-params) of a validator made by
+ * `defineValidator`. `vcc validator build` exports it for you, next to
+ * `validator`, from a generated entry module.
+ */
+export function paramsExport(validator) {
+  return {
+    checkParams(text) {
+      const check = validator?.[CHECK_PARAMS];
+      if (!check) return;
+      let found;
+      try {
+        found = check(JSON.parse(text || '{}')) ?? [];
+      } catch (err) {
+        found = [finding(`${err?.name ?? 'Error'}: ${err?.message ?? err}`)];
+      }
+      if (found.length) throw found;
     },
   };
 }

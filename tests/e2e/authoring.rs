@@ -103,7 +103,7 @@ fn sdk_round_trip(lang: &str) -> PathBuf {
     );
     assert_eq!(run.code, 0, "{}", run.stdout);
     assert!(
-        run.stdout.contains("7 of 7 case(s) match"),
+        run.stdout.contains("9 of 9 case(s) match"),
         "{}",
         run.stdout
     );
@@ -184,7 +184,7 @@ fn inspect_shows_version_description_and_imports() {
     assert_eq!(run.code, 0, "{}", run.stderr);
     let i = run.json();
     assert_eq!(i["usable"], true);
-    assert_eq!(i["wit_version"], "0.1.1");
+    assert_eq!(i["wit_version"], "0.1.2");
     assert_eq!(i["describe"]["name"], "reader");
     assert_eq!(
         i["digest"],
@@ -225,7 +225,7 @@ fn inspect_shows_version_description_and_imports() {
     assert_eq!(run.code, 0);
     assert!(
         run.stdout
-            .contains("wit        vcc:validator@0.1.1 (supported)"),
+            .contains("wit        vcc:validator@0.1.2 (supported)"),
         "{}",
         run.stdout
     );

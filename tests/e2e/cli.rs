@@ -246,7 +246,7 @@ fn should_and_may_do_not_change_the_verdict() {
     .replace(
         "validators:\n",
         &format!(
-            "validators:\n  bad: {{ component: {:?} }}\n  missing: {{ component: ./not-there.wasm }}\n",
+            "validators:\n  bad: {{ component: {:?} }}\n  missing: {{ component: /nonexistent-vcc-folder/not-there.wasm }}\n",
             fixtures::ALWAYS_FAIL
         ),
     );
@@ -287,7 +287,7 @@ fn validator_list_shows_the_embedded_validators() {
     );
     let json = vcc(&["validator", "list", "--format", "json"]).json();
     for v in json.as_array().unwrap() {
-        assert_eq!(v["wit_version"], "0.1.1");
+        assert_eq!(v["wit_version"], "0.1.2");
         assert_eq!(v["params_schema"]["type"], "object");
     }
 }
@@ -426,11 +426,14 @@ fn file_exists_params_glob_min_max_allow_empty() {
     let (s, path) = std_contract("std/file-exists", "e.txt", "{ allow_empty: true }");
     s.write("e.txt", "");
     assert_eq!(check_json(path.as_ref(), &[]).code, 0);
-    // Contradictory params are the validator's error, never a pass.
+    // Contradictory params are a contract bug, found before any run.
     let (s, path) = std_contract("std/file-exists", "e.txt", "{ min: 3, max: 1 }");
     s.write("e.txt", "x");
     let run = check_json(path.as_ref(), &[]);
-    assert_eq!(run.criterion("AC-1")["reason"], "validator_error");
+    assert_eq!(run.code, 2, "{}", run.stdout);
+    let problem = &run.json()["problems"][0];
+    assert_eq!(problem["code"], "INVALID_PARAMS");
+    assert_eq!(problem["field"], "criteria[0].params.max");
 }
 
 #[test]

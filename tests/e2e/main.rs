@@ -61,6 +61,23 @@ pub fn vcc(args: &[&str]) -> Run {
     vcc_with_cache(&shared_cache(), args)
 }
 
+/// Run `vcc` in folder `dir` (for `vcc record`, whose paths are relative
+/// to where it runs).
+pub fn vcc_in(dir: &Path, args: &[&str]) -> Run {
+    let output = Command::new(env!("CARGO_BIN_EXE_vcc"))
+        .current_dir(dir)
+        .args(args)
+        .env("VCC_CACHE_DIR", shared_cache())
+        .env("NO_COLOR", "1")
+        .output()
+        .expect("run vcc");
+    Run {
+        code: output.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
+    }
+}
+
 pub fn vcc_with_cache(cache: &Path, args: &[&str]) -> Run {
     let output = Command::new(env!("CARGO_BIN_EXE_vcc"))
         .args(args)

@@ -42,16 +42,21 @@ fn main() {
 /// Components written by hand in WebAssembly text (`tests/guests/wat`), for
 /// what Rust cannot express: growing tables, many memories, return values
 /// that break the canonical ABI. Each is a core module exporting the
-/// canonical-ABI functions of the `plugin` world, encoded as a component.
+/// canonical-ABI functions of the released 0.1.1 `plugin` world, encoded
+/// as a component.
 fn wat_fixtures(repo: &Path, out: &Path) -> Vec<(String, PathBuf)> {
     let dir = repo.join("tests/guests/wat");
     println!("cargo:rerun-if-changed={}", dir.display());
     println!("cargo:rerun-if-changed={}", repo.join("wit").display());
+    // Written against the released 0.1.1 (validate and describe only):
+    // they are also old components that a newer host must still run.
     let mut resolve = wit_parser::Resolve::default();
-    let (package, _) = resolve.push_dir(repo.join("wit")).expect("wit/ parses");
+    let (package, _) = resolve
+        .push_dir(repo.join("wit/frozen/0.1.1"))
+        .expect("wit/frozen/0.1.1 parses");
     let world = resolve
         .select_world(&[package], Some("plugin"))
-        .expect("wit/ has the plugin world");
+        .expect("wit/frozen/0.1.1 has the plugin world");
     let mut sources: Vec<PathBuf> = std::fs::read_dir(&dir)
         .expect("tests/guests/wat exists")
         .map(|e| e.expect("list tests/guests/wat").path())

@@ -90,6 +90,19 @@ pub struct RecordArgs {
     /// Bytes of each stream kept in the captures (the digests cover all output).
     #[arg(long, value_name = "BYTES", default_value_t = 16 << 20)]
     pub max_capture: u64,
+    /// The deliverable root the record's paths are relative to (the `--dir`
+    /// of the `vcc check` that will judge it) [default: the current folder].
+    #[arg(long, value_name = "DIR")]
+    pub root: Option<PathBuf>,
+    /// Files or folders the command works on (its code, its tests): each
+    /// file's blake3 is recorded before the command runs, so a record is
+    /// bound to the code it tested.
+    #[arg(long, value_name = "PATH", num_args = 1..)]
+    pub inputs: Vec<PathBuf>,
+    /// Files or folders the command writes (a JUnit report): each file's
+    /// blake3 is recorded after it ran, so a report is bound to this run.
+    #[arg(long, value_name = "PATH", num_args = 1..)]
+    pub outputs: Vec<PathBuf>,
     /// The command and its arguments, after `--`.
     #[arg(last = true, required = true, value_name = "CMD")]
     pub command: Vec<String>,
@@ -98,6 +111,10 @@ pub struct RecordArgs {
 #[derive(Args)]
 pub struct LintArgs {
     pub contract: PathBuf,
+    /// The deliverable root the contract will be checked against [default:
+    /// the contract's folder]: a validator component under it must be pinned.
+    #[arg(long, value_name = "ROOT")]
+    pub dir: Option<PathBuf>,
     #[arg(long, value_enum, default_value_t = Format::Human)]
     pub format: Format,
 }

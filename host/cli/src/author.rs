@@ -403,6 +403,10 @@ const { component } = await componentize({
 await writeFile(out, component);
 "#;
 
+/// The module componentize-js builds from, next to the validator's source
+/// (relative imports resolve from the project folder).
+const JS_ENTRY: &str = "vcc-entry.js";
+
 fn build_js(dir: &Path, project: &Project, out: &Path) -> Result<(), String> {
     if Command::new("node").arg("--version").output().is_err() {
         return Err("node is not installed: install Node.js 20 or later".into());
@@ -413,13 +417,26 @@ fn build_js(dir: &Path, project: &Project, out: &Path) -> Result<(), String> {
     std::fs::write(&driver, JS_DRIVER)
         .map_err(|e| format!("cannot write {}: {e}", driver.display()))?;
     let source = project.source.as_deref().unwrap_or("validator.js");
+    // The component exports `validator` and (since vcc:validator@0.1.2)
+    // `params`; the entry module exports both from the validator's one
+    // `defineValidator`, so a validator module keeps a single export.
+    let entry_source = format!(
+        "// Written by `vcc validator build` (rewritten on every build): the component's exports.\n\
+         import {{ paramsExport }} from './vcc-sdk.js';\n\
+         import * as app from './{}';\n\
+         export const validator = app.validator;\n\
+         export const params = app.params ?? paramsExport(app.validator);\n",
+        source.trim_start_matches("./")
+    );
+    std::fs::write(dir.join(JS_ENTRY), entry_source)
+        .map_err(|e| format!("cannot write {}: {e}", dir.join(JS_ENTRY).display()))?;
     let rel_out = out.strip_prefix(dir).unwrap_or(out);
     let mut cmd = Command::new("node");
     // Run in the project: componentize-js resolves `./vcc-sdk.js` from there.
     cmd.current_dir(dir)
         .arg(".vcc/componentize.mjs")
         .arg(&entry)
-        .arg(source)
+        .arg(JS_ENTRY)
         .arg(".vcc/wit")
         .arg(rel_out);
     run(cmd, "componentize-js")?;

@@ -29,7 +29,7 @@ pub fn run() -> i32 {
     let style = Style::new(cli.color);
     match &cli.command {
         Command::Schema => schema(),
-        Command::Record(args) => crate::record::run(&args.out, args.max_capture, &args.command),
+        Command::Record(args) => crate::record::run(args),
         Command::Lint(args) => lint(&cli, args, &style),
         Command::Check(args) => check(&cli, args, &style),
         Command::Validator(ValidatorCommand::List { format }) => validator_list(&cli, *format),
@@ -113,7 +113,8 @@ fn lint(cli: &Cli, args: &LintArgs, style: &Style) -> i32 {
         Ok(r) => r,
         Err(code) => return code,
     };
-    let (problems, _) = vcc_runtime::lint_with_validators(runtime.loader(), &doc);
+    let (problems, _) =
+        vcc_runtime::lint_with_validators(runtime.loader(), &doc, args.dir.as_deref());
     emit_lint(
         &args.contract,
         Some(&doc.digest),

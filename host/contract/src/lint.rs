@@ -6,6 +6,7 @@
 //! crate stays free of wasmtime.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+use std::path::{Component, Path, PathBuf};
 use std::time::Duration;
 
 use serde_json::Value;
@@ -20,6 +21,8 @@ use crate::problem::{Code, FieldPath, Level, Problem, Seg};
 pub struct ValidatorInfo {
     /// The JSON Schema of the validator's `params`.
     pub params_schema: Value,
+    /// `blake3:<hex>` of the component's bytes.
+    pub digest: String,
 }
 
 /// Loads the validators a contract binds.
@@ -28,6 +31,18 @@ pub trait Catalog {
     /// why it cannot be used (missing, digest mismatch, unsupported WIT
     /// version, does not load).
     fn describe(&mut self, name: &str, binding: &ValidatorRef) -> Result<ValidatorInfo, String>;
+
+    /// What the validator bound as `name` says about params that satisfied
+    /// its schema (its `check-params`, since vcc:validator@0.1.2): one
+    /// (JSON pointer, message) per problem, none when they are fine. `Err`
+    /// when it could not be asked (it trapped, ran out of time).
+    fn check_params(
+        &mut self,
+        _name: &str,
+        _params: &Value,
+    ) -> Result<Vec<(String, String)>, String> {
+        Ok(Vec::new())
+    }
 
     /// Whether params with this key (see [`params_key`]) satisfied their
     /// schema in an earlier lint, as the catalog remembers it. Checking them
@@ -40,11 +55,14 @@ pub trait Catalog {
     fn params_valid(&mut self, _key: blake3::Hash) {}
 }
 
-/// What identifies one params check: the schema and the params, exactly.
-pub fn params_key(schema: &Value, params: &Value) -> blake3::Hash {
+/// What identifies one params check: the component (whose `check-params`
+/// ran), its schema and the params, exactly.
+pub fn params_key(info: &ValidatorInfo, params: &Value) -> blake3::Hash {
     let mut hasher = blake3::Hasher::new();
-    hasher.update(b"vcc params 1\0");
-    hasher.update(schema.to_string().as_bytes());
+    hasher.update(b"vcc params 2\0");
+    hasher.update(info.digest.as_bytes());
+    hasher.update(b"\0");
+    hasher.update(info.params_schema.to_string().as_bytes());
     hasher.update(b"\0");
     hasher.update(params.to_string().as_bytes());
     hasher.finalize()
@@ -58,12 +76,19 @@ pub const MIN_MEMORY: u64 = 1 << 20;
 const MAX_ID_LEN: usize = 128;
 
 /// Run the integrity pass. With `catalog` absent, validators are not loaded
-/// (and nothing about them is checked beyond their names).
-pub fn lint(doc: &Document, catalog: Option<&mut dyn Catalog>) -> Vec<Problem> {
+/// (and nothing about them is checked beyond their names). `root` is the
+/// deliverable root (default: the contract's folder): a component under it
+/// is the producer's to replace, so it must be pinned.
+pub fn lint(
+    doc: &Document,
+    catalog: Option<&mut dyn Catalog>,
+    root: Option<&Path>,
+) -> Vec<Problem> {
     // A translated VCC v1 contract brings the problems found translating it.
     let mut lint = Lint {
         doc,
         problems: doc.notes.clone(),
+        root: root.unwrap_or(doc.dir()).to_path_buf(),
     };
     let root = FieldPath::root();
     let c = &doc.contract;
@@ -130,6 +155,7 @@ pub fn lint(doc: &Document, catalog: Option<&mut dyn Catalog>) -> Vec<Problem> {
 struct Lint<'a> {
     doc: &'a Document,
     problems: Vec<Problem>,
+    root: PathBuf,
 }
 
 impl<'a> Lint<'a> {
@@ -385,14 +411,24 @@ impl<'a> Lint<'a> {
                         .params
                         .clone()
                         .unwrap_or_else(|| Value::Object(Default::default()));
-                    let key = params_key(&info.params_schema, &params);
+                    let key = params_key(info, &params);
                     if catalog.params_known_valid(&key) {
                         continue;
                     }
                     let checker = checkers
                         .entry(c.validator.as_str())
                         .or_insert_with(|| compile_params_schema(&info.params_schema));
-                    let errors = params_errors(checker, &params);
+                    let mut errors = params_errors(checker, &params);
+                    // The validator's own check runs only on params its
+                    // schema accepted: it may rely on their shape.
+                    if errors.is_empty() {
+                        errors = match catalog.check_params(&c.validator, &params) {
+                            Ok(problems) => problems,
+                            Err(why) => {
+                                vec![(String::new(), format!("its params check failed: {why}"))]
+                            }
+                        };
+                    }
                     if errors.is_empty() {
                         catalog.params_valid(key);
                     }
@@ -414,7 +450,7 @@ impl<'a> Lint<'a> {
                             ),
                         );
                         p.help = Some(format!(
-                            "`vcc validator list` names the validator; its parameter schema says what `{}` accepts",
+                            "`vcc validator inspect {}` shows what it accepts",
                             binding.component
                         ));
                         self.problems.push(p);
@@ -422,7 +458,91 @@ impl<'a> Lint<'a> {
                 }
             }
         }
+        self.unpinned(&loaded);
     }
+
+    /// A component the producer of the deliverables can replace judges
+    /// nothing: one under the deliverable root must be pinned by digest
+    /// (the pin is checked when it loads); one elsewhere should be.
+    fn unpinned(&mut self, loaded: &BTreeMap<&str, Result<ValidatorInfo, String>>) {
+        let root = absolute(&self.root);
+        let canonical_root = std::fs::canonicalize(&self.root).ok();
+        for (name, info) in loaded {
+            let Some(binding) = self.doc.contract.validators.get(*name) else {
+                continue;
+            };
+            if binding.builtin().is_some() || binding.digest.is_some() {
+                continue;
+            }
+            let path = absolute(&self.doc.dir().join(&binding.component));
+            // Lexically (a symlink under the root is the producer's too),
+            // and through symlinks (a root named by another path).
+            let inside = path.starts_with(&root)
+                || canonical_root
+                    .as_ref()
+                    .is_some_and(|r| std::fs::canonicalize(&path).is_ok_and(|p| p.starts_with(r)));
+            let pin = match info {
+                Ok(info) => format!(
+                    "pin it: `{name}: {{ component: {}, digest: \"{}\" }}`",
+                    binding.component, info.digest
+                ),
+                Err(_) => {
+                    "pin it with `digest: \"blake3:…\"` (`vcc validator inspect` prints the digest)"
+                        .to_string()
+                }
+            };
+            let (level, message) = if inside {
+                (
+                    Level::Error,
+                    format!(
+                        "validator `{name}` ({}) lies under the deliverable root ({}) and is not pinned: whoever writes the deliverables can replace the judge",
+                        binding.component,
+                        self.root.display()
+                    ),
+                )
+            } else {
+                (
+                    Level::Warning,
+                    format!(
+                        "validator `{name}` ({}) is not pinned by digest: a changed file would judge the next run",
+                        binding.component
+                    ),
+                )
+            };
+            let mut p = self.problem(
+                Code::UnpinnedValidator,
+                level,
+                &FieldPath::root()
+                    .key("validators")
+                    .key(name)
+                    .key("component"),
+                message,
+            );
+            p.help = Some(pin);
+            self.problems.push(p);
+        }
+    }
+}
+
+/// `path` made absolute against the working folder, `.` and `..` resolved
+/// by name (not through the filesystem).
+fn absolute(path: &Path) -> PathBuf {
+    let joined = if path.is_absolute() {
+        path.to_path_buf()
+    } else {
+        std::env::current_dir().unwrap_or_default().join(path)
+    };
+    let mut out = PathBuf::new();
+    for part in joined.components() {
+        match part {
+            Component::ParentDir => {
+                out.pop();
+            }
+            Component::CurDir => {}
+            other => out.push(other),
+        }
+    }
+    out
 }
 
 /// Compile a validator's parameter schema.
@@ -510,7 +630,7 @@ mod tests {
 
     fn lint_yaml(text: &str) -> Vec<Problem> {
         let doc = parse(Path::new("c.yaml"), text.as_bytes()).unwrap();
-        lint(&doc, None)
+        lint(&doc, None, None)
     }
 
     fn codes(problems: &[Problem]) -> Vec<Code> {
@@ -640,14 +760,14 @@ mod tests {
         let mut catalog = FakeCatalog(Err(
             "exports vcc:validator@0.2.0; this host supports 0.1.x".into()
         ));
-        let problems = lint(&doc, Some(&mut catalog));
+        let problems = lint(&doc, Some(&mut catalog), None);
         assert_eq!(codes(&problems), vec![Code::UnverifiableMust]);
         assert!(problems[0].message.contains("0.2.0"));
         let should = GOOD
             .replace("severity: must", "severity: should")
             .replace("id: t\n", "id: t\nadvisory: true\n");
         let doc = parse(Path::new("c.yaml"), should.as_bytes()).unwrap();
-        let problems = lint(&doc, Some(&mut catalog));
+        let problems = lint(&doc, Some(&mut catalog), None);
         assert_eq!(codes(&problems), vec![Code::UnverifiableCriterion]);
         assert!(!problems[0].is_error());
     }
@@ -665,8 +785,9 @@ mod tests {
         });
         let mut catalog = FakeCatalog(Ok(ValidatorInfo {
             params_schema: schema,
+            digest: "blake3:00".into(),
         }));
-        let problems = lint(&doc, Some(&mut catalog));
+        let problems = lint(&doc, Some(&mut catalog), None);
         assert_eq!(
             codes(&problems),
             vec![Code::InvalidParams, Code::InvalidParams]

@@ -40,6 +40,7 @@ pub enum Code {
     UnverifiableMust,
     UnverifiableCriterion,
     InvalidParams,
+    UnpinnedValidator,
     // Warnings.
     UnusedValidator,
     UncheckedDeliverable,
@@ -77,6 +78,7 @@ impl Code {
             Code::UnverifiableMust => "UNVERIFIABLE_MUST",
             Code::UnverifiableCriterion => "UNVERIFIABLE_CRITERION",
             Code::InvalidParams => "INVALID_PARAMS",
+            Code::UnpinnedValidator => "UNPINNED_VALIDATOR",
             Code::UnusedValidator => "UNUSED_VALIDATOR",
             Code::UncheckedDeliverable => "UNCHECKED_DELIVERABLE",
             Code::UnknownRubric => "UNKNOWN_RUBRIC",

@@ -1008,7 +1008,7 @@ resourceConstraints: { maxIterations: 5, stagnationWindow: 2, maxTimeMs: 60000, 
     #[test]
     fn what_is_not_evaluated_is_said_with_its_line() {
         let doc = parse(Path::new("c.yml"), V1.as_bytes()).unwrap();
-        let problems = lint(&doc, None);
+        let problems = lint(&doc, None, None);
         assert!(
             problems.iter().all(|p| p.level != Level::Error),
             "{problems:#?}"
@@ -1048,7 +1048,7 @@ resourceConstraints: { maxIterations: 5, stagnationWindow: 2, maxTimeMs: 60000, 
             "type: \"consistency\"\n    severity: \"must\"",
         );
         let doc = parse(Path::new("c.yml"), text.as_bytes()).unwrap();
-        let problems = lint(&doc, None);
+        let problems = lint(&doc, None, None);
         let p = problems
             .iter()
             .find(|p| p.code == Code::UnverifiableMust)
@@ -1073,7 +1073,7 @@ resourceConstraints: { maxIterations: 5, stagnationWindow: 2, maxTimeMs: 60000, 
         .replace("dependsOn: [\"A1\"]", "dependsOn: [\"A9\"]");
         let doc = parse(Path::new("c.yml"), text.as_bytes()).unwrap();
         assert_eq!(doc.contract.criteria[2].validator, "AC-3-validator");
-        let problems = lint(&doc, None);
+        let problems = lint(&doc, None, None);
         let dep = problems
             .iter()
             .find(|p| p.code == Code::UnknownDependency)

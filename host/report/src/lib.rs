@@ -86,6 +86,9 @@ pub enum Reason {
     MalformedOutput,
     /// The validator returned `err`: it could not work.
     ValidatorError,
+    /// The validator refused the criterion's params at run time (`err`
+    /// starting `invalid params:`): a contract bug, not the deliverables'.
+    InvalidParams,
     /// A bug or an I/O failure in the host.
     Internal,
 }

@@ -54,13 +54,15 @@ impl Default for CheckOptions {
     }
 }
 
-/// Lint a contract, loading its validators.
+/// Lint a contract, loading its validators; `root` is the deliverable
+/// root (default: the contract's folder).
 pub fn lint_with_validators<'a>(
     loader: &'a Loader,
     doc: &Document,
+    root: Option<&Path>,
 ) -> (Vec<Problem>, ContractValidators<'a>) {
     let mut validators = ContractValidators::new(loader, doc.dir());
-    let problems = lint(doc, Some(&mut validators));
+    let problems = lint(doc, Some(&mut validators), root);
     (problems, validators)
 }
 
@@ -86,7 +88,7 @@ pub fn check(loader: &Loader, doc: &Document, root: &Path, options: &CheckOption
         runtime: RuntimeInfo::default(),
     };
 
-    let (problems, validators) = lint_with_validators(loader, doc);
+    let (problems, validators) = lint_with_validators(loader, doc, Some(root));
     let errors = problems.iter().filter(|p| p.is_error()).count();
     report.problems = problems;
     if errors > 0 {

@@ -30,15 +30,40 @@ use wasmtime_wasi::{
 
 use crate::snapshot::Snapshot;
 
+/// `validator` (every 0.1.x component exports it) and `params` (since
+/// 0.1.2) are bound as two worlds: a component built against 0.1.0 or
+/// 0.1.1 has no `params` export, and must still load.
 mod bindings {
     wasmtime::component::bindgen!({
-        world: "plugin",
         path: "../../wit",
+        inline: "
+            package vcc:host;
+            world runner {
+                import vcc:validator/deliverables@0.1.2;
+                export vcc:validator/validator@0.1.2;
+            }
+        ",
+        world: "vcc:host/runner",
     });
 }
 
-pub use bindings::PluginPre;
+mod params_bindings {
+    wasmtime::component::bindgen!({
+        path: "../../wit",
+        inline: "
+            package vcc:host;
+            world checker {
+                export vcc:validator/params@0.1.2;
+            }
+        ",
+        world: "vcc:host/checker",
+        with: { "vcc:validator/types": super::bindings::vcc::validator::types },
+    });
+}
+
+pub use bindings::RunnerPre as PluginPre;
 use bindings::vcc::validator::{deliverables, types as wit};
+pub use params_bindings::CheckerPre;
 
 /// What the host does with one import of a component.
 #[derive(Debug, Clone, PartialEq)]
@@ -97,7 +122,12 @@ pub fn import_use(name: &str) -> ImportUse {
 pub const GUEST_ROOT: &str = "/deliverables";
 /// The interface a validator exports, and the versions this host runs.
 pub const EXPORT: &str = "vcc:validator/validator";
+/// The optional export of `check-params` (since 0.1.2).
+pub const PARAMS_EXPORT: &str = "vcc:validator/params";
 pub const SUPPORTED_WIT: &str = "0.1.x";
+
+/// How a validator's `err` says that the params are wrong (WIT 0.1.2).
+pub const INVALID_PARAMS: &str = "invalid params:";
 
 /// Epoch tick: the granularity of wall-clock budgets.
 const TICK: Duration = Duration::from_millis(5);
@@ -109,6 +139,8 @@ const MAX_INSTANCES: usize = 64;
 const MAX_TABLES: usize = 64;
 const MAX_MEMORIES: usize = 16;
 const MAX_RESOURCES: usize = 10_000;
+/// Problems one `check-params` call may report (lint lists each).
+const MAX_PARAM_PROBLEMS: usize = 20;
 
 /// Cheap to clone: runs on other threads own a handle.
 #[derive(Clone)]
@@ -165,6 +197,13 @@ impl RunOutput {
             saw_change: false,
         }
     }
+}
+
+/// A component linked once: `validator`, and `params` when it exports it.
+#[derive(Clone)]
+pub struct Prepared {
+    pub runner: PluginPre<RunState>,
+    pub checker: Option<CheckerPre<RunState>>,
 }
 
 /// What `describe()` said.
@@ -278,14 +317,66 @@ impl Sandbox {
         (imports, exports)
     }
 
-    /// Link a component once; runs instantiate from this cheaply.
-    pub fn prepare(&self, component: &Component) -> Result<PluginPre<RunState>, String> {
+    /// Link a component once; runs instantiate from this cheaply. The
+    /// `params` export is optional (components before 0.1.2 lack it), but
+    /// one that is there and does not match is refused, not ignored.
+    pub fn prepare(&self, component: &Component) -> Result<Prepared, String> {
         let pre = self
             .linker
             .instantiate_pre(component)
             .map_err(|err| format!("it cannot be linked: {err:#}"))?;
-        PluginPre::new(pre)
-            .map_err(|err| format!("its exports do not match vcc:validator: {err:#}"))
+        let checker = match CheckerPre::new(pre.clone()) {
+            Ok(checker) => Some(checker),
+            Err(err) => {
+                let (_, exports) = self.interface(component);
+                if exports.iter().any(|e| e.starts_with(PARAMS_EXPORT)) {
+                    return Err(format!(
+                        "its `{PARAMS_EXPORT}` export does not match vcc:validator: {err:#}"
+                    ));
+                }
+                None
+            }
+        };
+        let runner = PluginPre::new(pre)
+            .map_err(|err| format!("its exports do not match vcc:validator: {err:#}"))?;
+        Ok(Prepared { runner, checker })
+    }
+
+    /// Call `check-params` in a fresh, file-less sandbox: `Ok(problems)`
+    /// as (JSON pointer, message), empty when the params are fine.
+    pub fn check_params(
+        &self,
+        checker: &CheckerPre<RunState>,
+        params: &str,
+        limits: RunLimits,
+    ) -> Result<Vec<(String, String)>, String> {
+        let (mut store, pipes) = self.store(limits, None).map_err(|e| format!("{e:#}"))?;
+        let instance = checker
+            .instantiate(&mut store)
+            .map_err(|e| explain(&e, &store))?;
+        let answer = instance
+            .vcc_validator_params()
+            .call_check_params(&mut store, params)
+            .map_err(|e| classify(&e, &store, &pipes).1)?;
+        if let Some(name) = pipes.overflowed() {
+            return Err(format!(
+                "check-params wrote more than {} KiB to {name}",
+                STDIO_CAP >> 10
+            ));
+        }
+        Ok(match answer {
+            Ok(()) => Vec::new(),
+            Err(findings) => findings
+                .into_iter()
+                .take(MAX_PARAM_PROBLEMS)
+                .map(|f| {
+                    (
+                        clip(f.path.as_deref().unwrap_or(""), 1000),
+                        clip(&f.message, 2000),
+                    )
+                })
+                .collect(),
+        })
     }
 
     /// Call `describe()` in a fresh, file-less sandbox.
@@ -368,10 +459,21 @@ impl Sandbox {
                 let (reason, summary) = classify(&err, &store, &pipes);
                 RunOutput::error(reason, summary)
             }
-            Ok(Err(message)) => RunOutput::error(
-                Reason::ValidatorError,
-                format!("the validator could not work: {}", clip(&message, MAX_TEXT)),
-            ),
+            // The validator blames the params, not the deliverables: a
+            // contract bug that no change to the deliverables can fix.
+            Ok(Err(message)) => match message.strip_prefix(INVALID_PARAMS) {
+                Some(why) => RunOutput::error(
+                    Reason::InvalidParams,
+                    format!(
+                        "the validator refuses the criterion's params: {}",
+                        clip(why.trim(), MAX_TEXT)
+                    ),
+                ),
+                None => RunOutput::error(
+                    Reason::ValidatorError,
+                    format!("the validator could not work: {}", clip(&message, MAX_TEXT)),
+                ),
+            },
             Ok(Ok(outcome)) => accept(outcome),
         };
         if let Some(files) = store.into_data().files {

@@ -20,7 +20,9 @@ use wasmtime::component::Component;
 
 use crate::cache::{Cache, Lookup};
 use crate::guard::{Stopped, guarded, wait_at_most};
-use crate::sandbox::{Description, ImportUse, PluginPre, RunLimits, RunState, Sandbox, import_use};
+use crate::sandbox::{
+    CheckerPre, Description, ImportUse, PluginPre, RunLimits, RunState, Sandbox, import_use,
+};
 use crate::snapshot::digest_string;
 
 /// A validator embedded in the binary.
@@ -47,6 +49,12 @@ pub const DESCRIBE_LIMITS: RunLimits = RunLimits {
     memory: 256 << 20,
 };
 
+/// Limits for `check-params`: a few per lint, each on params alone.
+pub const CHECK_PARAMS_LIMITS: RunLimits = RunLimits {
+    timeout: Duration::from_secs(5),
+    memory: 256 << 20,
+};
+
 /// A validator ready to run.
 pub struct Loaded {
     /// As the contract wrote it: `std/NAME` or a path.
@@ -55,6 +63,8 @@ pub struct Loaded {
     pub wit_version: String,
     pub description: Description,
     pub pre: PluginPre<RunState>,
+    /// Its `check-params` (vcc:validator@0.1.2), when it exports one.
+    pub checker: Option<CheckerPre<RunState>>,
 }
 
 /// A loaded validator, or why it cannot be used.
@@ -228,7 +238,8 @@ impl Loader {
         }
         let (component, remembered) = self.component(bytes, digest)?;
         let wit_version = self.sandbox.wit_version(&component)?;
-        let pre = self.sandbox.prepare(&component)?;
+        let prepared = self.sandbox.prepare(&component)?;
+        let pre = prepared.runner;
         // describe() is a pure function of the component (the sandbox fixes
         // time and randomness), so its answer is kept with the artifact.
         let description = match remembered.as_deref().and_then(Description::from_json) {
@@ -248,7 +259,32 @@ impl Loader {
             wit_version,
             description,
             pre,
+            checker: prepared.checker,
         }))
+    }
+
+    /// Ask a validator about params that satisfied its schema: (JSON
+    /// pointer, message) per problem. Validators before 0.1.2 have nothing
+    /// to say.
+    pub fn check_params(
+        &self,
+        loaded: &Loaded,
+        params: &serde_json::Value,
+    ) -> Result<Vec<(String, String)>, String> {
+        let Some(checker) = loaded.checker.clone() else {
+            return Ok(Vec::new());
+        };
+        let sandbox = self.sandbox.clone();
+        let text = params.to_string();
+        guarded(c"vcc-params", CHECK_PARAMS_LIMITS.timeout, move || {
+            sandbox.check_params(&checker, &text, CHECK_PARAMS_LIMITS)
+        })
+        .unwrap_or_else(|stopped| {
+            Err(match stopped {
+                Stopped::TimedOut => "check-params did not return within its budget".into(),
+                Stopped::Failed => "check-params could not be run (host error)".into(),
+            })
+        })
     }
 
     fn describe(&self, pre: &PluginPre<RunState>) -> Result<Description, String> {
@@ -354,6 +390,7 @@ fn rename(loaded: Arc<Loaded>, component: &str) -> Arc<Loaded> {
         wit_version: loaded.wit_version.clone(),
         description: loaded.description.clone(),
         pre: loaded.pre.clone(),
+        checker: loaded.checker.clone(),
     })
 }
 
@@ -416,7 +453,20 @@ impl Catalog for ContractValidators<'_> {
         self.loaded.insert(name.to_string(), result.clone());
         result.map(|l| ValidatorInfo {
             params_schema: l.description.params_schema.clone(),
+            digest: l.digest.clone(),
         })
+    }
+
+    fn check_params(
+        &mut self,
+        name: &str,
+        params: &serde_json::Value,
+    ) -> Result<Vec<(String, String)>, String> {
+        match self.loaded.get(name) {
+            Some(Ok(loaded)) => self.loader.check_params(loaded, params),
+            Some(Err(cause)) => Err(cause.clone()),
+            None => Err(format!("validator `{name}` was not loaded")),
+        }
     }
 
     fn params_known_valid(&mut self, key: &blake3::Hash) -> bool {

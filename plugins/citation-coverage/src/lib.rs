@@ -2,16 +2,24 @@
 //! explicit `UNSOURCED` / `INFERENCE` label, is at least a threshold.
 //!
 //! A claim is a sentence of a paragraph or a whole list item with at least
-//! `min_words` words; headings, code blocks, tables, HTML and link
-//! definitions are not claims. A claim is cited when the citation pattern
-//! matches it (default: a Markdown link, a `[12]`-style marker, a footnote
-//! reference `[^a]`, or a bare URL) or it contains a label as a whole,
-//! upper-case word. Every uncited claim is a finding with its line.
+//! `min_words` words; headings, code blocks, tables, HTML, link and
+//! footnote definitions and reference sections (`## References`,
+//! `Sources`, `Bibliography`, …) are not claims. A claim is cited when the
+//! citation pattern matches it (default: a Markdown link, a `[12]`-style
+//! marker, a footnote reference `[^a]`, or a bare URL) or it contains a
+//! label as a whole, upper-case word. A numeric or footnote marker counts
+//! only if it resolves, in the same file, to a reference entry (`[12] …`,
+//! `[12]: …` or `12. …` in a reference section) or a footnote definition
+//! (`[^a]: …`); an unresolved marker is a finding. Every uncited claim is a
+//! finding with its line.
 
-use vcc_plugin_common::{clip, regex};
+use std::collections::BTreeSet;
+
+use vcc_plugin_common::bounded::{self, Findings};
+use vcc_plugin_common::{Regex, allow_empty_schema, clip, nothing, parse_params, regex};
 use vcc_sdk::serde::Deserialize;
-use vcc_sdk::serde_json::{self, json};
-use vcc_sdk::{Criterion, Description, Finding, Outcome, Validator, relative};
+use vcc_sdk::serde_json::json;
+use vcc_sdk::{Criterion, Description, Finding, Outcome, Validator, invalid_params, relative};
 
 struct CitationCoverage;
 
@@ -22,20 +30,33 @@ const DEFAULT_PATTERN: &str =
 #[serde(crate = "vcc_sdk::serde", deny_unknown_fields)]
 struct Params {
     min_coverage: f64,
+    /// Share of claims with a (resolved) citation, labels not counting.
+    min_sourced: Option<f64>,
     pattern: Option<String>,
     labels: Option<Vec<String>>,
     #[serde(default = "default_min_words")]
     min_words: usize,
     #[serde(default)]
     aggregate: bool,
+    #[serde(default = "yes")]
+    require_resolved: bool,
+    #[serde(default)]
+    allow_empty: bool,
+}
+
+fn yes() -> bool {
+    true
+}
+
+/// The citation pattern, or the params problem with its pointer.
+fn pattern(params: &Params) -> Result<Regex, Finding> {
+    regex(params.pattern.as_deref().unwrap_or(DEFAULT_PATTERN), false)
+        .map_err(|e| Finding::new(e).param("/pattern"))
 }
 
 fn default_min_words() -> usize {
     4
 }
-
-/// At most this many uncited claims are listed per file.
-const MAX_LISTED: usize = 200;
 
 impl Validator for CitationCoverage {
     fn describe() -> Description {
@@ -50,6 +71,9 @@ impl Validator for CitationCoverage {
             "required": ["min_coverage"],
             "properties": {
                 "min_coverage": { "type": "number", "minimum": 0, "maximum": 1, "description": "required share of cited claims" },
+                "min_sourced": { "type": "number", "minimum": 0, "maximum": 1, "description": "required share of claims with a real citation (labels do not count)" },
+                "require_resolved": { "type": "boolean", "default": true, "description": "a [n] or [^n] marker counts only if the file defines it (a reference entry or footnote)" },
+                "allow_empty": allow_empty_schema("no claim"),
                 "pattern": { "type": "string", "description": "regex of a citation (default: Markdown link, [n] marker, [^note], URL)" },
                 "labels": { "type": "array", "items": { "type": "string", "minLength": 1 }, "description": "words that mark a claim as explicitly unsourced (default UNSOURCED, INFERENCE)" },
                 "min_words": { "type": "integer", "minimum": 1, "default": 4, "description": "shorter sentences are not claims" },
@@ -58,39 +82,73 @@ impl Validator for CitationCoverage {
         }))
     }
 
+    fn check_params(params: &str) -> Result<(), Vec<Finding>> {
+        let params: Params = parse_params(params)?;
+        pattern(&params).map(|_| ()).map_err(|f| vec![f])
+    }
+
     fn validate(criterion: Criterion) -> Result<Outcome, String> {
         let params: Params = criterion.params()?;
-        let pattern = regex(params.pattern.as_deref().unwrap_or(DEFAULT_PATTERN), false)
-            .map_err(|e| format!("params.pattern: {e}"))?;
+        let pattern = pattern(&params).map_err(|f| invalid_params(f.message))?;
         let labels = params
             .labels
             .clone()
             .unwrap_or_else(|| vec!["UNSOURCED".into(), "INFERENCE".into()]);
         let paths: Vec<&str> = criterion.paths().collect();
-        let mut findings = Vec::new();
+        let mut findings = Findings::default();
         let mut report = Vec::new();
-        let (mut all_claims, mut all_cited) = (0usize, 0usize);
+        let (mut all_claims, mut all_cited, mut all_sourced) = (0usize, 0usize, 0usize);
         let mut short_files = Vec::new();
         for path in &paths {
             let text = vcc_sdk::read_to_string(path)?;
-            let claims = claims(&text, params.min_words);
-            let uncited: Vec<&Claim> = claims
-                .iter()
-                .filter(|c| !pattern.is_match(&c.text) && !has_label(&c.text, &labels))
-                .collect();
-            let cited = claims.len() - uncited.len();
-            all_claims += claims.len();
+            let doc = read(&text, params.min_words);
+            let mut uncited = Vec::new();
+            let mut unresolved = Vec::new();
+            let (mut cited, mut sourced) = (0usize, 0usize);
+            for claim in &doc.claims {
+                let mut has_source = false;
+                for m in pattern.find_iter(&claim.text) {
+                    match doc.resolves(m.as_str()) {
+                        Some(false) if params.require_resolved => {
+                            unresolved.push((claim.line, m.as_str().to_string()));
+                        }
+                        _ => has_source = true,
+                    }
+                }
+                if has_source {
+                    sourced += 1;
+                }
+                if has_source || has_label(&claim.text, &labels) {
+                    cited += 1;
+                } else {
+                    uncited.push(claim);
+                }
+            }
+            all_claims += doc.claims.len();
             all_cited += cited;
-            let coverage = ratio(cited, claims.len());
-            if !claims.is_empty() && coverage < params.min_coverage {
+            all_sourced += sourced;
+            let coverage = ratio(cited, doc.claims.len());
+            let sourced_share = ratio(sourced, doc.claims.len());
+            let short_of_sources = params.min_sourced.is_some_and(|min| sourced_share < min);
+            if !doc.claims.is_empty() && (coverage < params.min_coverage || short_of_sources) {
                 short_files.push(format!(
                     "{} {:.2} ({cited}/{})",
                     relative(path),
                     coverage,
-                    claims.len()
+                    doc.claims.len()
                 ));
             }
-            for c in uncited.iter().take(MAX_LISTED) {
+            for (line, marker) in &unresolved {
+                findings.push(
+                    Finding::new(format!(
+                        "citation {marker} resolves to no reference entry or footnote definition in this file"
+                    ))
+                    .path(path)
+                    .line(*line)
+                    .rule("unresolved-citation"),
+                );
+            }
+            for c in &uncited {
                 findings.push(
                     Finding::new(format!("uncited claim: {}", clip(&c.text, 100)))
                         .path(path)
@@ -98,27 +156,22 @@ impl Validator for CitationCoverage {
                         .rule("uncited-claim"),
                 );
             }
-            if uncited.len() > MAX_LISTED {
-                findings.push(
-                    Finding::new(format!(
-                        "{} more uncited claim(s)",
-                        uncited.len() - MAX_LISTED
-                    ))
-                    .path(path),
-                );
-            }
             report.push(json!({
-                "file": relative(path), "claims": claims.len(), "cited": cited, "coverage": coverage,
-                "uncited": uncited.iter().map(|c| json!({"line": c.line, "text": c.text})).collect::<Vec<_>>(),
+                "file": relative(path), "claims": doc.claims.len(), "cited": cited, "sourced": sourced,
+                "coverage": coverage,
+                "unresolved": unresolved.iter().take(50).map(|(line, m)| json!({"line": line, "marker": m})).collect::<Vec<_>>(),
+                "uncited": uncited.iter().take(50).map(|c| json!({"line": c.line, "text": clip(&c.text, 200)})).collect::<Vec<_>>(),
             }));
         }
-        let evidence = serde_json::to_vec_pretty(&report).map_err(|e| e.to_string())?;
+        let evidence = bounded::evidence(json!({}), &report);
         if all_claims == 0 {
-            return Ok(Outcome::skip("no claims found to check for citations"));
+            let outcome = nothing(params.allow_empty, "no claims found to check for citations");
+            return Ok(outcome.evidence("citation-coverage.json", "application/json", evidence));
         }
         let total = ratio(all_cited, all_claims);
+        let total_sourced = ratio(all_sourced, all_claims);
         let pass = if params.aggregate {
-            total >= params.min_coverage
+            total >= params.min_coverage && params.min_sourced.is_none_or(|m| total_sourced >= m)
         } else {
             short_files.is_empty()
         };
@@ -130,15 +183,16 @@ impl Validator for CitationCoverage {
             ))
         } else {
             let which = if params.aggregate {
-                format!("{total:.2} overall")
+                format!("{total:.2} overall, {total_sourced:.2} with a source")
             } else {
-                short_files.join(", ")
+                bounded::list(&short_files, 10)
             };
-            Outcome::fail(format!(
-                "citation coverage below {:.2}: {which}",
-                params.min_coverage
-            ))
-            .findings(findings)
+            let what = match params.min_sourced {
+                Some(min) => format!("{:.2} (with sources {min:.2})", params.min_coverage),
+                None => format!("{:.2}", params.min_coverage),
+            };
+            Outcome::fail(format!("citation coverage below {what}: {which}"))
+                .findings(findings.into_vec())
         };
         Ok(outcome.evidence("citation-coverage.json", "application/json", evidence))
     }
@@ -161,6 +215,160 @@ fn has_label(text: &str, labels: &[String]) -> bool {
 struct Claim {
     line: u32,
     text: String,
+}
+
+/// A Markdown document as this validator reads it.
+struct Doc {
+    claims: Vec<Claim>,
+    /// Numbers of reference entries (`[12] …`, `[12]: …`, `12. …` in a
+    /// reference section).
+    entries: BTreeSet<u64>,
+    /// Labels of footnote definitions (`[^a]: …`).
+    footnotes: BTreeSet<String>,
+}
+
+/// Headings whose section lists references, not claims ("Notes" is not
+/// one: it is as often a document's title as its endnotes).
+const REFERENCE_SECTIONS: [&str; 8] = [
+    "references",
+    "reference list",
+    "sources",
+    "bibliography",
+    "citations",
+    "works cited",
+    "footnotes",
+    "literature",
+];
+
+impl Doc {
+    /// For a numeric (`[3]`, `[1, 2]`, `[1-3]`) or footnote (`[^a]`)
+    /// marker: whether the file defines it. `None` for any other citation.
+    fn resolves(&self, citation: &str) -> Option<bool> {
+        let inner = citation.strip_prefix('[')?.strip_suffix(']')?;
+        if let Some(label) = inner.strip_prefix('^') {
+            return Some(self.footnotes.contains(label));
+        }
+        let numbers = marker_numbers(inner)?;
+        Some(!numbers.is_empty() && numbers.iter().all(|n| self.entries.contains(n)))
+    }
+}
+
+/// The numbers of `1`, `1, 2`, `1-3` or `1–3`; `None` if it is not such a
+/// list (a range may span at most 1,000 numbers).
+fn marker_numbers(inner: &str) -> Option<Vec<u64>> {
+    let mut out = Vec::new();
+    for part in inner.split(',') {
+        let part = part.trim();
+        match part.split_once(['-', '–']) {
+            Some((a, b)) => {
+                let (a, b): (u64, u64) = (a.trim().parse().ok()?, b.trim().parse().ok()?);
+                if b < a || b - a > 1000 {
+                    return None;
+                }
+                out.extend(a..=b);
+            }
+            None => out.push(part.parse().ok()?),
+        }
+    }
+    Some(out)
+}
+
+/// A definition line: `[^a]: text` (a footnote) or `[12]: text`, both
+/// with some text.
+fn definition(line: &str) -> Option<(&str, &str)> {
+    let rest = line.strip_prefix('[')?;
+    let (label, text) = rest.split_once("]:")?;
+    (!text.trim().is_empty()).then_some((label, text))
+}
+
+/// A reference entry's number: `[12] text`, `12. text`, `12) text` (with
+/// an optional list marker before), with some text.
+fn entry_number(line: &str) -> Option<u64> {
+    let line = line.trim_start_matches(['-', '*', '+']).trim_start();
+    if let Some(rest) = line.strip_prefix('[') {
+        let (n, text) = rest.split_once(']')?;
+        let text = text.strip_prefix(':').unwrap_or(text);
+        return (!text.trim().is_empty()).then(|| n.trim().parse().ok())?;
+    }
+    let digits = line.chars().take_while(char::is_ascii_digit).count();
+    let text = line[digits..]
+        .strip_prefix(". ")
+        .or_else(|| line[digits..].strip_prefix(") "))?;
+    (digits > 0 && !text.trim().is_empty()).then(|| line[..digits].parse().ok())?
+}
+
+/// A heading's level and title (`## References:` → 2, `references`).
+fn heading(line: &str) -> Option<(usize, String)> {
+    let level = line.chars().take_while(|c| *c == '#').count();
+    let title = line[level..].strip_prefix(' ')?;
+    (1..=6).contains(&level).then(|| {
+        (
+            level,
+            title.trim().trim_end_matches(':').trim().to_lowercase(),
+        )
+    })
+}
+
+/// Read a Markdown text: its claims (with the line each starts on), its
+/// reference entries and its footnote definitions.
+fn read(text: &str, min_words: usize) -> Doc {
+    let mut doc = Doc {
+        claims: Vec::new(),
+        entries: BTreeSet::new(),
+        footnotes: BTreeSet::new(),
+    };
+    // The level of the reference section the lines are in, if any.
+    let mut references: Option<usize> = None;
+    let mut fence: Option<&str> = None;
+    let mut prose = String::new();
+    for raw in text.lines() {
+        let line = raw.trim();
+        if let Some(marker) = fence {
+            if line.starts_with(marker) {
+                fence = None;
+            }
+            prose.push('\n');
+            continue;
+        }
+        if line.starts_with("```") || line.starts_with("~~~") {
+            fence = Some(&line[..3]);
+            prose.push_str(raw);
+            prose.push('\n');
+            continue;
+        }
+        if let Some((level, title)) = heading(line) {
+            references = match references {
+                Some(l) if level > l => Some(l),
+                _ => REFERENCE_SECTIONS
+                    .contains(&title.as_str())
+                    .then_some(level),
+            };
+        }
+        if let Some((label, _)) = definition(line) {
+            match label.strip_prefix('^') {
+                Some(footnote) => {
+                    doc.footnotes.insert(footnote.to_string());
+                }
+                None => {
+                    if let Ok(n) = label.trim().parse() {
+                        doc.entries.insert(n);
+                    }
+                }
+            }
+        }
+        if references.is_some() && heading(line).is_none() {
+            if let Some(n) = entry_number(line) {
+                doc.entries.insert(n);
+            }
+            // Reference entries are not claims: blank them out.
+            prose.push('\n');
+            continue;
+        }
+        prose.push_str(raw);
+        prose.push('\n');
+    }
+    doc.claims = claims(&prose, min_words);
+    doc
 }
 
 /// The claims of a Markdown text, with the line each starts on.
@@ -351,6 +559,49 @@ mod tests {
             !has_label("an inference drawn", &labels),
             "labels are explicit, upper-case words"
         );
+    }
+
+    #[test]
+    fn markers_resolve_to_entries_and_footnotes_only() {
+        let text = "# Report\n\nLatency halved after the change [1]. The vendor confirmed it twice [42].\nUsers asked for filters in every interview [^survey]. Nobody measured the cost of it [^ghost].\n\n[^survey]: Interviews, March 2026.\n\n## References\n\n1. Smith, Export latency in practice, 2025.\n2.\n";
+        let doc = read(text, 4);
+        assert_eq!(doc.entries, BTreeSet::from([1]), "an entry needs text");
+        assert_eq!(doc.footnotes, BTreeSet::from(["survey".to_string()]));
+        assert_eq!(
+            doc.claims.len(),
+            4,
+            "the reference list holds no claims: {:?}",
+            doc.claims
+        );
+        assert_eq!(doc.resolves("[1]"), Some(true));
+        assert_eq!(doc.resolves("[42]"), Some(false));
+        assert_eq!(doc.resolves("[1, 2]"), Some(false));
+        assert_eq!(doc.resolves("[^survey]"), Some(true));
+        assert_eq!(doc.resolves("[^ghost]"), Some(false));
+        assert_eq!(doc.resolves("https://example.org"), None);
+        let bracketed = read(
+            "A claim that cites a source here [3].\n\n[3] Jones 2024, the only source.\n",
+            4,
+        );
+        assert_eq!(
+            bracketed.entries,
+            BTreeSet::new(),
+            "outside a reference section, only `[3]:` defines"
+        );
+        let defined = read(
+            "A claim that cites a source here [3].\n\n[3]: https://example.org/jones\n",
+            4,
+        );
+        assert_eq!(defined.resolves("[3]"), Some(true));
+    }
+
+    #[test]
+    fn a_bad_pattern_is_a_params_error() {
+        let problems =
+            CitationCoverage::check_params(r#"{"min_coverage": 0.9, "pattern": "\\[(?=\\d)"}"#)
+                .unwrap_err();
+        assert_eq!(problems[0].path.as_deref(), Some("/pattern"));
+        assert!(CitationCoverage::check_params(r#"{"min_coverage": 0.9}"#).is_ok());
     }
 
     #[test]

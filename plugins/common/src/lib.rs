@@ -6,13 +6,16 @@
 //! - [`select`]: find values by JSON pointer or dotted path, with `[*]`.
 //! - [`Rule`]: what a value must be (`expect`, `matches`, `gte`, …).
 //! - [`glob`]: the deliverable-path glob rules (`*` within a component).
+//! - [`bounded`]: findings, summaries and evidence under the host's caps.
 
+pub mod bounded;
 pub mod json;
 #[cfg(feature = "xml")]
 pub mod xml;
 
 use std::fmt::Write as _;
 
+pub use globset::GlobMatcher;
 pub use regex::{Match, Regex};
 
 use vcc_sdk::serde::Deserialize;
@@ -62,7 +65,13 @@ pub fn regex(pattern: &str, case_insensitive: bool) -> Result<regex::Regex, Stri
         .size_limit(1 << 20)
         .dfa_size_limit(4 << 20)
         .build()
-        .map_err(|e| format!("regex `{pattern}`: {e}"))
+        .map_err(|e| {
+            // The regex crate draws the pattern with a caret over several
+            // lines; the last line says what is wrong.
+            let text = e.to_string();
+            let why = text.lines().last().unwrap_or(&text);
+            format!("regex `{pattern}`: {}", why.trim_start_matches("error: "))
+        })
 }
 
 /// Values found at a path, with the JSON pointer of each.
@@ -151,11 +160,17 @@ fn path_tokens(path: &str) -> Result<Vec<String>, String> {
 }
 
 /// What a value must be. Every condition given must hold.
+///
+/// `expect` is a closed set of words (a misspelt one is refused by the
+/// parameter schema, never taken as a value to equal); literals go in
+/// `equals`. `null` counts as absent: a field that is there but says
+/// nothing is not `present`.
 #[derive(Deserialize, Default, Debug, Clone)]
 #[serde(crate = "vcc_sdk::serde", deny_unknown_fields)]
 pub struct Rule {
-    /// `true`/`false`, `"present"`, `"absent"`, or any other value to equal.
-    pub expect: Option<Value>,
+    pub expect: Option<Expect>,
+    /// The value must equal this (any JSON value).
+    pub equals: Option<Value>,
     /// A regex the (string) value must match.
     pub matches: Option<String>,
     pub gte: Option<f64>,
@@ -166,11 +181,43 @@ pub struct Rule {
     pub one_of: Option<Vec<Value>>,
 }
 
+/// The words `expect` takes.
+#[derive(Deserialize, Debug, Clone, Copy, PartialEq)]
+#[serde(crate = "vcc_sdk::serde", untagged)]
+pub enum Expect {
+    /// `true` or `false`: the value is that boolean.
+    Bool(bool),
+    Word(Word),
+}
+
+#[derive(Deserialize, Debug, Clone, Copy, PartialEq)]
+#[serde(crate = "vcc_sdk::serde", rename_all = "snake_case")]
+pub enum Word {
+    /// There, and not `null`.
+    Present,
+    /// Not there, or `null`.
+    Absent,
+    /// Present, and not `""`, `[]` or `{}`.
+    NonEmpty,
+}
+
+/// A [`Rule`] with its regex compiled: built once (by `check_params` first,
+/// so a bad pattern is a lint error), then checked against many values.
+#[derive(Debug, Clone)]
+pub struct CompiledRule {
+    rule: Rule,
+    matches: Option<regex::Regex>,
+}
+
 impl Rule {
     /// The JSON Schema of a rule's conditions, for `describe()`.
     pub fn schema_properties() -> Value {
         json!({
-            "expect": { "description": "true, false, \"present\", \"absent\", or a value the field must equal" },
+            "expect": {
+                "enum": ["present", "absent", "non_empty", true, false],
+                "description": "present (there and not null), absent (missing or null), non_empty (present and not \"\", [] or {}), true or false"
+            },
+            "equals": { "description": "a value the field must equal (any JSON value)" },
             "matches": { "type": "string", "description": "regex the string value must match" },
             "gte": { "type": "number" }, "lte": { "type": "number" },
             "gt": { "type": "number" }, "lt": { "type": "number" },
@@ -178,56 +225,83 @@ impl Rule {
         })
     }
 
+    /// The rule ready to check values, or why its params are wrong.
+    pub fn compile(&self) -> Result<CompiledRule, String> {
+        let matches = self
+            .matches
+            .as_deref()
+            .map(|p| regex(p, false))
+            .transpose()?;
+        Ok(CompiledRule {
+            rule: self.clone(),
+            matches,
+        })
+    }
+
+    /// A rule that the value equals `value`.
+    pub fn equal_to(value: Value) -> Rule {
+        Rule {
+            equals: Some(value),
+            ..Rule::default()
+        }
+    }
+}
+
+impl CompiledRule {
     /// `Ok(())` if `value` (absent: `None`) satisfies the rule; otherwise
     /// what is wrong, in words.
     pub fn check(&self, value: Option<&Value>) -> Result<(), String> {
-        let expect_str = self.expect.as_ref().and_then(Value::as_str);
-        match (expect_str, value) {
-            (Some("absent"), None) => return Ok(()),
-            (Some("absent"), Some(v)) => {
-                return Err(format!("is present ({}) but must be absent", short(v)));
-            }
-            (_, None) => return Err("is absent".into()),
-            _ => {}
+        let rule = &self.rule;
+        // `null` says nothing: for presence it is the same as missing.
+        let value = value.filter(|v| !v.is_null());
+        if rule.expect == Some(Expect::Word(Word::Absent)) {
+            return match value {
+                None => Ok(()),
+                Some(v) => Err(format!("is present ({}) but must be absent", short(v))),
+            };
         }
         let Some(value) = value else {
-            return Err("is absent".into());
+            return Err("is absent (missing or null)".into());
         };
         let mut problems = Vec::new();
-        match &self.expect {
-            None => {}
-            Some(Value::String(s)) if s == "present" => {}
-            Some(expected) if expected != value => {
-                problems.push(format!(
-                    "is {} but must be {}",
-                    short(value),
-                    short(expected)
-                ));
+        match rule.expect {
+            Some(Expect::Word(Word::NonEmpty)) if is_empty(value) => {
+                problems.push(format!("is {} but must not be empty", short(value)));
             }
-            Some(_) => {}
+            Some(Expect::Bool(b)) if value != &Value::Bool(b) => {
+                problems.push(format!("is {} but must be {b}", short(value)));
+            }
+            _ => {}
         }
-        if let Some(pattern) = &self.matches {
+        if let Some(expected) = &rule.equals
+            && expected != value
+        {
+            problems.push(format!(
+                "is {} but must equal {}",
+                short(value),
+                short(expected)
+            ));
+        }
+        if let Some(re) = &self.matches {
             match value.as_str() {
                 None => problems.push(format!(
-                    "is {} but must be a string matching `{pattern}`",
-                    short(value)
+                    "is {} but must be a string matching `{}`",
+                    short(value),
+                    re.as_str()
                 )),
-                Some(text) => {
-                    let re = regex(pattern, false)?;
-                    if !re.is_match(text) {
-                        problems.push(format!(
-                            "is {} which does not match `{pattern}`",
-                            short(value)
-                        ));
-                    }
-                }
+                Some(text) if !re.is_match(text) => problems.push(format!(
+                    "is {} which does not match `{}`",
+                    short(value),
+                    re.as_str()
+                )),
+                Some(_) => {}
             }
         }
         let bounds = [
-            (self.gte, ">="),
-            (self.lte, "<="),
-            (self.gt, ">"),
-            (self.lt, "<"),
+            (rule.gte, ">="),
+            (rule.lte, "<="),
+            (rule.gt, ">"),
+            (rule.lt, "<"),
         ];
         if bounds.iter().any(|(b, _)| b.is_some()) {
             match value.as_f64() {
@@ -248,7 +322,7 @@ impl Rule {
                 }
             }
         }
-        if let Some(allowed) = &self.one_of
+        if let Some(allowed) = &rule.one_of
             && !allowed.contains(value)
         {
             let list: Vec<String> = allowed.iter().map(short).collect();
@@ -264,6 +338,44 @@ impl Rule {
             Err(problems.join("; "))
         }
     }
+}
+
+fn is_empty(value: &Value) -> bool {
+    match value {
+        Value::String(s) => s.trim().is_empty(),
+        Value::Array(a) => a.is_empty(),
+        Value::Object(o) => o.is_empty(),
+        _ => false,
+    }
+}
+
+/// The outcome when there was nothing to judge (no file, no claim, no
+/// call): recognised-nothing never passes unless the contract said that
+/// empty is fine (`allow_empty: true`).
+pub fn nothing(allow_empty: bool, what: &str) -> vcc_sdk::Outcome {
+    if allow_empty {
+        vcc_sdk::Outcome::pass(format!("{what} (allowed: allow_empty)"))
+    } else {
+        vcc_sdk::Outcome::skip(format!(
+            "{what}; nothing was judged (set `allow_empty: true` if that is fine)"
+        ))
+    }
+}
+
+/// The parameter schema of `allow_empty`.
+pub fn allow_empty_schema(what: &str) -> Value {
+    json!({
+        "type": "boolean", "default": false,
+        "description": format!("pass when there is {what} (default: skip, so a MUST withholds)")
+    })
+}
+
+/// `check_params` for one parsed params type: a params document that does
+/// not deserialize is one finding (the schema should have caught it).
+pub fn parse_params<T: vcc_sdk::serde::de::DeserializeOwned>(
+    params: &str,
+) -> Result<T, Vec<vcc_sdk::Finding>> {
+    serde_json::from_str(params).map_err(|e| vec![vcc_sdk::Finding::new(e.to_string())])
 }
 
 /// A value in a message: JSON, cut to 80 characters.
@@ -311,7 +423,12 @@ mod tests {
 
     #[test]
     fn rules_check_values() {
-        let rule = |v: Value| -> Rule { vcc_sdk::serde_json::from_value(v).unwrap() };
+        let rule = |v: Value| -> CompiledRule {
+            vcc_sdk::serde_json::from_value::<Rule>(v)
+                .unwrap()
+                .compile()
+                .unwrap()
+        };
         assert!(
             rule(json!({"expect": true}))
                 .check(Some(&json!(true)))
@@ -323,7 +440,33 @@ mod tests {
                 .is_err()
         );
         assert!(rule(json!({"expect": "absent"})).check(None).is_ok());
+        assert!(
+            rule(json!({"expect": "absent"}))
+                .check(Some(&Value::Null))
+                .is_ok()
+        );
         assert!(rule(json!({"expect": "present"})).check(None).is_err());
+        assert!(
+            rule(json!({"expect": "present"}))
+                .check(Some(&Value::Null))
+                .is_err(),
+            "null is not present"
+        );
+        assert!(
+            rule(json!({"expect": "non_empty"}))
+                .check(Some(&json!("  ")))
+                .is_err()
+        );
+        assert!(
+            rule(json!({"expect": "non_empty"}))
+                .check(Some(&json!([1])))
+                .is_ok()
+        );
+        assert!(
+            rule(json!({"equals": "pass"}))
+                .check(Some(&json!("fail")))
+                .is_err()
+        );
         assert!(rule(json!({"gte": 4})).check(Some(&json!(4.5))).is_ok());
         let err = rule(json!({"gte": 4, "lt": 5}))
             .check(Some(&json!(3)))
@@ -345,5 +488,15 @@ mod tests {
                 .unwrap_err()
                 .contains("number")
         );
+    }
+
+    #[test]
+    fn operators_are_a_closed_set() {
+        let parse = |v: Value| vcc_sdk::serde_json::from_value::<Rule>(v);
+        assert!(parse(json!({"expect": "missing"})).is_err());
+        assert!(parse(json!({"expect": "pass"})).is_err());
+        assert!(parse(json!({"expct": "present"})).is_err());
+        let bad = parse(json!({"matches": "^https://("})).unwrap();
+        assert!(bad.compile().is_err(), "a bad regex is a params error");
     }
 }

@@ -4,14 +4,17 @@
 //! Lines are counted from the per-line records (`DA:` in lcov, `<line>` in
 //! Cobertura), merged when a file appears several times; lcov `LF:`/`LH:`
 //! totals are used only for files without `DA:` lines. Source files can be
-//! narrowed with `include` / `exclude` globs.
+//! narrowed with `include` / `exclude` globs. A file that is neither lcov
+//! nor Cobertura is an error; reports that cover no source line are judged
+//! as nothing (skip, unless `allow_empty`).
 
 use std::collections::{BTreeMap, HashMap};
 
-use vcc_plugin_common::{glob, xml};
+use vcc_plugin_common::bounded::{self, Findings};
+use vcc_plugin_common::{GlobMatcher, allow_empty_schema, glob, nothing, parse_params, xml};
 use vcc_sdk::serde::Deserialize;
-use vcc_sdk::serde_json::{self, json};
-use vcc_sdk::{Criterion, Description, Finding, Outcome, Validator, relative};
+use vcc_sdk::serde_json::json;
+use vcc_sdk::{Criterion, Description, Finding, Outcome, Validator, invalid_params, relative};
 
 struct Coverage;
 
@@ -26,6 +29,30 @@ struct Params {
     exclude: Vec<String>,
     #[serde(default)]
     format: Format,
+    #[serde(default)]
+    allow_empty: bool,
+}
+
+/// The include and exclude globs, or each bad one with its pointer.
+fn globs(params: &Params) -> Result<(Vec<GlobMatcher>, Vec<GlobMatcher>), Vec<Finding>> {
+    let mut problems = Vec::new();
+    let mut compile = |list: &[String], key: &str| -> Vec<GlobMatcher> {
+        let mut out = Vec::new();
+        for (i, g) in list.iter().enumerate() {
+            match glob(g) {
+                Ok(m) => out.push(m),
+                Err(e) => problems.push(Finding::new(e).param(&format!("/{key}/{i}"))),
+            }
+        }
+        out
+    };
+    let include = compile(&params.include, "include");
+    let exclude = compile(&params.exclude, "exclude");
+    if problems.is_empty() {
+        Ok((include, exclude))
+    } else {
+        Err(problems)
+    }
 }
 
 #[derive(Deserialize, Default, Clone, Copy, PartialEq)]
@@ -70,31 +97,29 @@ impl Validator for Coverage {
                 "per_file_min": { "type": "number", "minimum": 0, "maximum": 100, "description": "minimum line coverage of every source file, in percent" },
                 "include": { "type": "array", "items": { "type": "string" }, "description": "only source files matching these globs" },
                 "exclude": { "type": "array", "items": { "type": "string" }, "description": "ignore source files matching these globs" },
-                "format": { "enum": ["auto", "lcov", "cobertura"], "default": "auto" }
+                "format": { "enum": ["auto", "lcov", "cobertura"], "default": "auto" },
+                "allow_empty": allow_empty_schema("no covered source line")
             },
             "anyOf": [{ "required": ["min"] }, { "required": ["per_file_min"] }]
         }))
     }
 
+    fn check_params(params: &str) -> Result<(), Vec<Finding>> {
+        let params: Params = parse_params(params)?;
+        globs(&params).map(|_| ())
+    }
+
     fn validate(criterion: Criterion) -> Result<Outcome, String> {
         let params: Params = criterion.params()?;
-        let include = params
-            .include
-            .iter()
-            .map(|g| glob(g))
-            .collect::<Result<Vec<_>, _>>()
-            .map_err(|e| format!("params.include: {e}"))?;
-        let exclude = params
-            .exclude
-            .iter()
-            .map(|g| glob(g))
-            .collect::<Result<Vec<_>, _>>()
-            .map_err(|e| format!("params.exclude: {e}"))?;
+        let (include, exclude) = globs(&params).map_err(|problems| {
+            let words: Vec<String> = problems.iter().map(|f| f.message.clone()).collect();
+            invalid_params(words.join("; "))
+        })?;
         let paths: Vec<&str> = criterion.paths().collect();
         if paths.is_empty() {
-            return Ok(Outcome::skip("no coverage report to check"));
+            return Ok(nothing(params.allow_empty, "no coverage report"));
         }
-        let mut findings = Vec::new();
+        let mut findings = Findings::default();
         let mut files: BTreeMap<String, FileCoverage> = BTreeMap::new();
         for path in &paths {
             let text = vcc_sdk::read_to_string(path)?;
@@ -108,27 +133,21 @@ impl Validator for Coverage {
             } else {
                 lcov_files(&text)
             };
-            match parsed {
-                Ok(report) => {
-                    for (source, cov) in report {
-                        let merged = files.entry(source).or_default();
-                        for (line, hits) in cov.lines {
-                            let h = merged.lines.entry(line).or_default();
-                            *h = (*h).max(hits);
-                        }
-                        if let Some((f, h)) = cov.totals {
-                            let (of, oh) = merged.totals.unwrap_or((0, 0));
-                            merged.totals = Some((of.max(f), oh.max(h)));
-                        }
-                    }
+            let report = parsed.map_err(|(message, line)| {
+                format!(
+                    "{} is not a coverage report (line {line}: {message}); std/coverage reads lcov and Cobertura XML",
+                    relative(path)
+                )
+            })?;
+            for (source, cov) in report {
+                let merged = files.entry(source).or_default();
+                for (line, hits) in cov.lines {
+                    let h = merged.lines.entry(line).or_default();
+                    *h = (*h).max(hits);
                 }
-                Err((message, line)) => {
-                    findings.push(
-                        Finding::new(format!("not a coverage report: {message}"))
-                            .path(path)
-                            .line(line)
-                            .rule("parse"),
-                    );
+                if let Some((f, h)) = cov.totals {
+                    let (of, oh) = merged.totals.unwrap_or((0, 0));
+                    merged.totals = Some((of.max(f), oh.max(h)));
                 }
             }
         }
@@ -140,9 +159,10 @@ impl Validator for Coverage {
             .values()
             .map(FileCoverage::found_hit)
             .fold((0, 0), |a, b| (a.0 + b.0, a.1 + b.1));
-        if found == 0 && findings.is_empty() {
-            return Ok(Outcome::skip(
-                "the reports cover no source lines (after include/exclude)",
+        if found == 0 {
+            return Ok(nothing(
+                params.allow_empty,
+                "the reports cover no source line (after include/exclude)",
             ));
         }
         let percent = |hit: u64, found: u64| {
@@ -178,12 +198,13 @@ impl Validator for Coverage {
                 );
             }
         }
-        let evidence = serde_json::to_vec_pretty(&json!({
-            "reports": paths.iter().map(|p| relative(p)).collect::<Vec<_>>(),
-            "overall": {"lines": found, "covered": hit, "percent": overall},
-            "files": table,
-        }))
-        .map_err(|e| e.to_string())?;
+        let evidence = bounded::evidence(
+            json!({
+                "reports": paths.iter().take(100).map(|p| relative(p)).collect::<Vec<_>>(),
+                "overall": {"lines": found, "covered": hit, "percent": overall},
+            }),
+            &table,
+        );
         let outcome = if findings.is_empty() {
             Outcome::pass(format!(
                 "line coverage {overall:.1}% ({hit}/{found}) across {} file(s)",
@@ -194,7 +215,7 @@ impl Validator for Coverage {
                 "line coverage {overall:.1}% ({hit}/{found}); {} problem(s)",
                 findings.len()
             ))
-            .findings(findings)
+            .findings(findings.into_vec())
         };
         Ok(outcome.evidence("coverage.json", "application/json", evidence))
     }

@@ -26,6 +26,23 @@ fn one() -> u64 {
     1
 }
 
+/// The glob, compiled; or the params problem with its pointer.
+fn prepare(params: &Params) -> Result<Option<vcc_plugin_common::GlobMatcher>, Finding> {
+    if let Some(max) = params.max
+        && max < params.min
+    {
+        return Err(
+            Finding::new(format!("max ({max}) is below min ({})", params.min)).param("/max"),
+        );
+    }
+    params
+        .glob
+        .as_deref()
+        .map(vcc_plugin_common::glob)
+        .transpose()
+        .map_err(|e| Finding::new(e).param("/glob"))
+}
+
 impl Validator for FileExists {
     fn describe() -> Description {
         Description::new(
@@ -57,24 +74,19 @@ impl Validator for FileExists {
         }))
     }
 
+    fn check_params(params: &str) -> Result<(), Vec<Finding>> {
+        let params: Params = vcc_plugin_common::parse_params(params)?;
+        prepare(&params).map(|_| ()).map_err(|f| vec![f])
+    }
+
     fn validate(criterion: Criterion) -> Result<Outcome, String> {
         let params: Params = criterion.params()?;
-        if let Some(max) = params.max
-            && max < params.min
-        {
-            return Err(format!("params: max ({max}) is below min ({})", params.min));
-        }
-        let matcher = params
-            .glob
-            .as_deref()
-            .map(vcc_plugin_common::glob)
-            .transpose()
-            .map_err(|err| format!("params.glob: {err}"))?;
+        let matcher = prepare(&params).map_err(|f| vcc_sdk::invalid_params(f.message))?;
         if criterion.targets.is_empty() {
             return Ok(Outcome::skip("the criterion has no targets to check"));
         }
 
-        let mut findings = Vec::new();
+        let mut findings = vcc_plugin_common::bounded::Findings::default();
         let mut counted = 0usize;
         for target in &criterion.targets {
             let files: Vec<&str> = target
@@ -126,7 +138,7 @@ impl Validator for FileExists {
                 "{} problem(s) in {targets} target(s)",
                 findings.len()
             ))
-            .findings(findings)
+            .findings(findings.into_vec())
         })
     }
 }

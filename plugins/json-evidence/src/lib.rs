@@ -1,15 +1,18 @@
 //! `std/json-evidence`: fields of a JSON result payload meet rules.
 //!
 //! Each rule names a path (JSON pointer `/a/0/b` or dotted `a[0].b`; `[*]`
-//! means every element) and conditions: `expect` (`true`, `false`,
-//! `"present"`, `"absent"` or a value to equal), `matches` (regex), `gte`,
-//! `lte`, `gt`, `lt`, `one_of`. A rule's `message` is what a failure says.
-//! Every target file is one payload; findings point at the field's line.
+//! means every element) and conditions: `expect` (`present`, `absent`,
+//! `non_empty`, `true`, `false`), `equals` (any value), `matches` (regex),
+//! `gte`, `lte`, `gt`, `lt`, `one_of`. `null` counts as absent. A rule's
+//! `message` is what a failure says. Every target file is one payload;
+//! findings point at the field's line. Paths and regexes are checked by
+//! `check_params`, so a contract bug is a lint error, never a `fail`.
 
-use vcc_plugin_common::{Rule, json, select};
+use vcc_plugin_common::bounded::{self, Findings};
+use vcc_plugin_common::{CompiledRule, Expect, Rule, allow_empty_schema, json, nothing, select};
 use vcc_sdk::serde::Deserialize;
-use vcc_sdk::serde_json::{self, Value, json as j};
-use vcc_sdk::{Criterion, Description, Finding, Outcome, Validator, relative};
+use vcc_sdk::serde_json::{Value, json as j};
+use vcc_sdk::{Criterion, Description, Finding, Outcome, Validator, invalid_params, relative};
 
 struct JsonEvidence;
 
@@ -17,6 +20,8 @@ struct JsonEvidence;
 #[serde(crate = "vcc_sdk::serde", deny_unknown_fields)]
 struct Params {
     rules: Vec<FieldRule>,
+    #[serde(default)]
+    allow_empty: bool,
 }
 
 /// A rule on one path. The conditions are spelled out (not a flattened
@@ -26,7 +31,8 @@ struct Params {
 struct FieldRule {
     path: String,
     message: Option<String>,
-    expect: Option<Value>,
+    expect: Option<Expect>,
+    equals: Option<Value>,
     matches: Option<String>,
     gte: Option<f64>,
     lte: Option<f64>,
@@ -38,7 +44,8 @@ struct FieldRule {
 impl FieldRule {
     fn rule(&self) -> Rule {
         Rule {
-            expect: self.expect.clone(),
+            expect: self.expect,
+            equals: self.equals.clone(),
             matches: self.matches.clone(),
             gte: self.gte,
             lte: self.lte,
@@ -46,6 +53,26 @@ impl FieldRule {
             lt: self.lt,
             one_of: self.one_of.clone(),
         }
+    }
+}
+
+/// Every rule, compiled; or each rule's params problem with its pointer.
+fn compile(params: &Params) -> Result<Vec<CompiledRule>, Vec<Finding>> {
+    let mut compiled = Vec::new();
+    let mut problems = Vec::new();
+    for (i, r) in params.rules.iter().enumerate() {
+        if let Err(e) = select(&Value::Null, &r.path) {
+            problems.push(Finding::new(e).param(&format!("/rules/{i}/path")));
+        }
+        match r.rule().compile() {
+            Ok(rule) => compiled.push(rule),
+            Err(e) => problems.push(Finding::new(e).param(&format!("/rules/{i}/matches"))),
+        }
+    }
+    if problems.is_empty() {
+        Ok(compiled)
+    } else {
+        Err(problems)
     }
 }
 
@@ -58,7 +85,7 @@ impl Validator for JsonEvidence {
         Description::new(
             "std/json-evidence",
             env!("CARGO_PKG_VERSION"),
-            "fields of a JSON result payload meet rules (expect, regex, numeric bounds)",
+            "fields of a JSON result payload meet rules (expect, equals, regex, numeric bounds)",
         )
         .params_schema(j!({
             "type": "object",
@@ -68,18 +95,33 @@ impl Validator for JsonEvidence {
                 "rules": {
                     "type": "array", "minItems": 1,
                     "items": { "type": "object", "additionalProperties": false, "required": ["path"], "properties": rule }
-                }
+                },
+                "allow_empty": allow_empty_schema("no payload file")
             }
         }))
     }
 
+    fn check_params(params: &str) -> Result<(), Vec<Finding>> {
+        let params: Params = vcc_plugin_common::parse_params(params)?;
+        compile(&params).map(|_| ())
+    }
+
     fn validate(criterion: Criterion) -> Result<Outcome, String> {
         let params: Params = criterion.params()?;
+        let rules = compile(&params).map_err(|problems| {
+            invalid_params(
+                problems
+                    .iter()
+                    .map(|f| f.message.clone())
+                    .collect::<Vec<_>>()
+                    .join("; "),
+            )
+        })?;
         let paths: Vec<&str> = criterion.paths().collect();
         if paths.is_empty() {
-            return Ok(Outcome::skip("no payload files to check"));
+            return Ok(nothing(params.allow_empty, "no payload file"));
         }
-        let mut findings = Vec::new();
+        let mut findings = Findings::default();
         let mut results = Vec::new();
         for path in &paths {
             let text = vcc_sdk::read_to_string(path)?;
@@ -93,12 +135,13 @@ impl Validator for JsonEvidence {
                             .column(e.column)
                             .rule("parse"),
                     );
+                    results.push(j!({"file": relative(path), "parsed": false}));
                     continue;
                 }
             };
-            for (index, r) in params.rules.iter().enumerate() {
-                let failures =
-                    check(&doc.value, r).map_err(|e| format!("params.rules[{index}]: {e}"))?;
+            for (index, (r, rule)) in params.rules.iter().zip(&rules).enumerate() {
+                let failures = check(&doc.value, &r.path, rule)
+                    .map_err(|e| invalid_params(format!("rules[{index}]: {e}")))?;
                 results
                     .push(j!({"file": relative(path), "rule": r.path, "ok": failures.is_empty()}));
                 for (pointer, detail) in failures {
@@ -113,7 +156,7 @@ impl Validator for JsonEvidence {
                 }
             }
         }
-        let evidence = serde_json::to_vec_pretty(&results).map_err(|e| e.to_string())?;
+        let evidence = bounded::evidence(j!({}), &results);
         let outcome = if findings.is_empty() {
             Outcome::pass(format!(
                 "{} rule(s) hold in {} file(s)",
@@ -126,21 +169,20 @@ impl Validator for JsonEvidence {
                 findings.len(),
                 paths.len()
             ))
-            .findings(findings)
+            .findings(findings.into_vec())
         };
         Ok(outcome.evidence("rule-results.json", "application/json", evidence))
     }
 }
 
 /// (JSON pointer, what is wrong) for every value that breaks the rule.
-fn check(root: &Value, r: &FieldRule) -> Result<Vec<(String, String)>, String> {
-    let rule = r.rule();
-    let found = select(root, &r.path)?;
+fn check(root: &Value, path: &str, rule: &CompiledRule) -> Result<Vec<(String, String)>, String> {
+    let found = select(root, path)?;
     if found.is_empty() {
-        let pointer = if r.path.starts_with('/') {
-            r.path.clone()
+        let pointer = if path.starts_with('/') {
+            path.to_string()
         } else {
-            format!("`{}`", r.path)
+            format!("`{path}`")
         };
         return Ok(rule
             .check(None)
@@ -160,43 +202,57 @@ vcc_sdk::export_validator!(JsonEvidence);
 #[cfg(test)]
 mod tests {
     use super::*;
+    use vcc_sdk::serde_json;
 
-    fn rule(v: Value) -> FieldRule {
-        serde_json::from_value(v).unwrap()
+    fn rule(v: Value) -> (String, CompiledRule) {
+        let r: FieldRule = serde_json::from_value(v).unwrap();
+        (r.path.clone(), r.rule().compile().unwrap())
+    }
+
+    fn run(doc: &Value, v: Value) -> Vec<(String, String)> {
+        let (path, r) = rule(v);
+        check(doc, &path, &r).unwrap()
     }
 
     #[test]
     fn rules_over_paths_and_wildcards() {
-        let doc =
-            j!({"score": 3.5, "checks": [{"status": "pass"}, {"status": "fail"}], "ok": true});
-        assert!(
-            check(&doc, &rule(j!({"path": "ok", "expect": true})))
-                .unwrap()
-                .is_empty()
-        );
-        let f = check(&doc, &rule(j!({"path": "score", "gte": 4}))).unwrap();
+        let doc = j!({"score": 3.5, "checks": [{"status": "pass"}, {"status": "fail"}], "ok": true, "note": null});
+        assert!(run(&doc, j!({"path": "ok", "expect": true})).is_empty());
+        let f = run(&doc, j!({"path": "score", "gte": 4}));
         assert_eq!(
             f,
             vec![("/score".to_string(), "is 3.5 but must be >= 4".to_string())]
         );
-        let f = check(
-            &doc,
-            &rule(j!({"path": "checks[*].status", "expect": "pass"})),
-        )
-        .unwrap();
+        let f = run(&doc, j!({"path": "checks[*].status", "equals": "pass"}));
         assert_eq!(f[0].0, "/checks/1/status");
-        let f = check(&doc, &rule(j!({"path": "missing", "expect": "present"}))).unwrap();
-        assert_eq!(f[0].1, "is absent");
+        let f = run(&doc, j!({"path": "missing", "expect": "present"}));
+        assert!(f[0].1.starts_with("is absent"), "{f:?}");
+        assert!(run(&doc, j!({"path": "missing", "expect": "absent"})).is_empty());
+        // null says nothing: not present, and absent.
+        assert_eq!(
+            run(&doc, j!({"path": "note", "expect": "present"})).len(),
+            1
+        );
+        assert!(run(&doc, j!({"path": "note", "expect": "absent"})).is_empty());
+    }
+
+    #[test]
+    fn unknown_fields_and_operators_are_refused() {
+        assert!(serde_json::from_value::<FieldRule>(j!({"path": "a", "expct": true})).is_err());
         assert!(
-            check(&doc, &rule(j!({"path": "missing", "expect": "absent"})))
-                .unwrap()
-                .is_empty()
+            serde_json::from_value::<FieldRule>(j!({"path": "a", "expect": "missing"})).is_err()
         );
     }
 
     #[test]
-    fn unknown_rule_fields_are_refused() {
-        let bad: Result<FieldRule, _> = serde_json::from_value(j!({"path": "a", "expct": true}));
-        assert!(bad.is_err());
+    fn params_problems_name_the_field() {
+        let params = r#"{"rules": [{"path": "a", "equals": 1}, {"path": "b", "matches": "^https://("}, {"path": "c[0", "expect": "present"}]}"#;
+        let problems = JsonEvidence::check_params(params).unwrap_err();
+        let pointers: Vec<&str> = problems.iter().filter_map(|f| f.path.as_deref()).collect();
+        assert_eq!(pointers, vec!["/rules/1/matches", "/rules/2/path"]);
+        assert!(
+            JsonEvidence::check_params(r#"{"rules": [{"path": "a", "expect": "present"}]}"#)
+                .is_ok()
+        );
     }
 }

@@ -7,10 +7,11 @@
 //! (`.yaml`/`.yml` as YAML, anything else as JSON) unless `format` says
 //! otherwise; a file that does not parse is a failure with its line.
 
-use vcc_plugin_common::json;
+use vcc_plugin_common::bounded::{self, Findings};
+use vcc_plugin_common::{allow_empty_schema, json, nothing, parse_params};
 use vcc_sdk::serde::Deserialize;
 use vcc_sdk::serde_json::{self, Value, json};
-use vcc_sdk::{Criterion, Description, Finding, Outcome, Validator, relative};
+use vcc_sdk::{Criterion, Description, Finding, Outcome, Validator, invalid_params, relative};
 
 pub struct JsonSchema;
 
@@ -22,6 +23,8 @@ struct Params {
     schema_deliverable: Option<String>,
     #[serde(default)]
     format: Format,
+    #[serde(default)]
+    allow_empty: bool,
 }
 
 #[derive(Deserialize, Default, Clone, Copy, PartialEq)]
@@ -66,7 +69,8 @@ impl Validator for JsonSchema {
                 "format": {
                     "enum": ["auto", "json", "yaml"], "default": "auto",
                     "description": "how to parse target files; auto uses the extension"
-                }
+                },
+                "allow_empty": allow_empty_schema("no target file")
             },
             "oneOf": [
                 { "required": ["schema"] },
@@ -74,6 +78,16 @@ impl Validator for JsonSchema {
                 { "required": ["schema_deliverable"] }
             ]
         }))
+    }
+
+    fn check_params(params: &str) -> Result<(), Vec<Finding>> {
+        let params: Params = parse_params(params)?;
+        match &params.schema {
+            Some(schema) => jsonschema::validator_for(schema).map(|_| ()).map_err(|e| {
+                vec![Finding::new(format!("not a valid JSON Schema: {e}")).param("/schema")]
+            }),
+            None => Ok(()),
+        }
     }
 
     fn validate(criterion: Criterion) -> Result<Outcome, String> {
@@ -94,27 +108,31 @@ impl Validator for JsonSchema {
                 }
             }
             (None, None) => None,
-            (Some(_), Some(_)) => return Err(ONE_SCHEMA.into()),
+            (Some(_), Some(_)) => return Err(invalid_params(ONE_SCHEMA)),
         };
         let schema = match (params.schema, file) {
             (Some(schema), None) => schema,
             (None, Some(file)) => {
                 let text =
                     vcc_sdk::read_to_string(&file).map_err(|err| format!("schema: {err}"))?;
-                parse(&file, &text, Format::Auto)
-                    .map_err(|(msg, _)| format!("schema {}: {msg}", relative(&file)))?
+                parse(&file, &text, Format::Auto).map_err(|(msg, _)| {
+                    invalid_params(format!(
+                        "the schema {} does not parse: {msg}",
+                        relative(&file)
+                    ))
+                })?
             }
-            _ => return Err(ONE_SCHEMA.into()),
+            _ => return Err(invalid_params(ONE_SCHEMA)),
         };
-        let validator =
-            jsonschema::validator_for(&schema).map_err(|err| format!("invalid schema: {err}"))?;
+        let validator = jsonschema::validator_for(&schema)
+            .map_err(|err| invalid_params(format!("not a valid JSON Schema: {err}")))?;
 
         let paths: Vec<&str> = criterion.paths().collect();
         if paths.is_empty() {
-            return Ok(Outcome::skip("no target files to validate"));
+            return Ok(nothing(params.allow_empty, "no target file to validate"));
         }
 
-        let mut findings = Vec::new();
+        let mut findings = Findings::default();
         let mut report = Vec::new();
         let mut bad_files = 0;
         for path in &paths {
@@ -174,6 +192,7 @@ impl Validator for JsonSchema {
             }
             let listed: Vec<Value> = errors
                 .iter()
+                .take(MAX_FINDINGS_PER_FILE)
                 .map(|e| {
                     json!({
                         "instance_path": e.instance_path().to_string(),
@@ -182,7 +201,9 @@ impl Validator for JsonSchema {
                     })
                 })
                 .collect();
-            report.push(json!({"file": relative(path), "errors": listed}));
+            report.push(
+                json!({"file": relative(path), "error_count": errors.len(), "errors": listed}),
+            );
         }
 
         let total = paths.len();
@@ -191,10 +212,10 @@ impl Validator for JsonSchema {
                 "{total} file(s) valid against the schema"
             )));
         }
-        let evidence = serde_json::to_vec_pretty(&report).map_err(|err| err.to_string())?;
+        let evidence = bounded::evidence(json!({}), &report);
         Ok(
             Outcome::fail(format!("{bad_files} of {total} file(s) do not validate"))
-                .findings(findings)
+                .findings(findings.into_vec())
                 .evidence("validation-errors.json", "application/json", evidence),
         )
     }
@@ -247,5 +268,13 @@ mod tests {
         assert_eq!(outcome.summary, "1 of 2 file(s) do not validate");
         assert_eq!(outcome.findings[0].path.as_deref(), Some("b.json"));
         assert_eq!(outcome.findings[0].line, Some(1));
+    }
+
+    #[test]
+    fn an_invalid_inline_schema_is_a_params_error() {
+        let problems =
+            JsonSchema::check_params(r#"{"schema": {"type": "no-such-type"}}"#).unwrap_err();
+        assert_eq!(problems[0].path.as_deref(), Some("/schema"));
+        assert!(JsonSchema::check_params(r#"{"schema": {"type": "object"}}"#).is_ok());
     }
 }

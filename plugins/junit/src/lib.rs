@@ -4,11 +4,17 @@
 //!
 //! Counts come from the `<testcase>` elements themselves, not from the
 //! `tests=`/`failures=` attributes of a suite (which a producer can get
-//! wrong). Several report files are judged together.
+//! wrong). Several report files are judged together. A required test is
+//! named as `name`, `class.name`, `class::name` or a pytest node id
+//! (`tests/test_api.py::TestX::test_y`); a missing one gets the closest
+//! name in the reports as a suggestion. A file that is not a JUnit report
+//! (not XML, or another root element) is an error: it says nothing about
+//! the tests.
 
+use vcc_plugin_common::bounded::{self, Findings};
 use vcc_plugin_common::{clip, xml};
 use vcc_sdk::serde::Deserialize;
-use vcc_sdk::serde_json::{self, json};
+use vcc_sdk::serde_json::json;
 use vcc_sdk::{Criterion, Description, Finding, Outcome, Validator, relative};
 
 struct Junit;
@@ -45,9 +51,6 @@ struct Case {
     line: u32,
 }
 
-/// At most this many failing tests are listed per report.
-const MAX_LISTED: usize = 200;
-
 impl Validator for Junit {
     fn describe() -> Description {
         Description::new(
@@ -63,7 +66,7 @@ impl Validator for Junit {
                 "allow_skipped": { "type": "boolean", "default": false, "description": "accept skipped test cases" },
                 "required_tests": {
                     "type": "array", "items": { "type": "string", "minLength": 1 },
-                    "description": "test names that must be present (and pass): `name`, `class.name` or `class::name`"
+                    "description": "test names that must be present (and pass): `name`, `class.name`, `class::name` or a pytest node id `tests/test_x.py::test_y`"
                 }
             }
         }))
@@ -75,24 +78,17 @@ impl Validator for Junit {
         if paths.is_empty() {
             return Ok(Outcome::skip("no JUnit report to check"));
         }
-        let mut findings = Vec::new();
+        let mut findings = Findings::default();
         let mut all: Vec<Case> = Vec::new();
         let mut per_file = Vec::new();
         for path in &paths {
             let text = vcc_sdk::read_to_string(path)?;
-            let cases = match cases(&text) {
-                Ok(c) => c,
-                Err((message, line)) => {
-                    findings.push(
-                        Finding::new(format!("not a JUnit report: {message}"))
-                            .path(path)
-                            .line(line)
-                            .rule("parse"),
-                    );
-                    continue;
-                }
-            };
-            let mut listed = 0;
+            let cases = cases(&text).map_err(|(message, line)| {
+                format!(
+                    "{} is not a JUnit XML report (line {line}: {message}); std/junit reads <testsuites> or <testsuite> documents",
+                    relative(path)
+                )
+            })?;
             for case in &cases {
                 let (rule, what, message) = match &case.outcome {
                     TestResult::Passed => continue,
@@ -101,10 +97,6 @@ impl Validator for Junit {
                     TestResult::Skipped(_) if params.allow_skipped => continue,
                     TestResult::Skipped(m) => ("skipped", "was skipped", m),
                 };
-                listed += 1;
-                if listed > MAX_LISTED {
-                    continue;
-                }
                 let detail = if message.is_empty() {
                     String::new()
                 } else {
@@ -115,15 +107,6 @@ impl Validator for Junit {
                         .path(path)
                         .line(case.line)
                         .rule(rule),
-                );
-            }
-            if listed > MAX_LISTED {
-                findings.push(
-                    Finding::new(format!(
-                        "{} more problem test(s) not listed",
-                        listed - MAX_LISTED
-                    ))
-                    .path(path),
                 );
             }
             per_file.push(json!({"file": relative(path), "summary": summary(&cases)}));
@@ -141,15 +124,17 @@ impl Validator for Junit {
         }
         for name in &params.required_tests {
             if !all.iter().any(|c| matches_name(c, name)) {
+                let hint = closest(&all, name)
+                    .map(|c| format!("; the closest is `{c}`"))
+                    .unwrap_or_default();
                 findings.push(
-                    Finding::new(format!("required test `{name}` is not in the report"))
+                    Finding::new(format!("required test `{name}` is not in the report{hint}"))
                         .rule("required-test"),
                 );
             }
         }
         let total = summary(&all);
-        let evidence = serde_json::to_vec_pretty(&json!({"total": total, "files": per_file}))
-            .map_err(|e| e.to_string())?;
+        let evidence = bounded::evidence(json!({"total_tests": total}), &per_file);
         let outcome = if findings.is_empty() {
             Outcome::pass(format!("{} test(s) passed", total["passed"]))
         } else {
@@ -157,7 +142,7 @@ impl Validator for Junit {
                 "{} failed, {} errored, {} skipped of {} test(s)",
                 total["failed"], total["errored"], total["skipped"], total["tests"]
             ))
-            .findings(findings)
+            .findings(findings.into_vec())
         };
         Ok(outcome.evidence("junit-summary.json", "application/json", evidence))
     }
@@ -168,9 +153,59 @@ fn matches_name(case: &Case, wanted: &str) -> bool {
         || case.id == wanted
         || case.id.replace('.', "::") == wanted
         || wanted.replace("::", ".") == case.id
+        || pytest_id(wanted).is_some_and(|id| id == case.id)
 }
 
-fn summary(cases: &[Case]) -> serde_json::Value {
+/// A pytest node id as pytest's JUnit XML names the test:
+/// `tests/test_api.py::TestX::test_y` → `tests.test_api.TestX.test_y`.
+fn pytest_id(node: &str) -> Option<String> {
+    let (file, rest) = node.split_once("::")?;
+    let module = file.strip_suffix(".py")?.replace(['/', '\\'], ".");
+    Some(format!("{module}.{}", rest.replace("::", ".")))
+}
+
+/// The test id in the reports closest to `wanted` (by edit distance over
+/// the dotted forms), if one is close enough to be a likely typo.
+fn closest(cases: &[Case], wanted: &str) -> Option<String> {
+    let wanted = pytest_id(wanted).unwrap_or_else(|| wanted.replace("::", "."));
+    let limit = (wanted.chars().count() / 3).max(3);
+    cases
+        .iter()
+        .filter_map(|c| {
+            let d = distance(&c.id, &wanted, limit).min(distance(&c.name, &wanted, limit));
+            (d <= limit).then_some((d, &c.id))
+        })
+        .min()
+        .map(|(_, id)| id.clone())
+}
+
+/// Levenshtein distance, or `limit + 1` once it is sure to exceed `limit`.
+fn distance(a: &str, b: &str, limit: usize) -> usize {
+    let a: Vec<char> = a.chars().collect();
+    let b: Vec<char> = b.chars().collect();
+    if a.len().abs_diff(b.len()) > limit {
+        return limit + 1;
+    }
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.iter().enumerate() {
+        let mut prev = row[0];
+        row[0] = i + 1;
+        let mut best = row[0];
+        for (j, cb) in b.iter().enumerate() {
+            let cost = usize::from(ca != cb);
+            let next = (row[j + 1] + 1).min(row[j] + 1).min(prev + cost);
+            prev = row[j + 1];
+            row[j + 1] = next;
+            best = best.min(next);
+        }
+        if best > limit {
+            return limit + 1;
+        }
+    }
+    row[b.len()]
+}
+
+fn summary(cases: &[Case]) -> vcc_sdk::serde_json::Value {
     let count = |f: fn(&TestResult) -> bool| cases.iter().filter(|c| f(&c.outcome)).count();
     json!({
         "tests": cases.len(),
@@ -266,6 +301,26 @@ mod tests {
         assert!(matches_name(&c[0], "api.export.paginates"));
         assert!(matches_name(&c[0], "api::export::paginates"));
         assert!(!matches_name(&c[0], "export"));
+    }
+
+    #[test]
+    fn pytest_node_ids_and_suggestions() {
+        let report = r#"<testsuites><testsuite name="pytest">
+<testcase classname="tests.test_api" name="test_export" file="tests/test_api.py" line="3"/>
+<testcase classname="tests.test_api.TestFilters" name="test_by_date[2024]"/>
+</testsuite></testsuites>"#;
+        let c = cases(report).unwrap();
+        assert!(matches_name(&c[0], "tests/test_api.py::test_export"));
+        assert!(matches_name(
+            &c[1],
+            "tests/test_api.py::TestFilters::test_by_date[2024]"
+        ));
+        assert!(!matches_name(&c[0], "tests/test_api.py::test_import"));
+        assert_eq!(
+            closest(&c, "tests/test_api.py::test_exports").as_deref(),
+            Some("tests.test_api.test_export")
+        );
+        assert_eq!(closest(&c, "something_else_entirely"), None);
     }
 
     #[test]

@@ -9,9 +9,10 @@
 //! reference validator accepts those).
 
 use pulldown_cmark::{Event, HeadingLevel, Options, Parser, Tag, TagEnd};
-use vcc_plugin_common::LineIndex;
+use vcc_plugin_common::bounded::{self, Findings};
+use vcc_plugin_common::{LineIndex, allow_empty_schema, nothing};
 use vcc_sdk::serde::Deserialize;
-use vcc_sdk::serde_json::{self, json};
+use vcc_sdk::serde_json::json;
 use vcc_sdk::{Criterion, Description, Finding, Outcome, Validator, relative};
 
 pub struct MarkdownSections;
@@ -31,6 +32,8 @@ struct Params {
     case_sensitive: bool,
     #[serde(default)]
     labels: bool,
+    #[serde(default)]
+    allow_empty: bool,
 }
 
 #[derive(Deserialize)]
@@ -97,7 +100,8 @@ impl Validator for MarkdownSections {
                 "forbidden": { "type": "array", "items": { "type": "string", "minLength": 1 }, "description": "headings that must not appear" },
                 "min_words": { "type": "integer", "minimum": 0, "default": 0, "description": "minimum words in every required section" },
                 "case_sensitive": { "type": "boolean", "default": false },
-                "labels": { "type": "boolean", "default": false, "description": "also accept `Title:` lines as sections" }
+                "labels": { "type": "boolean", "default": false, "description": "also accept `Title:` lines as sections" },
+                "allow_empty": allow_empty_schema("no Markdown file")
             },
             "anyOf": [{ "required": ["required"] }, { "required": ["forbidden"] }]
         }))
@@ -107,9 +111,9 @@ impl Validator for MarkdownSections {
         let params: Params = criterion.params()?;
         let paths: Vec<&str> = criterion.paths().collect();
         if paths.is_empty() {
-            return Ok(Outcome::skip("no Markdown files to check"));
+            return Ok(nothing(params.allow_empty, "no Markdown file to check"));
         }
-        let mut findings = Vec::new();
+        let mut findings = Findings::default();
         let mut outline = Vec::new();
         for path in &paths {
             let text = vcc_sdk::read_to_string(path)?;
@@ -127,7 +131,7 @@ impl Validator for MarkdownSections {
                 .collect();
             outline.push(json!({"file": relative(path), "headings": listed}));
         }
-        let evidence = serde_json::to_vec_pretty(&outline).map_err(|e| e.to_string())?;
+        let evidence = bounded::evidence(json!({}), &outline);
         let outcome = if findings.is_empty() {
             Outcome::pass(format!(
                 "{} file(s) have every required section",
@@ -139,7 +143,7 @@ impl Validator for MarkdownSections {
                 findings.len(),
                 paths.len()
             ))
-            .findings(findings)
+            .findings(findings.into_vec())
         };
         Ok(outcome.evidence("outline.json", "application/json", evidence))
     }
@@ -323,7 +327,7 @@ mod tests {
     const DOC: &str = "# Release\n\n## Summary\n\nThe export API gains pagination.\n\n```\n# Not a heading\n```\n\nRisks\n-----\n\nNone known.\n\n### Details\n\nmore words here\n";
 
     fn params(v: vcc_sdk::serde_json::Value) -> Params {
-        serde_json::from_value(v).unwrap()
+        vcc_sdk::serde_json::from_value(v).unwrap()
     }
 
     fn rules(problems: &[Problem]) -> Vec<&str> {

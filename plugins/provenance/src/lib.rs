@@ -9,11 +9,18 @@
 //! hashed). With `record`, the record is that file and the criterion's
 //! targets are deliverables it must cover; otherwise every target file is a
 //! record. `cover` names more deliverables whose every file must be listed.
+//! A record that is not JSON is an error; records that require nothing and
+//! declare no digest are judged as nothing (skip, unless `allow_empty`).
+//!
+//! A record is the word of whoever wrote it: it proves what its digests
+//! bind (these files, these bytes), not who made them or how.
 
 use sha2::{Digest, Sha256};
+use vcc_plugin_common::bounded::{self, Findings};
 use vcc_plugin_common::json::{self, Located};
+use vcc_plugin_common::{allow_empty_schema, nothing};
 use vcc_sdk::serde::Deserialize;
-use vcc_sdk::serde_json::{self, Value, json as j};
+use vcc_sdk::serde_json::{Value, json as j};
 use vcc_sdk::{Criterion, Description, Finding, Outcome, Validator, relative};
 
 struct Provenance;
@@ -26,6 +33,8 @@ struct Params {
     require: Vec<String>,
     #[serde(default)]
     cover: Vec<String>,
+    #[serde(default)]
+    allow_empty: bool,
 }
 
 fn default_require() -> Vec<String> {
@@ -75,7 +84,8 @@ impl Validator for Provenance {
                     "default": ["inputs", "tools", "artifacts"],
                     "description": "record fields that must be present and non-empty"
                 },
-                "cover": { "type": "array", "items": { "type": "string" }, "description": "deliverable ids whose every file must be listed in `artifacts`" }
+                "cover": { "type": "array", "items": { "type": "string" }, "description": "deliverable ids whose every file must be listed in `artifacts`" },
+                "allow_empty": allow_empty_schema("no record, or nothing required and no digest declared")
             }
         }))
     }
@@ -99,7 +109,7 @@ impl Validator for Provenance {
             None => criterion.paths().map(str::to_string).collect(),
         };
         if records.is_empty() {
-            return Ok(Outcome::skip("no provenance record to check"));
+            return Ok(nothing(params.allow_empty, "no provenance record"));
         }
         let mut cover_files = Vec::new();
         for id in &cover_ids {
@@ -111,7 +121,7 @@ impl Validator for Provenance {
             );
         }
 
-        let mut findings = Vec::new();
+        let mut findings = Findings::default();
         let mut checked = Vec::new();
         for record in &records {
             let text = match vcc_sdk::read_to_string(record) {
@@ -125,18 +135,14 @@ impl Validator for Provenance {
                     continue;
                 }
             };
-            let doc = match json::parse(&text) {
-                Ok(d) => d,
-                Err(e) => {
-                    findings.push(
-                        Finding::new(format!("not JSON: {}", e.message))
-                            .path(record)
-                            .line(e.line)
-                            .rule("parse"),
-                    );
-                    continue;
-                }
-            };
+            let doc = json::parse(&text).map_err(|e| {
+                format!(
+                    "{} is not a provenance record (line {}: {}); std/provenance reads JSON records and in-toto Statements",
+                    relative(record),
+                    e.line,
+                    e.message
+                )
+            })?;
             let normal = normalize(&doc.value);
             let at = |f: Finding, pointer: &str| match doc.position(pointer) {
                 Some((line, _)) => f.line(line),
@@ -178,15 +184,29 @@ impl Validator for Provenance {
                 }
             }
         }
-        let evidence = serde_json::to_vec_pretty(&j!({"records": records.iter().map(|r| relative(r)).collect::<Vec<_>>(), "artifacts": checked}))
-            .map_err(|e| e.to_string())?;
+        let evidence = bounded::evidence(
+            j!({"records": records.iter().take(100).map(|r| relative(r)).collect::<Vec<_>>()}),
+            &checked,
+        );
+        if findings.is_empty()
+            && checked.is_empty()
+            && required.is_empty()
+            && cover_files.is_empty()
+        {
+            let outcome = nothing(
+                params.allow_empty,
+                "the records declare no digest and nothing is required of them",
+            );
+            return Ok(outcome.evidence("provenance-check.json", "application/json", evidence));
+        }
         let outcome = if findings.is_empty() {
             Outcome::pass(format!(
                 "{} artifact digest(s) verified; required fields present",
                 checked.len()
             ))
         } else {
-            Outcome::fail(format!("{} provenance problem(s)", findings.len())).findings(findings)
+            Outcome::fail(format!("{} provenance problem(s)", findings.len()))
+                .findings(findings.into_vec())
         };
         Ok(outcome.evidence("provenance-check.json", "application/json", evidence))
     }

@@ -6,12 +6,20 @@
 //! whose `kind` is not `fail`, and results with an accepted suppression, do
 //! not count. `allow_rules` never count; `deny_rules` count at any level.
 //! Findings point at the source location each result names.
+//!
+//! A file that is not a SARIF 2.1.0 log is an error (it says nothing about
+//! the code). A run without a `results` array produced no results (SARIF:
+//! the tool did not analyse), and an invocation with `executionSuccessful:
+//! false` is a failure: an analysis that did not run never passes. Logs
+//! with no run that has results are judged as nothing (skip, unless
+//! `allow_empty`).
 
 use std::collections::BTreeMap;
 
-use vcc_plugin_common::{clip, json};
+use vcc_plugin_common::bounded::{self, Findings};
+use vcc_plugin_common::{allow_empty_schema, clip, json, nothing};
 use vcc_sdk::serde::Deserialize;
-use vcc_sdk::serde_json::{self, Value, json as j};
+use vcc_sdk::serde_json::{Value, json as j};
 use vcc_sdk::{Criterion, Description, Finding, Outcome, Validator, relative};
 
 struct Sarif;
@@ -27,6 +35,8 @@ struct Params {
     allow_rules: Vec<String>,
     #[serde(default)]
     deny_rules: Vec<String>,
+    #[serde(default)]
+    allow_empty: bool,
 }
 
 #[derive(Deserialize, Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -71,7 +81,14 @@ struct Issue {
     line: Option<u32>,
 }
 
-const MAX_LISTED: usize = 200;
+/// What one log holds.
+struct Log {
+    issues: Vec<Issue>,
+    /// Runs that have a `results` array (an analysis that ran).
+    analysed: usize,
+    /// Tools whose invocation says it did not run successfully.
+    failed_tools: Vec<String>,
+}
 
 impl Validator for Sarif {
     fn describe() -> Description {
@@ -87,7 +104,8 @@ impl Validator for Sarif {
                 "level": { "enum": ["error", "warning", "note", "none"], "default": "error", "description": "results at or above this level count" },
                 "max_results": { "type": "integer", "minimum": 0, "default": 0, "description": "counted results allowed" },
                 "allow_rules": { "type": "array", "items": { "type": "string" }, "description": "rule ids whose results never count" },
-                "deny_rules": { "type": "array", "items": { "type": "string" }, "description": "rule ids whose results count at any level" }
+                "deny_rules": { "type": "array", "items": { "type": "string" }, "description": "rule ids whose results count at any level" },
+                "allow_empty": allow_empty_schema("no run with results")
             }
         }))
     }
@@ -98,34 +116,47 @@ impl Validator for Sarif {
         if paths.is_empty() {
             return Ok(Outcome::skip("no SARIF log to check"));
         }
-        let mut findings = Vec::new();
+        let mut findings = Findings::default();
         let mut counted: Vec<(String, Issue)> = Vec::new();
         let mut by_level: BTreeMap<&str, usize> = BTreeMap::new();
+        let mut analysed = 0;
         for path in &paths {
             let text = vcc_sdk::read_to_string(path)?;
-            let issues = match issues(&text) {
-                Ok(issues) => issues,
-                Err((message, line)) => {
-                    let mut f = Finding::new(format!("not a SARIF 2.1.0 log: {message}"))
-                        .path(path)
-                        .rule("parse");
-                    if let Some(line) = line {
-                        f = f.line(line);
-                    }
-                    findings.push(f);
-                    continue;
-                }
-            };
-            for issue in issues {
+            let log = read(&text).map_err(|(message, line)| {
+                format!(
+                    "{} is not a SARIF 2.1.0 log (line {}: {message}); std/sarif reads SARIF 2.1.0 JSON",
+                    relative(path),
+                    line.unwrap_or(1)
+                )
+            })?;
+            analysed += log.analysed;
+            for tool in log.failed_tools {
+                findings.push(
+                    Finding::new(format!(
+                        "`{tool}` reports that it did not run successfully (executionSuccessful: false)"
+                    ))
+                    .path(path)
+                    .rule("tool-failed"),
+                );
+            }
+            for issue in log.issues {
                 *by_level.entry(issue.level.name()).or_default() += 1;
                 if counts(&issue, &params) {
                     counted.push((relative(path).to_string(), issue));
                 }
             }
         }
+        let evidence = bounded::evidence(
+            j!({"by_level": by_level, "counted": counted.len(), "allowed": params.max_results, "runs_with_results": analysed}),
+            &[],
+        );
+        if analysed == 0 && findings.is_empty() {
+            let outcome = nothing(params.allow_empty, "no SARIF run has results");
+            return Ok(outcome.evidence("sarif-summary.json", "application/json", evidence));
+        }
         let too_many = counted.len() > params.max_results;
         if too_many {
-            for (log, issue) in counted.iter().take(MAX_LISTED) {
+            for (log, issue) in &counted {
                 let mut f = Finding::new(format!(
                     "{} [{}]: {} (in {log})",
                     issue.rule,
@@ -141,17 +172,7 @@ impl Validator for Sarif {
                 }
                 findings.push(f);
             }
-            if counted.len() > MAX_LISTED {
-                findings.push(Finding::new(format!(
-                    "{} more result(s) not listed",
-                    counted.len() - MAX_LISTED
-                )));
-            }
         }
-        let evidence = serde_json::to_vec_pretty(
-            &j!({"by_level": by_level, "counted": counted.len(), "allowed": params.max_results}),
-        )
-        .map_err(|e| e.to_string())?;
         let threshold = params.level.name();
         let outcome = if findings.is_empty() {
             Outcome::pass(format!(
@@ -165,9 +186,9 @@ impl Validator for Sarif {
                 counted.len(),
                 params.max_results
             ))
-            .findings(findings)
+            .findings(findings.into_vec())
         } else {
-            Outcome::fail("a log could not be read").findings(findings)
+            Outcome::fail("an analysis did not run successfully").findings(findings.into_vec())
         };
         Ok(outcome.evidence("sarif-summary.json", "application/json", evidence))
     }
@@ -179,6 +200,42 @@ fn counts(issue: &Issue, params: &Params) -> bool {
     }
     params.deny_rules.contains(&issue.rule)
         || (issue.level >= params.level && issue.level != Level::None)
+}
+
+/// A SARIF log: its failing results, and whether its analyses ran.
+fn read(text: &str) -> Result<Log, (String, Option<u32>)> {
+    let doc = json::parse(text).map_err(|e| (e.message, Some(e.line)))?;
+    let runs = doc
+        .value
+        .get("runs")
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default();
+    let analysed = runs
+        .iter()
+        .filter(|r| r.get("results").is_some_and(Value::is_array))
+        .count();
+    let failed_tools = runs
+        .iter()
+        .filter(|r| {
+            r.get("invocations")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+                .any(|i| i.get("executionSuccessful") == Some(&Value::Bool(false)))
+        })
+        .map(|r| {
+            r.pointer("/tool/driver/name")
+                .and_then(Value::as_str)
+                .unwrap_or("a tool")
+                .to_string()
+        })
+        .collect();
+    Ok(Log {
+        issues: issues(text)?,
+        analysed,
+        failed_tools,
+    })
 }
 
 /// The failing results of a SARIF log.
@@ -303,7 +360,7 @@ mod tests {
 }"#;
 
     fn params(v: Value) -> Params {
-        serde_json::from_value(v).unwrap()
+        vcc_sdk::serde_json::from_value(v).unwrap()
     }
 
     #[test]

@@ -4,10 +4,14 @@
 //! Patterns use the `regex` crate: linear time, so a hostile pattern or
 //! file cannot stall the run. `^` and `$` match at line boundaries.
 
-use vcc_plugin_common::{LineIndex, Match, Regex, clip, glob, regex};
+use vcc_plugin_common::bounded::{self, Findings};
+use vcc_plugin_common::{
+    GlobMatcher, LineIndex, Match, Regex, allow_empty_schema, clip, glob, nothing, parse_params,
+    regex,
+};
 use vcc_sdk::serde::Deserialize;
 use vcc_sdk::serde_json::{self, json};
-use vcc_sdk::{Criterion, Description, Finding, Outcome, Validator, relative};
+use vcc_sdk::{Criterion, Description, Finding, Outcome, Validator, invalid_params, relative};
 
 struct TextMatch;
 
@@ -21,6 +25,47 @@ struct Params {
     #[serde(default)]
     case_insensitive: bool,
     files: Option<String>,
+    #[serde(default)]
+    allow_empty: bool,
+}
+
+/// The params ready to use, or each problem with its JSON pointer.
+struct Ready {
+    must: Vec<Compiled>,
+    must_not: Vec<Compiled>,
+    only: Option<GlobMatcher>,
+}
+
+fn prepare(params: &Params) -> Result<Ready, Vec<Finding>> {
+    let mut problems = Vec::new();
+    let mut compile_all = |list: &[Pattern], key: &str, default_min: usize| -> Vec<Compiled> {
+        let mut out = Vec::new();
+        for (i, p) in list.iter().enumerate() {
+            match p.compile(params.case_insensitive, default_min) {
+                Ok(c) => out.push(c),
+                Err(e) => problems.push(Finding::new(e).param(&format!("/{key}/{i}"))),
+            }
+        }
+        out
+    };
+    let must = compile_all(&params.must_match, "must_match", 1);
+    let must_not = compile_all(&params.must_not_match, "must_not_match", 0);
+    let only = match params.files.as_deref().map(glob).transpose() {
+        Ok(m) => m,
+        Err(e) => {
+            problems.push(Finding::new(e).param("/files"));
+            None
+        }
+    };
+    if problems.is_empty() {
+        Ok(Ready {
+            must,
+            must_not,
+            only,
+        })
+    } else {
+        Err(problems)
+    }
 }
 
 #[derive(Deserialize, Clone)]
@@ -59,8 +104,13 @@ impl Pattern {
                 message.clone(),
             ),
         };
+        if let Some(max) = max
+            && max < min
+        {
+            return Err(format!("`{source}`: max ({max}) is below min ({min})"));
+        }
         Ok(Compiled {
-            re: regex(&source, case_insensitive).map_err(|e| format!("params: {e}"))?,
+            re: regex(&source, case_insensitive)?,
             source,
             min,
             max,
@@ -100,38 +150,32 @@ impl Validator for TextMatch {
                 "must_match": { "type": "array", "items": pattern, "description": "each must match (default at least once) in every file" },
                 "must_not_match": { "type": "array", "items": pattern, "description": "none may match in any file" },
                 "case_insensitive": { "type": "boolean", "default": false },
-                "files": { "type": "string", "description": "only check target files matching this glob" }
+                "files": { "type": "string", "description": "only check target files matching this glob" },
+                "allow_empty": allow_empty_schema("no target file (after `files`)")
             },
             "anyOf": [{ "required": ["must_match"] }, { "required": ["must_not_match"] }]
         }))
     }
 
+    fn check_params(params: &str) -> Result<(), Vec<Finding>> {
+        let params: Params = parse_params(params)?;
+        prepare(&params).map(|_| ())
+    }
+
     fn validate(criterion: Criterion) -> Result<Outcome, String> {
         let params: Params = criterion.params()?;
-        let must: Vec<Compiled> = params
-            .must_match
-            .iter()
-            .map(|p| p.compile(params.case_insensitive, 1))
-            .collect::<Result<_, _>>()?;
-        let must_not: Vec<Compiled> = params
-            .must_not_match
-            .iter()
-            .map(|p| p.compile(params.case_insensitive, 0))
-            .collect::<Result<_, _>>()?;
-        let only = params
-            .files
-            .as_deref()
-            .map(glob)
-            .transpose()
-            .map_err(|e| format!("params.files: {e}"))?;
+        let ready = prepare(&params).map_err(|problems| {
+            let words: Vec<String> = problems.iter().map(|f| f.message.clone()).collect();
+            invalid_params(words.join("; "))
+        })?;
         let paths: Vec<&str> = criterion
             .paths()
-            .filter(|p| only.as_ref().is_none_or(|m| m.is_match(relative(p))))
+            .filter(|p| ready.only.as_ref().is_none_or(|m| m.is_match(relative(p))))
             .collect();
         if paths.is_empty() {
-            return Ok(Outcome::skip("no target files to search"));
+            return Ok(nothing(params.allow_empty, "no target file to search"));
         }
-        let mut findings = Vec::new();
+        let mut findings = Findings::default();
         let mut counts = Vec::new();
         for path in &paths {
             let bytes = vcc_sdk::read(path)?;
@@ -143,7 +187,7 @@ impl Validator for TextMatch {
                 );
                 continue;
             };
-            let (problems, file_counts) = check(&text, &must, &must_not);
+            let (problems, file_counts) = check(&text, &ready.must, &ready.must_not);
             for p in problems {
                 let mut f = Finding::new(p.message).path(path).rule(p.rule);
                 if let Some(line) = p.line {
@@ -153,7 +197,7 @@ impl Validator for TextMatch {
             }
             counts.push(json!({"file": relative(path), "counts": file_counts}));
         }
-        let evidence = serde_json::to_vec_pretty(&counts).map_err(|e| e.to_string())?;
+        let evidence = bounded::evidence(json!({}), &counts);
         let outcome = if findings.is_empty() {
             Outcome::pass(format!("{} file(s) match every rule", paths.len()))
         } else {
@@ -162,7 +206,7 @@ impl Validator for TextMatch {
                 findings.len(),
                 paths.len()
             ))
-            .findings(findings)
+            .findings(findings.into_vec())
         };
         Ok(outcome.evidence("match-counts.json", "application/json", evidence))
     }
@@ -289,5 +333,18 @@ mod tests {
         let (problems, _) = check("TODO", &[], &[p.compile(true, 0).unwrap()]);
         assert_eq!(problems.len(), 1);
         assert!(Pattern::Plain("(".into()).compile(false, 1).is_err());
+    }
+
+    #[test]
+    fn params_problems_name_the_pattern() {
+        let problems = TextMatch::check_params(
+            r#"{"must_match": ["ok", "(?=lookahead)"], "must_not_match": [{"pattern": "x", "min": 2, "max": 1}], "files": "[unclosed"}"#,
+        )
+        .unwrap_err();
+        let pointers: Vec<&str> = problems.iter().filter_map(|f| f.path.as_deref()).collect();
+        assert_eq!(
+            pointers,
+            vec!["/must_match/1", "/must_not_match/0", "/files"]
+        );
     }
 }

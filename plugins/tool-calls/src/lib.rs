@@ -2,21 +2,42 @@
 //! (by name, with optional argument conditions, counts and order) and none
 //! of the forbidden ones.
 //!
-//! A transcript is JSON Lines (one event per line) or JSON (an array of
-//! events, or an object holding one under `calls`, `tool_calls`, `messages`
-//! or `events`). Calls are read from the common shapes: `{"name", "arguments"
-//! | "args" | "input"}`, OpenAI-style `tool_calls: [{"function": {"name",
-//! "arguments"}}]`, and Anthropic-style `content: [{"type": "tool_use",
-//! "name", "input"}]`. String arguments holding JSON are parsed.
+//! A transcript is read in one of the formats agents write, and the
+//! evidence says which one was recognised:
+//!
+//! - Claude Code JSONL: one event per line, calls are `tool_use` blocks in
+//!   `message.content` of `assistant` events (sub-agent events included);
+//! - OpenAI Chat Completions: `messages` (or a response's `choices`), calls
+//!   in `tool_calls[].function` (and the older `function_call`);
+//! - OpenAI Responses: items (a response's `input` and `output`) of type
+//!   `function_call`, `custom_tool_call`, `mcp_call` and the built-in
+//!   `*_call` items (`web_search_call` is the tool `web_search`);
+//! - Anthropic Messages: `messages` (or one response), calls are
+//!   `tool_use`, `server_tool_use` and `mcp_tool_use` content blocks;
+//! - a generic list of `{name, arguments}` (or `tool`/`tool_name`, and
+//!   `args`/`input`/`parameters`), as an array or under `calls`/`tool_calls`.
+//!
+//! Anything else is not judged: an unrecognised document is an error that
+//! names these formats, and a transcript with no call at all is `skip`
+//! unless the contract says `allow_empty: true`. A call in any of these
+//! shapes counts wherever it appears, so a forbidden call cannot hide in a
+//! second format inside the same file. String arguments holding JSON are
+//! parsed.
 
 use std::collections::BTreeMap;
 
-use vcc_plugin_common::{Rule, json, select, short};
-use vcc_sdk::serde::Deserialize;
-use vcc_sdk::serde_json::{self, Value, json as j};
-use vcc_sdk::{Criterion, Description, Finding, Outcome, Validator, relative};
+use vcc_plugin_common::bounded::{self, Findings};
+use vcc_plugin_common::{
+    CompiledRule, Rule, allow_empty_schema, json, nothing, parse_params, select, short,
+};
+use vcc_sdk::serde::{Deserialize, Deserializer};
+use vcc_sdk::serde_json::{self, Map, Value, json as j};
+use vcc_sdk::{Criterion, Description, Finding, Outcome, Validator, invalid_params, relative};
 
 struct ToolCalls;
+
+/// The formats this validator reads, for messages.
+const FORMATS: &str = "Claude Code JSONL, OpenAI Chat Completions, OpenAI Responses, Anthropic Messages, or a generic list of {name, arguments}";
 
 #[derive(Deserialize)]
 #[serde(crate = "vcc_sdk::serde", deny_unknown_fields)]
@@ -27,6 +48,8 @@ struct Params {
     forbidden: Vec<String>,
     #[serde(default)]
     order: Vec<String>,
+    #[serde(default)]
+    allow_empty: bool,
 }
 
 #[derive(Deserialize)]
@@ -47,24 +70,78 @@ fn one() -> usize {
     1
 }
 
-/// An argument condition: a rule object, or a plain value to equal.
-#[derive(Deserialize)]
-#[serde(crate = "vcc_sdk::serde", untagged)]
-enum Condition {
-    Rule(Rule),
-    Value(Value),
+/// An argument condition: an object is a rule (never a value to equal, so
+/// a misspelt operator is an error); anything else is a value to equal.
+struct Condition(Rule);
+
+impl<'de> Deserialize<'de> for Condition {
+    fn deserialize<D: Deserializer<'de>>(de: D) -> Result<Self, D::Error> {
+        let value = Value::deserialize(de)?;
+        if value.is_object() {
+            serde_json::from_value(value)
+                .map(Condition)
+                .map_err(vcc_sdk::serde::de::Error::custom)
+        } else {
+            Ok(Condition(Rule::equal_to(value)))
+        }
+    }
 }
 
-impl Condition {
-    fn check(&self, value: Option<&Value>) -> Result<(), String> {
-        match self {
-            Condition::Rule(rule) => rule.check(value),
-            Condition::Value(expected) => Rule {
-                expect: Some(expected.clone()),
-                ..Rule::default()
-            }
-            .check(value),
+/// A required call with its argument rules compiled.
+struct Want {
+    name: String,
+    min: usize,
+    max: Option<usize>,
+    args: Vec<(String, CompiledRule)>,
+}
+
+/// The params ready to check, or each problem with its JSON pointer.
+fn compile(params: &Params) -> Result<Vec<Want>, Vec<Finding>> {
+    let mut wants = Vec::new();
+    let mut problems = Vec::new();
+    for (i, req) in params.required.iter().enumerate() {
+        let (name, min, max, args) = match req {
+            Required::Name(n) => (n.clone(), 1, None, None),
+            Required::Spec {
+                name,
+                min,
+                max,
+                args,
+            } => (name.clone(), *min, *max, Some(args)),
+        };
+        if let Some(max) = max
+            && max < min
+        {
+            problems.push(
+                Finding::new(format!("max ({max}) is below min ({min})"))
+                    .param(&format!("/required/{i}/max")),
+            );
         }
+        let mut compiled = Vec::new();
+        for (path, Condition(rule)) in args.into_iter().flatten() {
+            let at = format!(
+                "/required/{i}/args/{}",
+                path.replace('~', "~0").replace('/', "~1")
+            );
+            if let Err(e) = select(&Value::Null, path) {
+                problems.push(Finding::new(e).param(&at));
+            }
+            match rule.compile() {
+                Ok(rule) => compiled.push((path.clone(), rule)),
+                Err(e) => problems.push(Finding::new(e).param(&format!("{at}/matches"))),
+            }
+        }
+        wants.push(Want {
+            name,
+            min,
+            max,
+            args: compiled,
+        });
+    }
+    if problems.is_empty() {
+        Ok(wants)
+    } else {
+        Err(problems)
     }
 }
 
@@ -76,12 +153,46 @@ struct Call {
     line: Option<u32>,
 }
 
+/// The formats an item can be in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Format {
+    ClaudeCode,
+    OpenAiChat,
+    OpenAiResponses,
+    Anthropic,
+    /// Chat messages without a call: OpenAI and Anthropic look alike.
+    Chat,
+    Generic,
+}
+
+impl Format {
+    fn name(self) -> &'static str {
+        match self {
+            Format::ClaudeCode => "Claude Code JSONL",
+            Format::OpenAiChat => "OpenAI Chat Completions",
+            Format::OpenAiResponses => "OpenAI Responses",
+            Format::Anthropic => "Anthropic Messages",
+            Format::Chat => "chat messages (OpenAI Chat Completions or Anthropic Messages)",
+            Format::Generic => "generic {name, arguments} list",
+        }
+    }
+}
+
+/// What one transcript holds.
+struct Transcript {
+    format: String,
+    calls: Vec<Call>,
+    /// Items that are in no format this validator reads (ignored).
+    ignored: usize,
+}
+
 impl Validator for ToolCalls {
     fn describe() -> Description {
+        let rule = Rule::schema_properties();
         Description::new(
             "std/tool-calls",
             env!("CARGO_PKG_VERSION"),
-            "an agent transcript has the required tool calls (args, counts, order) and no forbidden ones",
+            "an agent transcript (Claude Code, OpenAI, Anthropic, generic) has the required tool calls and no forbidden ones",
         )
         .params_schema(j!({
             "type": "object",
@@ -101,7 +212,13 @@ impl Validator for ToolCalls {
                                     "max": { "type": "integer", "minimum": 0 },
                                     "args": {
                                         "type": "object",
-                                        "description": "argument path → a value to equal, or a rule {expect, matches, gte, lte, gt, lt, one_of}"
+                                        "description": "argument path → a value to equal (not an object), or a rule {expect, equals, matches, gte, lte, gt, lt, one_of}",
+                                        "additionalProperties": {
+                                            "oneOf": [
+                                                { "type": ["string", "number", "boolean", "null", "array"] },
+                                                { "type": "object", "additionalProperties": false, "properties": rule }
+                                            ]
+                                        }
                                     }
                                 }
                             }
@@ -109,36 +226,39 @@ impl Validator for ToolCalls {
                     }
                 },
                 "forbidden": { "type": "array", "items": { "type": "string", "minLength": 1 }, "description": "tools that must not be called" },
-                "order": { "type": "array", "items": { "type": "string", "minLength": 1 }, "description": "tools whose first calls must come in this order" }
+                "order": { "type": "array", "items": { "type": "string", "minLength": 1 }, "description": "tools whose first calls must come in this order" },
+                "allow_empty": allow_empty_schema("no tool call in the transcripts")
             },
             "anyOf": [{ "required": ["required"] }, { "required": ["forbidden"] }, { "required": ["order"] }]
         }))
     }
 
+    fn check_params(params: &str) -> Result<(), Vec<Finding>> {
+        let params: Params = parse_params(params)?;
+        compile(&params).map(|_| ())
+    }
+
     fn validate(criterion: Criterion) -> Result<Outcome, String> {
         let params: Params = criterion.params()?;
+        let wants = compile(&params).map_err(|problems| {
+            let words: Vec<String> = problems.iter().map(|f| f.message.clone()).collect();
+            invalid_params(words.join("; "))
+        })?;
         let paths: Vec<&str> = criterion.paths().collect();
         if paths.is_empty() {
-            return Ok(Outcome::skip("no transcript to check"));
+            return Ok(nothing(params.allow_empty, "no transcript"));
         }
-        let mut findings = Vec::new();
+        let mut findings = Findings::default();
         let mut summary = Vec::new();
+        let mut total = 0;
         for path in &paths {
             let text = vcc_sdk::read_to_string(path)?;
-            let calls = match calls(&text, path.ends_with(".jsonl") || path.ends_with(".ndjson")) {
-                Ok(calls) => calls,
-                Err((message, line)) => {
-                    let mut f = Finding::new(format!("not a transcript: {message}"))
-                        .path(path)
-                        .rule("parse");
-                    if let Some(line) = line {
-                        f = f.line(line);
-                    }
-                    findings.push(f);
-                    continue;
-                }
-            };
-            for p in check(&calls, &params)? {
+            let transcript = read(&text, path.ends_with(".jsonl") || path.ends_with(".ndjson"))
+                .map_err(|why| {
+                    format!("{}: {why}; std/tool-calls reads {FORMATS}", relative(path))
+                })?;
+            total += transcript.calls.len();
+            for p in check(&transcript.calls, &wants, &params) {
                 let mut f = Finding::new(p.message).path(path).rule(p.rule);
                 if let Some(line) = p.line {
                     f = f.line(line);
@@ -146,19 +266,30 @@ impl Validator for ToolCalls {
                 findings.push(f);
             }
             let mut counts: BTreeMap<&str, usize> = BTreeMap::new();
-            for c in &calls {
+            for c in &transcript.calls {
                 *counts.entry(&c.name).or_default() += 1;
             }
-            summary.push(j!({"file": relative(path), "calls": calls.len(), "by_tool": counts}));
+            summary.push(j!({
+                "file": relative(path),
+                "format": transcript.format,
+                "calls": transcript.calls.len(),
+                "by_tool": counts,
+                "ignored_items": transcript.ignored,
+            }));
         }
-        let evidence = serde_json::to_vec_pretty(&summary).map_err(|e| e.to_string())?;
+        let evidence = bounded::evidence(j!({}), &summary);
+        if total == 0 {
+            let outcome = nothing(params.allow_empty, "no tool call in the transcript(s)");
+            return Ok(outcome.evidence("tool-calls.json", "application/json", evidence));
+        }
         let outcome = if findings.is_empty() {
             Outcome::pass(format!(
-                "{} transcript(s) meet every tool-call rule",
+                "{} transcript(s), {total} call(s), meet every tool-call rule",
                 paths.len()
             ))
         } else {
-            Outcome::fail(format!("{} tool-call problem(s)", findings.len())).findings(findings)
+            Outcome::fail(format!("{} tool-call problem(s)", findings.len()))
+                .findings(findings.into_vec())
         };
         Ok(outcome.evidence("tool-calls.json", "application/json", evidence))
     }
@@ -170,51 +301,40 @@ struct Problem {
     rule: &'static str,
 }
 
-fn check(calls: &[Call], params: &Params) -> Result<Vec<Problem>, String> {
+fn check(calls: &[Call], wants: &[Want], params: &Params) -> Vec<Problem> {
     let mut problems = Vec::new();
-    for req in &params.required {
-        let (name, min, max, args) = match req {
-            Required::Name(n) => (n.as_str(), 1, None, None),
-            Required::Spec {
-                name,
-                min,
-                max,
-                args,
-            } => (name.as_str(), *min, *max, Some(args)),
-        };
+    for want in wants {
+        let name = want.name.as_str();
         let matching: Vec<&Call> = calls
             .iter()
             .filter(|c| c.name == name)
-            .filter(|c| args.is_none_or(|a| args_hold(&c.args, a).is_ok()))
+            .filter(|c| args_hold(&c.args, &want.args).is_ok())
             .collect();
-        let with = match args {
-            Some(a) if !a.is_empty() => {
-                format!(" with {}", a.keys().cloned().collect::<Vec<_>>().join(", "))
-            }
-            _ => String::new(),
+        let with = if want.args.is_empty() {
+            String::new()
+        } else {
+            let keys: Vec<&str> = want.args.iter().map(|(k, _)| k.as_str()).collect();
+            format!(" with {}", keys.join(", "))
         };
-        if matching.len() < min {
+        if matching.len() < want.min {
             // Say why the calls that exist did not count.
-            let reason = args
-                .and_then(|a| {
-                    calls
-                        .iter()
-                        .find(|c| c.name == name)
-                        .map(|c| args_hold(&c.args, a))
-                })
-                .and_then(Result::err)
+            let reason = calls
+                .iter()
+                .find(|c| c.name == name)
+                .and_then(|c| args_hold(&c.args, &want.args).err())
                 .map(|e| format!(" ({e})"))
                 .unwrap_or_default();
             problems.push(Problem {
                 message: format!(
-                    "`{name}`{with} was called {} time(s); at least {min} required{reason}",
-                    matching.len()
+                    "`{name}`{with} was called {} time(s); at least {} required{reason}",
+                    matching.len(),
+                    want.min
                 ),
                 line: None,
                 rule: "required-call",
             });
         }
-        if let Some(max) = max
+        if let Some(max) = want.max
             && matching.len() > max
         {
             problems.push(Problem {
@@ -269,126 +389,280 @@ fn check(calls: &[Call], params: &Params) -> Result<Vec<Problem>, String> {
             });
         }
     }
-    Ok(problems)
+    problems
 }
 
-fn args_hold(args: &Value, conditions: &BTreeMap<String, Condition>) -> Result<(), String> {
-    for (path, condition) in conditions {
-        let found = select(args, path)?;
+fn args_hold(args: &Value, conditions: &[(String, CompiledRule)]) -> Result<(), String> {
+    for (path, rule) in conditions {
+        // Paths were checked by `compile`.
+        let found = select(args, path).unwrap_or_default();
         let result = if found.is_empty() {
-            condition.check(None)
+            rule.check(None)
         } else {
-            found.iter().try_for_each(|(_, v)| condition.check(Some(v)))
+            found.iter().try_for_each(|(_, v)| rule.check(Some(v)))
         };
         result.map_err(|e| format!("argument `{path}` {e}"))?;
     }
     Ok(())
 }
 
-/// Every call in a transcript, in order.
-fn calls(text: &str, json_lines: bool) -> Result<Vec<Call>, (String, Option<u32>)> {
-    if !json_lines && let Ok(doc) = json::parse(text) {
-        let (prefix, events) = match &doc.value {
-            Value::Array(items) => (String::new(), items.as_slice()),
-            Value::Object(map) => ["calls", "tool_calls", "messages", "events"]
-                .iter()
-                .find_map(|k| {
-                    map.get(*k)
-                        .and_then(Value::as_array)
-                        .map(|a| (format!("/{k}"), a.as_slice()))
-                })
-                .ok_or_else(|| {
-                    (
-                        "a JSON object without a calls, tool_calls, messages or events array"
-                            .to_string(),
-                        Some(1),
-                    )
-                })?,
-            _ => {
-                return Err((
-                    "JSON that is neither an array nor an object".into(),
-                    Some(1),
-                ));
+/// Read a transcript: its items (with the line each starts on), then the
+/// calls in them. `Err` when the text is in no format this validator reads.
+fn read(text: &str, json_lines: bool) -> Result<Transcript, String> {
+    let items = items(text, json_lines)?;
+    let mut formats: BTreeMap<Format, usize> = BTreeMap::new();
+    let mut calls = Vec::new();
+    let mut ignored = 0;
+    for (item, line) in &items {
+        match classify(item, *line) {
+            Some((format, found)) => {
+                *formats.entry(format).or_default() += 1;
+                calls.extend(found);
             }
-        };
-        let mut out = Vec::new();
-        for (i, event) in events.iter().enumerate() {
-            let line = doc.position(&format!("{prefix}/{i}")).map(|p| p.0);
-            out.extend(from_event(event, line));
+            None => ignored += 1,
         }
-        return Ok(out);
+    }
+    if !items.is_empty() && formats.is_empty() {
+        return Err(format!(
+            "not a transcript: none of its {} item(s) is in a format this validator reads",
+            items.len()
+        ));
+    }
+    // Calls decide between the chat formats; messages alone cannot.
+    let specific: Vec<Format> = formats
+        .keys()
+        .copied()
+        .filter(|f| !(*f == Format::Chat && formats.len() > 1))
+        .collect();
+    let format = match specific.as_slice() {
+        [] => "empty (no item)".to_string(),
+        [one] => one.name().to_string(),
+        several => format!(
+            "mixed: {}",
+            several
+                .iter()
+                .map(|f| f.name())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+    };
+    Ok(Transcript {
+        format,
+        calls,
+        ignored,
+    })
+}
+
+/// The items of a transcript document, each with its line.
+fn items(text: &str, json_lines: bool) -> Result<Vec<(Value, Option<u32>)>, String> {
+    if text.trim().is_empty() {
+        return Ok(Vec::new());
+    }
+    if !json_lines && let Ok(doc) = json::parse(text) {
+        let at = |pointer: &str| doc.position(pointer).map(|p| p.0);
+        let list = |key: &str| -> Vec<(Value, Option<u32>)> {
+            doc.value
+                .get(key)
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+                .enumerate()
+                .map(|(i, v)| (v.clone(), at(&format!("/{key}/{i}"))))
+                .collect()
+        };
+        return match &doc.value {
+            Value::Array(all) => Ok(all
+                .iter()
+                .enumerate()
+                .map(|(i, v)| (v.clone(), at(&format!("/{i}"))))
+                .collect()),
+            Value::Object(map) => {
+                let has = |k: &str| map.get(k).is_some_and(Value::is_array);
+                if has("messages") {
+                    Ok(list("messages"))
+                } else if has("choices") {
+                    // A Chat Completions response: each choice's message.
+                    Ok(list("choices")
+                        .into_iter()
+                        .filter_map(|(c, line)| c.get("message").cloned().map(|m| (m, line)))
+                        .collect())
+                } else if has("output") || has("input") {
+                    // A Responses request or response: input, then output.
+                    let mut all = list("input");
+                    all.extend(list("output"));
+                    Ok(all)
+                } else if let Some(key) = ["calls", "tool_calls", "events"]
+                    .into_iter()
+                    .find(|k| has(k))
+                {
+                    Ok(list(key))
+                } else if classify(&doc.value, Some(1)).is_some() {
+                    // One message, one event or one call.
+                    Ok(vec![(doc.value.clone(), Some(1))])
+                } else {
+                    Err("a JSON object with no messages, choices, output, calls or events".into())
+                }
+            }
+            _ => Err("JSON that is neither an array nor an object".into()),
+        };
     }
     let mut out = Vec::new();
     for (n, line) in text.lines().enumerate() {
         if line.trim().is_empty() {
             continue;
         }
-        let event: Value = serde_json::from_str(line).map_err(|e| {
-            (
-                format!("line {} is not JSON: {e}", n + 1),
-                Some(n as u32 + 1),
-            )
-        })?;
-        out.extend(from_event(&event, Some(n as u32 + 1)));
+        let event: Value = serde_json::from_str(line)
+            .map_err(|e| format!("line {} is not JSON ({e}), so it cannot be read", n + 1))?;
+        out.push((event, Some(n as u32 + 1)));
     }
     Ok(out)
 }
 
-/// The calls one event holds (often none).
-fn from_event(event: &Value, line: Option<u32>) -> Vec<Call> {
-    if let Some(list) = event.get("tool_calls").and_then(Value::as_array) {
-        return list.iter().filter_map(|c| as_call(c, line)).collect();
+/// The format one item is in and the calls it holds; `None` when it is in
+/// no format this validator reads.
+fn classify(item: &Value, line: Option<u32>) -> Option<(Format, Vec<Call>)> {
+    let obj = item.as_object()?;
+    let text = |key: &str| obj.get(key).and_then(Value::as_str);
+    let call = |name: &str, args: Option<&Value>| Call {
+        name: name.to_string(),
+        args: parse_args(args.cloned().unwrap_or(Value::Null)),
+        line,
+    };
+    // Claude Code: every line carries a session and a uuid, and
+    // conversation turns carry the API message.
+    let claude = obj.contains_key("sessionId")
+        || obj.contains_key("leafUuid")
+        || (obj.contains_key("uuid") && obj.contains_key("type"));
+    if claude {
+        let calls = obj
+            .get("message")
+            .map(|m| blocks(m.get("content"), line))
+            .unwrap_or_default();
+        return Some((Format::ClaudeCode, calls));
     }
-    if let Some(content) = event.get("content").and_then(Value::as_array) {
-        let uses: Vec<Call> = content
-            .iter()
-            .filter(|c| c.get("type").and_then(Value::as_str) == Some("tool_use"))
-            .filter_map(|c| as_call(c, line))
-            .collect();
-        if !uses.is_empty() {
-            return uses;
+    if let Some(kind) = text("type") {
+        match kind {
+            "function_call" | "mcp_call" => {
+                let name = text("name")?;
+                return Some((
+                    Format::OpenAiResponses,
+                    vec![call(name, obj.get("arguments"))],
+                ));
+            }
+            "custom_tool_call" => {
+                let name = text("name")?;
+                return Some((Format::OpenAiResponses, vec![call(name, obj.get("input"))]));
+            }
+            "web_search_call"
+            | "file_search_call"
+            | "computer_call"
+            | "code_interpreter_call"
+            | "local_shell_call"
+            | "image_generation_call" => {
+                let name = kind.trim_end_matches("_call");
+                let args = Value::Object(
+                    obj.iter()
+                        .filter(|(k, _)| !matches!(k.as_str(), "type" | "id" | "status"))
+                        .map(|(k, v)| (k.clone(), v.clone()))
+                        .collect::<Map<_, _>>(),
+                );
+                return Some((Format::OpenAiResponses, vec![call(name, Some(&args))]));
+            }
+            "function_call_output"
+            | "custom_tool_call_output"
+            | "computer_call_output"
+            | "local_shell_call_output"
+            | "reasoning"
+            | "mcp_list_tools"
+            | "mcp_approval_request"
+            | "mcp_approval_response" => {
+                return Some((Format::OpenAiResponses, Vec::new()));
+            }
+            // A Responses message has input_text/output_text parts; an
+            // Anthropic response is a message with content blocks.
+            "message" => {
+                let parts = obj.get("content").and_then(Value::as_array);
+                let responses = parts.is_some_and(|p| {
+                    p.iter().any(|b| {
+                        matches!(
+                            b.get("type").and_then(Value::as_str),
+                            Some("input_text" | "output_text" | "refusal")
+                        )
+                    })
+                });
+                if responses {
+                    return Some((Format::OpenAiResponses, Vec::new()));
+                }
+                if parts.is_some() {
+                    return Some((Format::Anthropic, blocks(obj.get("content"), line)));
+                }
+            }
+            _ => {}
         }
     }
-    let kind = event.get("type").and_then(Value::as_str).unwrap_or("");
-    let looks_like_call = matches!(
-        kind,
-        "tool_use" | "tool_call" | "function_call" | "function"
-    ) || ["arguments", "args", "input", "parameters"]
-        .iter()
-        .any(|k| event.get(*k).is_some())
-        || event.get("function").is_some();
-    if looks_like_call && let Some(call) = as_call(event, line) {
-        return vec![call];
+    if text("role").is_some() {
+        if let Some(list) = obj.get("tool_calls").and_then(Value::as_array) {
+            let calls = list
+                .iter()
+                .filter_map(|c| {
+                    let f = c.get("function")?;
+                    Some(call(f.get("name")?.as_str()?, f.get("arguments")))
+                })
+                .collect();
+            return Some((Format::OpenAiChat, calls));
+        }
+        if let Some(f) = obj.get("function_call").filter(|f| f.is_object()) {
+            let name = f.get("name").and_then(Value::as_str)?;
+            return Some((Format::OpenAiChat, vec![call(name, f.get("arguments"))]));
+        }
+        let calls = blocks(obj.get("content"), line);
+        if !calls.is_empty() {
+            return Some((Format::Anthropic, calls));
+        }
+        return Some((Format::Chat, Vec::new()));
     }
-    Vec::new()
+    // A generic call names its tool and its arguments: an object that
+    // only has a `name` is not taken for a call.
+    let name = text("name")
+        .or_else(|| text("tool"))
+        .or_else(|| text("tool_name"));
+    let args = ["arguments", "args", "input", "parameters"]
+        .iter()
+        .find_map(|k| obj.get(*k));
+    if let (Some(name), Some(args)) = (name, args) {
+        return Some((Format::Generic, vec![call(name, Some(args))]));
+    }
+    None
 }
 
-fn as_call(v: &Value, line: Option<u32>) -> Option<Call> {
-    let function = v.get("function");
-    let name = function
-        .and_then(|f| f.get("name"))
-        .or_else(|| v.get("name"))
-        .or_else(|| v.get("tool"))
-        .or_else(|| v.get("tool_name"))
-        .and_then(Value::as_str)?;
-    let args = function
-        .and_then(|f| f.get("arguments"))
-        .or_else(|| {
-            ["arguments", "args", "input", "parameters"]
-                .iter()
-                .find_map(|k| v.get(*k))
+/// Calls among Anthropic-style content blocks.
+fn blocks(content: Option<&Value>, line: Option<u32>) -> Vec<Call> {
+    content
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter(|b| {
+            matches!(
+                b.get("type").and_then(Value::as_str),
+                Some("tool_use" | "server_tool_use" | "mcp_tool_use")
+            )
         })
-        .cloned()
-        .unwrap_or(Value::Null);
-    let args = match args {
+        .filter_map(|b| {
+            Some(Call {
+                name: b.get("name")?.as_str()?.to_string(),
+                args: parse_args(b.get("input").cloned().unwrap_or(Value::Null)),
+                line,
+            })
+        })
+        .collect()
+}
+
+/// Arguments given as a JSON string are parsed.
+fn parse_args(args: Value) -> Value {
+    match args {
         Value::String(s) => serde_json::from_str(&s).unwrap_or(Value::String(s)),
         other => other,
-    };
-    Some(Call {
-        name: name.to_string(),
-        args,
-        line,
-    })
+    }
 }
 
 vcc_sdk::export_validator!(ToolCalls);
@@ -397,67 +671,118 @@ vcc_sdk::export_validator!(ToolCalls);
 mod tests {
     use super::*;
 
-    const JSONL: &str = r#"{"type": "message", "role": "user", "content": "find sources"}
-{"type": "tool_use", "name": "plan", "input": {"steps": 3}}
-{"role": "assistant", "tool_calls": [{"id": "1", "type": "function", "function": {"name": "search", "arguments": "{\"query\": \"pagination\", \"limit\": 5}"}}]}
-{"role": "assistant", "content": [{"type": "text", "text": "ok"}, {"type": "tool_use", "name": "search", "input": {"query": "latency"}}]}
-{"tool": "write_report", "args": {"path": "out/report.md"}}
+    const CLAUDE: &str = r#"{"type":"summary","summary":"Fix tests","leafUuid":"u0"}
+{"parentUuid":null,"isSidechain":false,"sessionId":"s1","type":"user","uuid":"u1","message":{"role":"user","content":"run the tests"}}
+{"parentUuid":"u1","sessionId":"s1","type":"assistant","uuid":"u2","message":{"role":"assistant","content":[{"type":"text","text":"ok"},{"type":"tool_use","id":"t1","name":"Bash","input":{"command":"cargo test"}}]}}
+{"parentUuid":"u2","sessionId":"s1","type":"user","uuid":"u3","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":"ok"}]}}
 "#;
 
     fn params(v: Value) -> Params {
         serde_json::from_value(v).unwrap()
     }
 
-    fn rules(p: &[Problem]) -> Vec<&str> {
-        p.iter().map(|p| p.rule).collect()
+    fn problems(calls: &[Call], v: Value) -> Vec<&'static str> {
+        let p = params(v);
+        let wants = compile(&p).ok().unwrap();
+        check(calls, &wants, &p).iter().map(|p| p.rule).collect()
     }
 
     #[test]
-    fn reads_the_common_call_shapes() {
-        let c = calls(JSONL, true).unwrap();
-        let names: Vec<(&str, Option<u32>)> = c.iter().map(|c| (c.name.as_str(), c.line)).collect();
+    fn claude_code_calls_are_in_message_content() {
+        let t = read(CLAUDE, true).unwrap();
+        assert_eq!(t.format, "Claude Code JSONL");
+        assert_eq!(t.calls.len(), 1);
+        assert_eq!(t.calls[0].name, "Bash");
+        assert_eq!(t.calls[0].line, Some(3));
         assert_eq!(
-            names,
-            vec![
-                ("plan", Some(2)),
-                ("search", Some(3)),
-                ("search", Some(4)),
-                ("write_report", Some(5))
-            ]
+            problems(&t.calls, j!({"forbidden": ["Bash"]})),
+            vec!["forbidden-call"]
         );
-        assert_eq!(c[1].args["limit"], 5, "string arguments are parsed");
-        let array = format!("[{}]", JSONL.trim().lines().collect::<Vec<_>>().join(",\n"));
-        assert_eq!(calls(&array, false).unwrap(), calls(JSONL, true).unwrap());
     }
 
     #[test]
-    fn required_counts_args_forbidden_and_order() {
-        let c = calls(JSONL, true).unwrap();
-        assert!(check(&c, &params(j!({"required": ["plan", "search"], "order": ["plan", "search", "write_report"]}))).unwrap().is_empty());
-        let p = check(&c, &params(j!({"required": [{"name": "search", "args": {"query": "pagination", "limit": {"lte": 3}}}]}))).unwrap();
-        assert_eq!(rules(&p), vec!["required-call"]);
+    fn openai_chat_responses_and_anthropic() {
+        let chat = r#"{"messages": [{"role": "user", "content": "hi"}, {"role": "assistant", "content": null, "tool_calls": [{"id": "1", "type": "function", "function": {"name": "search", "arguments": "{\"query\": \"x\", \"limit\": 5}"}}]}]}"#;
+        let t = read(chat, false).unwrap();
+        assert_eq!(t.format, "OpenAI Chat Completions");
+        assert_eq!(t.calls[0].args["limit"], 5, "string arguments are parsed");
+        let responses = r#"{"object": "response", "output": [{"type": "reasoning", "id": "r"}, {"type": "function_call", "name": "shell", "arguments": "{}", "call_id": "c"}, {"type": "web_search_call", "id": "w", "status": "completed", "action": {"query": "q"}}]}"#;
+        let t = read(responses, false).unwrap();
+        assert_eq!(t.format, "OpenAI Responses");
+        let names: Vec<&str> = t.calls.iter().map(|c| c.name.as_str()).collect();
+        assert_eq!(names, vec!["shell", "web_search"]);
+        let anthropic = r#"{"model": "m", "messages": [{"role": "user", "content": "go"}, {"role": "assistant", "content": [{"type": "tool_use", "id": "t", "name": "bash", "input": {"command": "ls"}}]}]}"#;
+        let t = read(anthropic, false).unwrap();
+        assert_eq!(t.format, "Anthropic Messages");
+        assert_eq!(t.calls[0].name, "bash");
+    }
+
+    #[test]
+    fn unknown_documents_are_not_transcripts_and_empty_ones_hold_no_call() {
+        assert!(read(r#"{"not": "a transcript"}"#, false).is_err());
+        assert!(read("[1, 2]", false).is_err());
         assert!(
-            p[0].message
-                .contains("argument `limit` is 5 but must be <= 3"),
-            "{}",
-            p[0].message
+            read(r#"[{"name": "Alice"}]"#, false).is_err(),
+            "a name alone is no call"
         );
-        let p = check(
-            &c,
-            &params(
-                j!({"required": [{"name": "search", "max": 1}], "forbidden": ["write_report"]}),
-            ),
+        assert!(read("not json\n", true).is_err());
+        let t = read("[]", false).unwrap();
+        assert!(t.calls.is_empty());
+        let t = read(
+            r#"{"messages": [{"role": "user", "content": "hi"}]}"#,
+            false,
         )
         .unwrap();
-        assert_eq!(rules(&p), vec!["max-calls", "forbidden-call"]);
-        assert_eq!(p[1].line, Some(5));
-        let p = check(&c, &params(j!({"order": ["search", "plan", "deploy"]}))).unwrap();
-        assert_eq!(rules(&p), vec!["order", "order"]);
+        assert!(t.calls.is_empty());
+        assert!(t.format.starts_with("chat messages"), "{}", t.format);
     }
 
     #[test]
-    fn bad_lines_are_reported_with_their_number() {
-        let err = calls("{\"name\": \"a\", \"args\": {}}\nnot json\n", true).unwrap_err();
-        assert_eq!(err.1, Some(2));
+    fn generic_lists_and_rules() {
+        let generic = r#"[{"name": "plan", "arguments": {"steps": 3}}, {"tool": "search", "args": {"query": "pagination"}}, {"tool_name": "write_report", "input": {}}]"#;
+        let t = read(generic, false).unwrap();
+        assert_eq!(t.format, "generic {name, arguments} list");
+        let calls = &t.calls;
+        assert!(
+            problems(
+                calls,
+                j!({"required": ["plan", "search"], "order": ["plan", "search", "write_report"]})
+            )
+            .is_empty()
+        );
+        assert_eq!(
+            problems(
+                calls,
+                j!({"required": [{"name": "search", "args": {"query": {"matches": "^latency"}}}]})
+            ),
+            vec!["required-call"]
+        );
+        assert_eq!(
+            problems(
+                calls,
+                j!({"required": [{"name": "search", "max": 0, "min": 0}], "forbidden": ["write_report"]})
+            ),
+            vec!["max-calls", "forbidden-call"]
+        );
+        assert_eq!(
+            problems(calls, j!({"order": ["search", "plan", "deploy"]})),
+            vec!["order", "order"]
+        );
+    }
+
+    #[test]
+    fn params_are_checked_before_any_run() {
+        let bad =
+            r#"{"required": [{"name": "fetch", "args": {"url": {"matches": "^https://("}}}]}"#;
+        let problems = ToolCalls::check_params(bad).unwrap_err();
+        assert_eq!(
+            problems[0].path.as_deref(),
+            Some("/required/0/args/url/matches")
+        );
+        // An object condition is a rule: a misspelt operator is an error,
+        // not a literal object to compare with.
+        let typo = r#"{"required": [{"name": "fetch", "args": {"url": {"expect": "missing"}}}]}"#;
+        assert!(ToolCalls::check_params(typo).is_err());
+        assert!(ToolCalls::check_params(r#"{"forbidden": ["Bash"]}"#).is_ok());
     }
 }

@@ -29,6 +29,7 @@ status `error`, never a pass.
 """
 
 import json
+import sys
 
 from componentize_py_types import Err
 from wit_world import exports
@@ -50,13 +51,18 @@ __all__ = [
     "read_text",
     "stat",
     "relative",
+    "InvalidParams",
+    "invalid_params",
     "export",
 ]
 
 #: Where the host mounts the deliverable root (read-only) for `open()`.
 MOUNT = "/deliverables"
 #: The `vcc:validator` version this SDK targets.
-WIT_VERSION = "0.1.1"
+WIT_VERSION = "0.1.2"
+#: How a validator error says the params are wrong, not the deliverables:
+#: the host then reports reason `invalid_params`.
+INVALID_PARAMS = "invalid params:"
 
 
 class Criterion:
@@ -89,6 +95,20 @@ class Validator:
 
     def validate(self, criterion):
         raise NotImplementedError("implement validate(self, criterion)")
+
+    def check_params(self, params):
+        """What the schema cannot say about `params` (parsed JSON): return a
+        list of `Finding(message, path="/json/pointer")`, empty when fine.
+        `vcc lint` reports each one as INVALID_PARAMS."""
+        return []
+
+
+class InvalidParams(Exception):
+    """Raise from `validate` when the params are wrong (reason `invalid_params`)."""
+
+
+def invalid_params(message):
+    return InvalidParams(message)
 
 
 def Finding(message, path=None, line=None, column=None, rule=None):
@@ -172,12 +192,27 @@ def relative(path):
 
 
 def export(cls):
-    """Adapt a `Validator` subclass to the component's exported interface.
+    """Adapt a `Validator` subclass to the component's exported interfaces.
 
     Assign the result to a module-level `Validator` in the app module:
-    componentize-py exports that class.
+    componentize-py exports that class. The `params` interface (check-params)
+    is exported too: this puts its class, `Params`, into the same module, so
+    an app does not have to name it.
     """
     instance = cls()
+
+    class ExportedParams(exports.Params):
+        def check_params(self, params):
+            try:
+                found = instance.check_params(json.loads(params or "{}"))
+            except Exception as exc:
+                found = [Finding(f"{type(exc).__name__}: {exc}")]
+            if found:
+                raise Err(list(found))
+
+    module = sys.modules.get(cls.__module__)
+    if module is not None and not hasattr(module, "Params"):
+        module.Params = ExportedParams
 
     class Exported(exports.Validator):
         def describe(self):
@@ -193,6 +228,8 @@ def export(cls):
                 outcome = instance.validate(Criterion(criterion))
             except Err:
                 raise
+            except InvalidParams as exc:
+                raise Err(f"{INVALID_PARAMS} {exc}") from None
             except Exception as exc:  # the validator cannot work: an error, never a pass
                 raise Err(f"{type(exc).__name__}: {exc}") from None
             if not isinstance(outcome, types.Outcome):

@@ -63,7 +63,17 @@ use serde::de::DeserializeOwned;
 pub const MOUNT: &str = "/deliverables";
 
 /// The version of the `vcc:validator` WIT package this SDK builds against.
-pub const WIT_VERSION: &str = "0.1.1";
+pub const WIT_VERSION: &str = "0.1.2";
+
+/// How an `Err` from `validate` says that the params are wrong, not the
+/// deliverables: the host then reports reason `invalid_params` (an error,
+/// never a fail that an agent would try to fix in the deliverables).
+pub const INVALID_PARAMS: &str = "invalid params:";
+
+/// An `Err` for `validate` that blames the params: `invalid params: …`.
+pub fn invalid_params(message: impl std::fmt::Display) -> String {
+    format!("{INVALID_PARAMS} {message}")
+}
 
 /// A validator: describe yourself, then judge one criterion at a time.
 ///
@@ -73,6 +83,17 @@ pub const WIT_VERSION: &str = "0.1.1";
 pub trait Validator {
     fn describe() -> Description;
     fn validate(criterion: Criterion) -> Result<Outcome, String>;
+
+    /// Check params (a JSON document that already satisfied the parameter
+    /// schema) for what the schema cannot say: a regex that must compile, a
+    /// value that must make sense with another. `vcc lint` (and every `vcc
+    /// check`, before any run) reports each finding as `INVALID_PARAMS`;
+    /// give it a JSON pointer into the params with [`Finding::param`].
+    /// Accepts everything unless implemented.
+    fn check_params(params: &str) -> Result<(), Vec<Finding>> {
+        let _ = params;
+        Ok(())
+    }
 }
 
 /// Export `$t` (a [`Validator`]) as the component's `vcc:validator/validator`.
@@ -87,6 +108,13 @@ macro_rules! export_validator {
         #[cfg(target_family = "wasm")]
         const _: () = {
             struct VccValidatorExport;
+            impl $crate::bindings::exports::vcc::validator::params::Guest for VccValidatorExport {
+                fn check_params(
+                    params: ::std::string::String,
+                ) -> ::core::result::Result<(), ::std::vec::Vec<$crate::Finding>> {
+                    <$t as $crate::Validator>::check_params(&params)
+                }
+            }
             impl $crate::bindings::exports::vcc::validator::validator::Guest for VccValidatorExport {
                 fn describe() -> $crate::Description {
                     <$t as $crate::Validator>::describe()
@@ -153,9 +181,10 @@ pub fn relative(path: &str) -> &str {
 
 impl Criterion {
     /// The criterion's params, parsed into `T`. `{}` when the contract gave none.
+    /// A params error says `invalid params:` (see [`INVALID_PARAMS`]).
     pub fn params<T: DeserializeOwned>(&self) -> Result<T, String> {
         serde_json::from_str(&self.params)
-            .map_err(|err| format!("criterion {}: bad params: {err}", self.id))
+            .map_err(|err| invalid_params(format!("criterion {}: {err}", self.id)))
     }
 
     /// Every target file's guest path, in target order.
@@ -229,6 +258,12 @@ impl Finding {
             column: None,
             rule: None,
         }
+    }
+    /// In `check_params`: the JSON pointer of the param the finding is
+    /// about (`/rules/0/matches`); lint names the contract field from it.
+    pub fn param(mut self, pointer: &str) -> Self {
+        self.path = Some(pointer.to_string());
+        self
     }
     /// The file the finding is about (guest path or relative path).
     pub fn path(mut self, path: &str) -> Self {

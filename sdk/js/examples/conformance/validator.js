@@ -1,5 +1,5 @@
 // The SDK conformance validator in JavaScript (spec: sdk/conformance/README.md).
-import { defineValidator, passed, failed, skipped, finding, evidence, readText, relative } from './vcc-sdk.js';
+import { defineValidator, passed, failed, skipped, finding, evidence, readText, relative, InvalidParams } from './vcc-sdk.js';
 
 const params = {
   type: 'object',
@@ -8,16 +8,20 @@ const params = {
   properties: {
     word: { type: 'string', minLength: 1 },
     max: { type: 'integer', minimum: 0, default: 0 },
-    mode: { enum: ['check', 'skip', 'error'], default: 'check' },
+    mode: { enum: ['check', 'skip', 'error', 'params-error'], default: 'check' },
   },
 };
 
+const checkParams = ({ word = '' }) =>
+  /\s/.test(word) ? [finding('word must be one word', { path: '/word' })] : [];
+
 export const validator = defineValidator(
-  { name: 'conformance', summary: 'counts lines containing a word (the SDK conformance validator)', params },
+  { name: 'conformance', summary: 'counts lines containing a word (the SDK conformance validator)', params, checkParams },
   (criterion) => {
     const { word, max = 0, mode = 'check' } = criterion.params;
     if (mode === 'skip') return skipped('asked to skip');
     if (mode === 'error') throw new Error('asked to fail');
+    if (mode === 'params-error') throw new InvalidParams('asked to blame the params');
     const counts = {};
     const findings = [];
     for (const path of criterion.paths) {

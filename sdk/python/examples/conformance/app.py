@@ -15,9 +15,14 @@ class Conformance(vcc_sdk.Validator):
         "properties": {
             "word": {"type": "string", "minLength": 1},
             "max": {"type": "integer", "minimum": 0, "default": 0},
-            "mode": {"enum": ["check", "skip", "error"], "default": "check"},
+            "mode": {"enum": ["check", "skip", "error", "params-error"], "default": "check"},
         },
     }
+
+    def check_params(self, params):
+        if any(c.isspace() for c in params.get("word", "")):
+            return [vcc_sdk.Finding("word must be one word", path="/word")]
+        return []
 
     def validate(self, criterion):
         word = criterion.param("word")
@@ -26,6 +31,8 @@ class Conformance(vcc_sdk.Validator):
             return vcc_sdk.skipped("asked to skip")
         if mode == "error":
             raise RuntimeError("asked to fail")
+        if mode == "params-error":
+            raise vcc_sdk.invalid_params("asked to blame the params")
         counts = {}
         findings = []
         for path in criterion.paths:

@@ -32,9 +32,18 @@ impl Validator for Conformance {
             "properties": {
                 "word": { "type": "string", "minLength": 1 },
                 "max": { "type": "integer", "minimum": 0, "default": 0 },
-                "mode": { "enum": ["check", "skip", "error"], "default": "check" }
+                "mode": { "enum": ["check", "skip", "error", "params-error"], "default": "check" }
             }
         }))
+    }
+
+    fn check_params(params: &str) -> Result<(), Vec<Finding>> {
+        let params: Params =
+            serde_json::from_str(params).map_err(|e| vec![Finding::new(e.to_string())])?;
+        if params.word.chars().any(char::is_whitespace) {
+            return Err(vec![Finding::new("word must be one word").param("/word")]);
+        }
+        Ok(())
     }
 
     fn validate(criterion: Criterion) -> Result<Outcome, String> {
@@ -42,6 +51,9 @@ impl Validator for Conformance {
         match params.mode.as_deref() {
             Some("skip") => return Ok(Outcome::skip("asked to skip")),
             Some("error") => return Err("asked to fail".into()),
+            Some("params-error") => {
+                return Err(vcc_sdk::invalid_params("asked to blame the params"));
+            }
             _ => {}
         }
         let mut counts: BTreeMap<String, u64> = BTreeMap::new();
