@@ -47,6 +47,11 @@ fn build(dir: &Path) -> PathBuf {
         .lines()
         .find(|l| l.starts_with("built "))
         .expect("a `built` line");
+    assert!(
+        run.stderr.contains("digest: \"blake3:"),
+        "build prints the pin to paste: {}",
+        run.stderr
+    );
     PathBuf::from(
         line.trim_start_matches("built ")
             .split(" (")
@@ -152,6 +157,82 @@ fn second_check_hits_the_cache(component: &Path) {
 #[test]
 fn rust_sdk() {
     sdk_round_trip("rust");
+}
+
+#[test]
+fn a_build_older_than_its_sources_is_built_again_before_testing() {
+    let scratch = Scratch::new();
+    let dir = scratch.path().join("stale");
+    let dir_arg = dir.to_str().unwrap();
+    let run = author(
+        &["validator", "new", "--lang", "rust", "stale", dir_arg],
+        &[],
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    build(&dir);
+    let run = author(&["validator", "test", dir_arg], &[]);
+    assert_eq!(run.code, 0, "{}{}", run.stdout, run.stderr);
+    assert!(!run.stderr.contains("building it again"), "{}", run.stderr);
+    // Change the source and the case that sees it: only a new build passes.
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    let edit = |file: &str| {
+        let path = dir.join(file);
+        let text = std::fs::read_to_string(&path).unwrap();
+        std::fs::write(&path, text.replace("TODO left in", "TODO still left in")).unwrap();
+    };
+    edit("cases/fail-todo/case.yaml");
+    let run = author(&["validator", "test", dir_arg], &[]);
+    assert_eq!(run.code, 1, "the old build does not say the new words");
+    edit("src/lib.rs");
+    let run = author(&["validator", "test", dir_arg], &[]);
+    assert!(run.stderr.contains("building it again"), "{}", run.stderr);
+    assert_eq!(run.code, 0, "{}{}", run.stdout, run.stderr);
+}
+
+#[test]
+fn golden_cases_for_a_builtin_validator() {
+    let scratch = Scratch::new();
+    scratch.write(
+        "cases/clean/case.yaml",
+        "params: { must_not_match: [TODO] }
+expect: { status: pass }
+",
+    );
+    scratch.write("cases/clean/files/a.md", "done\n");
+    scratch.write(
+        "cases/todo/case.yaml",
+        "params: { must_not_match: [TODO] }
+expect: { status: fail, findings: [{ path: a.md, line: 2, rule: must-not-match }] }
+",
+    );
+    scratch.write("cases/todo/files/a.md", "done\nTODO\n");
+    scratch.write(
+        "cases/bad-regex/case.yaml",
+        "params: { must_not_match: [\"(\"] }
+expect: { status: invalid, problem: INVALID_PARAMS }
+",
+    );
+    scratch.write("cases/bad-regex/files/a.md", "x\n");
+    let cases = scratch.path().join("cases");
+    let run = author(
+        &[
+            "validator",
+            "test",
+            "std/text-match",
+            "--cases",
+            cases.to_str().unwrap(),
+        ],
+        &[],
+    );
+    assert_eq!(run.code, 0, "{}{}", run.stdout, run.stderr);
+    assert!(
+        run.stdout.contains("3 of 3 case(s) match"),
+        "{}",
+        run.stdout
+    );
+    let run = author(&["validator", "test", "std/text-match"], &[]);
+    assert_eq!(run.code, 2);
+    assert!(run.stderr.contains("--cases"), "{}", run.stderr);
 }
 
 #[test]

@@ -411,3 +411,57 @@ fn the_contract_changes_while_it_is_evaluated() {
     assert_eq!(output.status.code(), Some(1));
     assert_ne!(file_digest(&contract), digest);
 }
+
+#[test]
+fn a_judge_the_producer_can_replace_must_be_pinned() {
+    // The component sits next to the contract, inside the deliverable
+    // root (the contract's folder by default): whoever writes the
+    // deliverables could swap it for one that always passes.
+    let scratch = Scratch::new();
+    scratch.write("notes.md", "# Notes\n");
+    scratch.component(fixtures::ALWAYS_PASS, "v.wasm");
+    let digest = file_digest(&scratch.path().join("v.wasm"));
+    let unpinned = GOOD.replace("std/file-exists", "./v.wasm");
+    let contract = scratch.write("contract.yaml", &unpinned);
+    let lint = crate::vcc(&["lint", contract.to_str().unwrap(), "--format", "json"]);
+    assert_eq!(lint.code, 2, "{}", lint.stdout);
+    let problem = &lint.json()["problems"][0];
+    assert_eq!(problem["code"], "UNPINNED_VALIDATOR");
+    assert_eq!(problem["level"], "error");
+    assert_eq!(problem["field"], "validators.v.component");
+    assert!(
+        problem["help"].as_str().unwrap().contains(&digest),
+        "the help gives the pin: {problem}"
+    );
+    let run = check_within(&contract, &[], PATIENCE);
+    assert_eq!(run.code, 2, "{}", run.stdout);
+
+    // Pinned, it runs; swapped after pinning, the pin refuses it.
+    let pinned = unpinned.replace(
+        "component: ./v.wasm }",
+        &format!("component: ./v.wasm, digest: \"{digest}\" }}"),
+    );
+    scratch.write("contract.yaml", &pinned);
+    let run = check_within(&contract, &[], PATIENCE);
+    assert_eq!(run.code, 0, "{}", run.stdout);
+    scratch.component(fixtures::ALWAYS_FAIL, "v.wasm");
+    let run = check_within(&contract, &[], PATIENCE);
+    assert_eq!(run.code, 2);
+    assert!(run.stdout.contains("UNVERIFIABLE_MUST"), "{}", run.stdout);
+
+    // Outside the root (`--dir` elsewhere), an unpinned judge is a warning.
+    scratch.write("contract.yaml", &unpinned);
+    scratch.write("out/notes.md", "# Notes\n");
+    let out = scratch.path().join("out");
+    let lint = crate::vcc(&[
+        "lint",
+        contract.to_str().unwrap(),
+        "--dir",
+        out.to_str().unwrap(),
+        "--format",
+        "json",
+    ]);
+    assert_eq!(lint.code, 0, "{}", lint.stdout);
+    assert_eq!(lint.json()["problems"][0]["code"], "UNPINNED_VALIDATOR");
+    assert_eq!(lint.json()["problems"][0]["level"], "warning");
+}

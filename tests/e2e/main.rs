@@ -10,6 +10,7 @@ mod contracts;
 mod deliverables;
 mod examples;
 mod fixtures;
+mod large;
 mod record;
 mod vcc1;
 

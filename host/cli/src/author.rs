@@ -210,11 +210,12 @@ pub fn build(dir: &Path) -> i32 {
     match build_project(dir) {
         Ok(out) => {
             let bytes = std::fs::read(&out).unwrap_or_default();
+            let digest = blake3::hash(&bytes).to_hex();
             eprintln!(
-                "built {} ({:.1} MiB, blake3:{})",
+                "built {} ({:.1} MiB, blake3:{digest})\npin it in a contract (a validator the producer of the deliverables can reach must be pinned):\n  {{ component: {}, digest: \"blake3:{digest}\" }}",
                 out.display(),
                 bytes.len() as f64 / (1u64 << 20) as f64,
-                blake3::hash(&bytes).to_hex()
+                out.display(),
             );
             0
         }

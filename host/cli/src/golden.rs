@@ -100,7 +100,12 @@ pub fn test(runtime: &Runtime, target: &Path, cases: Option<&Path>, format: Form
             return 2;
         }
     };
-    let cases_dir = cases.map_or(default_cases, Path::to_path_buf);
+    let Some(cases_dir) = cases.map(Path::to_path_buf).or(default_cases) else {
+        eprintln!(
+            "vcc validator test: a built-in validator has no cases of its own: give them with `--cases DIR`"
+        );
+        return 2;
+    };
     let mut dirs: Vec<PathBuf> = match std::fs::read_dir(&cases_dir) {
         Ok(entries) => entries
             .flatten()
@@ -123,7 +128,12 @@ pub fn test(runtime: &Runtime, target: &Path, cases: Option<&Path>, format: Form
         );
         return 2;
     }
-    let component = component.canonicalize().unwrap_or(component);
+    // A built-in is bound by name; a file by its full path.
+    let component = if is_builtin(&component) {
+        component
+    } else {
+        component.canonicalize().unwrap_or(component)
+    };
     let mut results = Vec::new();
     for dir in &dirs {
         let name = dir
@@ -202,8 +212,19 @@ pub fn test(runtime: &Runtime, target: &Path, cases: Option<&Path>, format: Form
     if failed == 0 { 0 } else { 1 }
 }
 
-/// The component and its default cases folder, for a project or a `.wasm`.
-fn locate(target: &Path) -> Result<(PathBuf, PathBuf), String> {
+fn is_builtin(target: &Path) -> bool {
+    target
+        .to_str()
+        .is_some_and(|t| t.starts_with(vcc_contract::BUILTIN_PREFIX))
+}
+
+/// The component and its default cases folder, for a project, a `.wasm`
+/// or a built-in (`std/NAME`, which has no cases folder of its own). A
+/// project whose `build/` is older than its sources is built again first.
+fn locate(target: &Path) -> Result<(PathBuf, Option<PathBuf>), String> {
+    if is_builtin(target) {
+        return Ok((target.to_path_buf(), None));
+    }
     if target.is_dir() {
         let project = Project::load(target)?;
         let component = project.component(target);
@@ -214,19 +235,61 @@ fn locate(target: &Path) -> Result<(PathBuf, PathBuf), String> {
                 target.display()
             ));
         }
-        return Ok((component, target.join("cases")));
+        if let Some(source) = newer_source(target, &component) {
+            eprintln!(
+                "vcc validator test: {} is older than {}: building it again",
+                component.display(),
+                source.display()
+            );
+            crate::author::build_project(target)?;
+        }
+        return Ok((component, Some(target.join("cases"))));
     }
     if target.is_file() {
         let dir = target
             .parent()
             .filter(|p| !p.as_os_str().is_empty())
             .unwrap_or(Path::new("."));
-        return Ok((target.to_path_buf(), dir.join("cases")));
+        return Ok((target.to_path_buf(), Some(dir.join("cases"))));
     }
     Err(format!(
-        "{} is neither a validator project nor a component",
+        "{} is neither a validator project, a component nor std/NAME",
         target.display()
     ))
+}
+
+/// A source file of the project modified after `built` was, if any:
+/// everything but what builds write (`build/`, `.vcc/`, `target/`,
+/// `node_modules/`, the SDK files written next to a JavaScript validator)
+/// and the golden cases, which are data, not code.
+fn newer_source(project: &Path, built: &Path) -> Option<PathBuf> {
+    const SKIP: [&str; 7] = [
+        "build",
+        ".vcc",
+        "target",
+        "node_modules",
+        "cases",
+        "vcc-sdk.js",
+        "vcc-entry.js",
+    ];
+    let built_at = std::fs::metadata(built).and_then(|m| m.modified()).ok()?;
+    let mut todo = vec![project.to_path_buf()];
+    while let Some(dir) = todo.pop() {
+        for entry in std::fs::read_dir(&dir).ok()?.flatten() {
+            let name = entry.file_name();
+            let name = name.to_string_lossy();
+            if (dir == project && SKIP.contains(&name.as_ref())) || name.starts_with('.') {
+                continue;
+            }
+            let Ok(meta) = entry.metadata() else { continue };
+            if meta.is_dir() {
+                todo.push(entry.path());
+            } else if meta.modified().is_ok_and(|m| m > built_at) {
+                return Some(entry.path());
+            }
+        }
+    }
+    None
 }
 
 fn run_case(runtime: &Runtime, component: &Path, dir: &Path) -> Result<Checked, String> {

@@ -131,7 +131,11 @@ pub fn parse(path: &Path, bytes: &[u8]) -> Result<Document, Box<Problem>> {
             help: None,
         })
     };
+    // The digest is of the bytes as read, byte-order mark included.
     let digest = format!("blake3:{}", blake3::hash(bytes).to_hex());
+    // Editors on Windows start UTF-8 files with a byte-order mark; it is
+    // not part of the YAML or JSON text.
+    let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
     let text = std::str::from_utf8(bytes).map_err(|err| {
         problem(
             Code::NotUtf8,
@@ -582,6 +586,37 @@ mod tests {
         assert_eq!(
             doc.digest,
             format!("blake3:{}", blake3::hash(MINIMAL.as_bytes()).to_hex())
+        );
+    }
+
+    #[test]
+    fn a_byte_order_mark_is_accepted_and_hashed() {
+        for (name, text) in [
+            ("c.yaml", MINIMAL.to_string()),
+            (
+                "c.json",
+                r#"{"vcc": 1, "id": "t", "advisory": true}"#.to_string(),
+            ),
+        ] {
+            let bytes = [b"\xEF\xBB\xBF".as_slice(), text.as_bytes()].concat();
+            let doc = parse(Path::new(name), &bytes).unwrap();
+            assert_eq!(doc.contract.id, "t");
+            assert_eq!(
+                doc.digest,
+                format!("blake3:{}", blake3::hash(&bytes).to_hex())
+            );
+        }
+        // Lines still count from the first line.
+        let bytes = [
+            b"\xEF\xBB\xBF".as_slice(),
+            MINIMAL
+                .replace("    severity: must", "    sevrity: must")
+                .as_bytes(),
+        ]
+        .concat();
+        assert_eq!(
+            parse(Path::new("c.yaml"), &bytes).unwrap_err().line,
+            Some(10)
         );
     }
 
