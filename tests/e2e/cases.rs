@@ -15,6 +15,7 @@
 //!     findings:                  # optional; each must match some finding
 //!       - { message: "substring", path: "x.md", line: 3, rule: "missing-section" }
 //!     evidence: [outline.json]   # optional; names that must be present
+//! problem: INVALID_PARAMS        # optional: an integrity-pass problem code
 //! ```
 //!
 //! Every std validator must have at least one passing and one failing case.
@@ -63,7 +64,7 @@ fn every_case_of_every_std_validator() {
     }
 }
 
-fn sorted_dirs(dir: &Path) -> Vec<std::path::PathBuf> {
+pub fn sorted_dirs(dir: &Path) -> Vec<std::path::PathBuf> {
     let mut dirs: Vec<_> = fs::read_dir(dir)
         .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
         .flatten()
@@ -75,7 +76,8 @@ fn sorted_dirs(dir: &Path) -> Vec<std::path::PathBuf> {
 }
 
 /// Run one case; the statuses of its criteria, or what did not match.
-fn run_case(case: &Path) -> Result<Vec<String>, String> {
+/// `problem: CODE` in expect.yaml asks for an integrity-pass problem.
+pub fn run_case(case: &Path) -> Result<Vec<String>, String> {
     let expect: Value = serde_yaml::from_str(
         &fs::read_to_string(case.join("expect.yaml")).map_err(|e| format!("expect.yaml: {e}"))?,
     )
@@ -96,6 +98,17 @@ fn run_case(case: &Path) -> Result<Vec<String>, String> {
             "verdict {} (expected {verdict}); reason: {}",
             report["verdict"], report["reason"]
         ));
+    }
+    if let Some(code) = expect.get("problem").and_then(Value::as_str) {
+        let found = report["problems"]
+            .as_array()
+            .is_some_and(|p| p.iter().any(|p| p["code"] == code));
+        if !found {
+            problems.push(format!(
+                "no problem {code} in the report: {}",
+                report["problems"]
+            ));
+        }
     }
     let mut statuses = Vec::new();
     for (id, want) in expect

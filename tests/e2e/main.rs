@@ -10,6 +10,7 @@ mod contracts;
 mod deliverables;
 mod examples;
 mod fixtures;
+mod forgery;
 mod large;
 mod record;
 mod vcc1;
@@ -144,4 +145,36 @@ pub fn check_within(contract: &Path, extra: &[&str], patience: std::time::Durati
         stdout: stdout.join().expect("read stdout"),
         stderr: stderr.join().expect("read stderr"),
     }
+}
+
+/// The `record_digest` a command record must carry: blake3 of the record
+/// without that field, keys sorted at every depth, no whitespace. Written
+/// here from the README's words, independently of the vcc-record crate.
+pub fn record_digest(record: &Value) -> String {
+    fn canonical(v: &Value) -> String {
+        match v {
+            Value::Object(map) => {
+                let mut keys: Vec<_> = map.keys().collect();
+                keys.sort();
+                let parts: Vec<String> = keys
+                    .iter()
+                    .map(|k| format!("{}:{}", Value::String((*k).clone()), canonical(&map[*k])))
+                    .collect();
+                format!("{{{}}}", parts.join(","))
+            }
+            Value::Array(items) => format!(
+                "[{}]",
+                items.iter().map(canonical).collect::<Vec<_>>().join(",")
+            ),
+            other => other.to_string(),
+        }
+    }
+    let mut fields = record.clone();
+    if let Some(map) = fields.as_object_mut() {
+        map.remove("record_digest");
+    }
+    format!(
+        "blake3:{}",
+        blake3::hash(canonical(&fields).as_bytes()).to_hex()
+    )
 }

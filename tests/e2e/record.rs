@@ -5,7 +5,7 @@ use std::fs;
 use serde_json::Value;
 use vcc_test_support::{Scratch, file_digest};
 
-use crate::{check_json, vcc, vcc_in};
+use crate::{check_json, record_digest, vcc, vcc_in};
 
 /// `vcc record [extra…] --out OUT -- COMMAND…`, run in the scratch folder
 /// (the deliverable root); the exit code and the record.
@@ -18,35 +18,6 @@ fn record(scratch: &Scratch, out: &str, extra: &[&str], command: &[&str]) -> (i3
     let text = fs::read_to_string(scratch.path().join(out))
         .unwrap_or_else(|e| panic!("no record ({e}): {}", run.stderr));
     (run.code, serde_json::from_str(&text).unwrap())
-}
-
-/// The digest `vcc record` must have sealed the record with.
-fn sealed(record: &Value) -> String {
-    let mut fields = record.clone();
-    fields.as_object_mut().unwrap().remove("record_digest");
-    let canonical = canonical(&fields);
-    format!("blake3:{}", blake3::hash(canonical.as_bytes()).to_hex())
-}
-
-/// Keys sorted at every depth, no whitespace: computed here independently
-/// of the vcc-record crate.
-fn canonical(v: &Value) -> String {
-    match v {
-        Value::Object(map) => {
-            let mut keys: Vec<_> = map.keys().collect();
-            keys.sort();
-            let parts: Vec<String> = keys
-                .iter()
-                .map(|k| format!("{}:{}", Value::String((*k).clone()), canonical(&map[*k])))
-                .collect();
-            format!("{{{}}}", parts.join(","))
-        }
-        Value::Array(items) => format!(
-            "[{}]",
-            items.iter().map(canonical).collect::<Vec<_>>().join(",")
-        ),
-        other => other.to_string(),
-    }
 }
 
 #[test]
@@ -76,7 +47,7 @@ fn a_real_command_is_recorded_with_digests_and_captures() {
     assert_eq!(r["stdout"]["captured_digest"], file_digest(&stdout));
     assert_eq!(r["stderr"]["bytes"], 10);
     assert_eq!(r["stdout"]["truncated"], false);
-    assert_eq!(r["record_digest"], sealed(&r));
+    assert_eq!(r["record_digest"], record_digest(&r));
 }
 
 #[test]
