@@ -754,6 +754,77 @@ mod tests {
         }
     }
 
+    /// A validator whose own params check refuses `pattern: "("`.
+    struct Picky;
+    impl Catalog for Picky {
+        fn describe(&mut self, _: &str, _: &ValidatorRef) -> Result<ValidatorInfo, String> {
+            Ok(ValidatorInfo {
+                params_schema: serde_json::json!({"type": "object"}),
+                digest: "blake3:01".into(),
+            })
+        }
+        fn check_params(
+            &mut self,
+            _: &str,
+            params: &Value,
+        ) -> Result<Vec<(String, String)>, String> {
+            Ok(match params["rules"][1]["pattern"].as_str() {
+                Some("(") => vec![("/rules/1/pattern".into(), "unclosed group".into())],
+                _ => Vec::new(),
+            })
+        }
+    }
+
+    #[test]
+    fn the_validators_own_params_check_names_the_field() {
+        let text = GOOD.replace(
+            "targets: [a, b] }",
+            "targets: [a, b], params: { rules: [{ pattern: ok }, { pattern: \"(\" }] } }",
+        );
+        let doc = parse(Path::new("c.yaml"), text.as_bytes()).unwrap();
+        let problems = lint(&doc, Some(&mut Picky), None);
+        assert_eq!(codes(&problems), vec![Code::InvalidParams]);
+        assert_eq!(
+            problems[0].field.as_deref(),
+            Some("criteria[0].params.rules[1].pattern")
+        );
+        assert!(problems[0].message.contains("unclosed group"));
+        let fine = GOOD.replace(
+            "targets: [a, b] }",
+            "targets: [a, b], params: { rules: [] } }",
+        );
+        let doc = parse(Path::new("c.yaml"), fine.as_bytes()).unwrap();
+        assert_eq!(lint(&doc, Some(&mut Picky), None), vec![]);
+    }
+
+    #[test]
+    fn a_component_under_the_root_must_be_pinned() {
+        let dir = tempfile::tempdir().unwrap();
+        let text = GOOD.replace("std/file-exists }", "./v.wasm }");
+        let doc = parse(&dir.path().join("c.yaml"), text.as_bytes()).unwrap();
+        let problems = lint(&doc, Some(&mut Picky), None);
+        assert_eq!(codes(&problems), vec![Code::UnpinnedValidator]);
+        assert!(problems[0].is_error());
+        assert!(problems[0].help.as_deref().unwrap().contains("blake3:01"));
+        // Checked against another root, it is only a warning.
+        let elsewhere = dir.path().join("out");
+        let problems = lint(&doc, Some(&mut Picky), Some(&elsewhere));
+        assert_eq!(codes(&problems), vec![Code::UnpinnedValidator]);
+        assert!(!problems[0].is_error());
+        // `..` back into the root is still the root.
+        let sneaky = GOOD.replace("std/file-exists }", "../out/v.wasm }");
+        let doc = parse(&dir.path().join("ci/c.yaml"), sneaky.as_bytes()).unwrap();
+        let problems = lint(&doc, Some(&mut Picky), Some(&elsewhere));
+        assert!(problems[0].is_error(), "{problems:?}");
+        // Pinned, nothing to say.
+        let pinned = GOOD.replace(
+            "std/file-exists }",
+            &format!("./v.wasm, digest: \"blake3:{}\" }}", "0".repeat(64)),
+        );
+        let doc = parse(&dir.path().join("c.yaml"), pinned.as_bytes()).unwrap();
+        assert_eq!(lint(&doc, Some(&mut Picky), None), vec![]);
+    }
+
     #[test]
     fn a_must_on_an_unloadable_validator_is_unverifiable() {
         let doc = parse(Path::new("c.yaml"), GOOD.as_bytes()).unwrap();
