@@ -1,4 +1,9 @@
-//! Builds the standard validators in `plugins/` from source and embeds them.
+//! Builds the standard validators in `plugins/` from source and embeds
+//! them: each component's bytes, their blake3, and the component
+//! precompiled to native code for this architecture's baseline CPU, so vcc
+//! loads std validators from its own executable — never compiling them on
+//! a user's machine, and never from the on-disk cache, which other
+//! processes of the same user could write.
 
 use std::path::PathBuf;
 
@@ -13,19 +18,28 @@ fn main() {
             &repo.join("host/record"),
         ],
     );
-    let mut code = String::from(
-        "/// (name, component bytes, blake3 of the bytes) of every built-in validator.\npub static BUILTINS: &[(&str, &[u8], [u8; 32])] = &[\n",
+    println!(
+        "cargo:rerun-if-changed={}",
+        repo.join("host/engine").display()
     );
+    let triple = std::env::var("TARGET").expect("set by cargo");
+    let out = PathBuf::from(std::env::var("OUT_DIR").expect("set by cargo"));
+    let mut code =
+        String::from("/// Every built-in validator.\npub static BUILTINS: &[Embedded] = &[\n");
     for b in built {
         let bytes = std::fs::read(&b.wasm).expect("read a built component");
+        let native = vcc_engine::precompile_baseline(&triple, &bytes)
+            .unwrap_or_else(|e| panic!("precompiling std/{}: {e:#}", b.package));
+        let cwasm = out.join(format!("{}.cwasm", b.package));
+        std::fs::write(&cwasm, native).expect("write a precompiled component");
         code.push_str(&format!(
-            "    (\"std/{}\", include_bytes!({:?}), {:?}),\n",
+            "    Embedded {{ name: \"std/{}\", bytes: include_bytes!({:?}), digest: {:?}, precompiled: include_bytes!({:?}) }},\n",
             b.package,
             b.wasm.display().to_string(),
-            blake3::hash(&bytes).as_bytes()
+            blake3::hash(&bytes).as_bytes(),
+            cwasm.display().to_string()
         ));
     }
     code.push_str("];\n");
-    let out = PathBuf::from(std::env::var("OUT_DIR").expect("set by cargo"));
     std::fs::write(out.join("builtins.rs"), code).expect("write builtins.rs");
 }

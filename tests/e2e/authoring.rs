@@ -127,7 +127,9 @@ fn second_check_hits_the_cache(component: &Path) {
             component.display().to_string()
         ),
     );
-    let cache = scratch.path().join("cache");
+    // The cache must not be inside the deliverable root (the contract's folder).
+    let cache_dir = tempfile::tempdir().unwrap();
+    let cache = cache_dir.path().join("cache");
     let check = |label: &str| -> Value {
         let run = crate::vcc_with_cache(
             &cache,

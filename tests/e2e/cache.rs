@@ -1,42 +1,94 @@
-//! The precompiled-component cache: a second run never recompiles, and an
-//! entry the host did not write is never loaded.
+//! The precompiled-component cache: std validators never come from it (they
+//! run from the native code embedded in vcc); a user component compiles
+//! once and a second run loads it; an entry the host did not write is never
+//! loaded; and a cache that others could write, or that the producer of
+//! the deliverables could write, is refused.
 
 use std::fs;
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
 
-use crate::{repo, vcc_with_cache};
+use serde_json::Value;
+use vcc_test_support::{Scratch, fixtures, is_root};
 
-fn check(cache: &std::path::Path) -> serde_json::Value {
-    let contract = repo().join("contracts/examples/release-notes/contract.yaml");
-    let run = vcc_with_cache(
-        cache,
-        &["check", contract.to_str().unwrap(), "--format", "json"],
-    );
-    assert_eq!(run.code, 0, "{}", run.stderr);
+use crate::{Run, repo, vcc_with_cache};
+
+fn check(cache: &Path, contract: &Path, extra: &[&str]) -> Run {
+    let mut args = vec!["check", contract.to_str().unwrap(), "--format", "json"];
+    args.extend_from_slice(extra);
+    vcc_with_cache(cache, &args)
+}
+
+fn accepted(run: &Run) -> Value {
+    assert_eq!(run.code, 0, "{}{}", run.stdout, run.stderr);
     run.json()
+}
+
+/// A contract judged by a user component (the always-pass fixture), kept
+/// outside its deliverable root `out/`.
+fn user_component() -> (Scratch, PathBuf) {
+    let scratch = Scratch::new();
+    scratch.write("out/notes.md", "# Notes\n");
+    let contract = scratch.write(
+        "contract.yaml",
+        format!(
+            "vcc: 1\nid: cached\ndeliverables:\n  - {{ id: notes, path: notes.md }}\nvalidators:\n  v: {{ component: {:?} }}\ncriteria:\n  - {{ id: AC-1, severity: must, validator: v, targets: [notes] }}\n",
+            fixtures::ALWAYS_PASS
+        ),
+    );
+    (scratch, contract)
+}
+
+fn cwasm_files(cache: &Path) -> usize {
+    fs::read_dir(cache)
+        .map(|d| {
+            d.flatten()
+                .filter(|e| e.path().extension().is_some_and(|x| x == "cwasm"))
+                .count()
+        })
+        .unwrap_or(0)
+}
+
+#[test]
+fn std_validators_run_from_the_binary_never_the_cache() {
+    let cache = tempfile::tempdir().unwrap();
+    let contract = repo().join("contracts/examples/release-notes/contract.yaml");
+    for _ in 0..2 {
+        let report = accepted(&check(cache.path(), &contract, &[]));
+        let stats = &report["runtime"]["cache"];
+        assert_eq!(stats["embedded"], 2, "{stats}");
+        assert_eq!(
+            (stats["hits"].as_u64(), stats["misses"].as_u64()),
+            (Some(0), Some(0))
+        );
+    }
+    assert_eq!(cwasm_files(cache.path()), 0, "no std entry is ever cached");
 }
 
 #[test]
 fn a_second_run_never_recompiles() {
     let cache = tempfile::tempdir().unwrap();
-    let first = check(cache.path());
-    assert_eq!(
-        first["runtime"]["cache"]["misses"], 2,
-        "two std validators compiled"
-    );
+    let (scratch, contract) = user_component();
+    let out = scratch.path().join("out");
+    let dir = ["--dir", out.to_str().unwrap()];
+    let first = accepted(&check(cache.path(), &contract, &dir));
+    assert_eq!(first["runtime"]["cache"]["misses"], 1, "compiled once");
     assert_eq!(first["runtime"]["cache"]["hits"], 0);
-    let second = check(cache.path());
+    let second = accepted(&check(cache.path(), &contract, &dir));
     assert_eq!(
         second["runtime"]["cache"]["misses"], 0,
-        "nothing compiled on the second run"
+        "not compiled again"
     );
-    assert_eq!(second["runtime"]["cache"]["hits"], 2);
-    assert_eq!(second["verdict"], first["verdict"]);
+    assert_eq!(second["runtime"]["cache"]["hits"], 1);
 }
 
 #[test]
 fn a_tampered_cache_entry_is_refused_and_rebuilt() {
     let cache = tempfile::tempdir().unwrap();
-    check(cache.path());
+    let (scratch, contract) = user_component();
+    let out = scratch.path().join("out");
+    let dir = ["--dir", out.to_str().unwrap()];
+    accepted(&check(cache.path(), &contract, &dir));
     for entry in fs::read_dir(cache.path()).unwrap().flatten() {
         if entry.path().extension().is_some_and(|e| e == "cwasm") {
             let mut bytes = fs::read(entry.path()).unwrap();
@@ -45,29 +97,95 @@ fn a_tampered_cache_entry_is_refused_and_rebuilt() {
             fs::write(entry.path(), bytes).unwrap();
         }
     }
-    let run = check(cache.path());
-    assert_eq!(run["runtime"]["cache"]["rejected"], 2);
-    assert_eq!(run["runtime"]["cache"]["misses"], 2);
-    assert_eq!(run["verdict"], "accepted");
-    // The rebuilt entries are good again.
-    assert_eq!(check(cache.path())["runtime"]["cache"]["hits"], 2);
+    let run = accepted(&check(cache.path(), &contract, &dir));
+    assert_eq!(run["runtime"]["cache"]["rejected"], 1);
+    assert_eq!(run["runtime"]["cache"]["misses"], 1);
+    // The rebuilt entry is good again.
+    let again = accepted(&check(cache.path(), &contract, &dir));
+    assert_eq!(again["runtime"]["cache"]["hits"], 1);
 }
 
 #[test]
 fn no_cache_compiles_and_writes_nothing() {
     let cache = tempfile::tempdir().unwrap();
-    let contract = repo().join("contracts/examples/release-notes/contract.yaml");
+    let (scratch, contract) = user_component();
+    let out = scratch.path().join("out");
     let run = vcc_with_cache(
         cache.path(),
         &[
             "--no-cache",
             "check",
             contract.to_str().unwrap(),
+            "--dir",
+            out.to_str().unwrap(),
             "--format",
             "json",
         ],
     );
-    assert_eq!(run.code, 0);
-    assert_eq!(run.json()["runtime"]["cache"]["misses"], 2);
+    let report = accepted(&run);
+    assert_eq!(report["runtime"]["cache"]["misses"], 1);
     assert_eq!(fs::read_dir(cache.path()).unwrap().count(), 0);
+}
+
+/// `vcc check` with `cache` as the cache: exit 2, and what it said.
+fn refused(cache: &Path, contract: &Path, extra: &[&str]) -> String {
+    let run = check(cache, contract, extra);
+    assert_eq!(run.code, 2, "{}{}", run.stdout, run.stderr);
+    format!("{}{}", run.stdout, run.stderr)
+}
+
+#[test]
+fn a_cache_inside_the_deliverable_root_is_refused() {
+    // Whoever writes the deliverables could plant native code there, and
+    // validators could read its MAC key.
+    let (scratch, contract) = user_component();
+    let out = scratch.path().join("out");
+    let said = refused(
+        &out.join(".vcc-cache"),
+        &contract,
+        &["--dir", out.to_str().unwrap()],
+    );
+    assert!(said.contains("inside the deliverable root"), "{said}");
+    // The contract's folder is the default root: a cache there too.
+    let said = refused(&scratch.path().join("cache"), &contract, &[]);
+    assert!(said.contains("inside the deliverable root"), "{said}");
+}
+
+#[test]
+fn a_cache_others_can_write_is_refused() {
+    let (scratch, contract) = user_component();
+    let out = scratch.path().join("out");
+    let dir = ["--dir", out.to_str().unwrap()];
+    let parent = tempfile::tempdir().unwrap();
+    let cache = parent.path().join("cache");
+    fs::create_dir(&cache).unwrap();
+    fs::set_permissions(&cache, fs::Permissions::from_mode(0o777)).unwrap();
+    let said = refused(&cache, &contract, &dir);
+    assert!(said.contains("refusing the component cache"), "{said}");
+    assert!(said.contains("world-writable; run `chmod go-w"), "{said}");
+    fs::set_permissions(&cache, fs::Permissions::from_mode(0o770)).unwrap();
+    assert!(refused(&cache, &contract, &dir).contains("group-writable"));
+    // A folder above that others can rename things in (no sticky bit).
+    fs::set_permissions(&cache, fs::Permissions::from_mode(0o700)).unwrap();
+    fs::set_permissions(parent.path(), fs::Permissions::from_mode(0o777)).unwrap();
+    let said = refused(&cache, &contract, &dir);
+    assert!(said.contains("writable by others and not sticky"), "{said}");
+    fs::set_permissions(parent.path(), fs::Permissions::from_mode(0o1777)).unwrap();
+    accepted(&check(&cache, &contract, &dir));
+}
+
+#[test]
+fn a_cache_owned_by_another_user_is_refused() {
+    if !is_root() {
+        eprintln!("skipped: changing a folder's owner needs root");
+        return;
+    }
+    let (scratch, contract) = user_component();
+    let out = scratch.path().join("out");
+    let parent = tempfile::tempdir().unwrap();
+    let cache = parent.path().join("cache");
+    fs::create_dir(&cache).unwrap();
+    std::os::unix::fs::chown(&cache, Some(54321), Some(54321)).unwrap();
+    let said = refused(&cache, &contract, &["--dir", out.to_str().unwrap()]);
+    assert!(said.contains("owned by uid 54321"), "{said}");
 }

@@ -160,8 +160,8 @@ fn report_file_and_evidence_dir() {
     let report = scratch.path().join("out/report.json");
     let evidence = scratch.path().join("evidence");
     let contract = repo().join("contracts/examples/agent-report/contract.yaml");
-    // A report that cannot be written fails the run loudly (exit 2), even
-    // though the verdict itself is known.
+    // A report that cannot be written fails the run loudly (exit 2), before
+    // any validator runs.
     let blocker = scratch.write("blocker", "a file, not a folder");
     let unwritable = blocker.join("report.json");
     let run = check_json(&contract, &["--report", unwritable.to_str().unwrap()]);

@@ -378,9 +378,10 @@ fn blocks_on_fifo() {
 
 #[test]
 fn waits_for_change() {
-    // The guest reads flag.txt until it changes; the test changes it while
-    // the validator runs (seen as the vcc-validate thread). The criterion
-    // passes, but the verdict is about bytes that are gone: withheld.
+    // The guest reads flag.txt until it says "go"; the test rewrites it
+    // while the validator runs (seen as the vcc-validate thread). The guest
+    // only ever sees the bytes the host hashed, so it never sees "go"; and
+    // the verdict, about a tree that changed under the run, is withheld.
     let (scratch, contract) = setup(
         fixtures::WAITS_FOR_CHANGE,
         ", params: { until: go }, limits: { timeout: 60s }",
@@ -413,8 +414,14 @@ fn waits_for_change() {
     std::fs::write(out.join("flag.txt"), "go\n").unwrap();
     let output = child.wait_with_output().unwrap();
     let report: Value = serde_json::from_slice(&output.stdout).unwrap();
-    assert_eq!(report["criteria"][0]["status"], "pass", "{report}");
-    assert_eq!(report["criteria"][0]["summary"], "flag.txt now says \"go\"");
+    assert_eq!(report["criteria"][0]["status"], "fail", "{report}");
+    assert!(
+        report["criteria"][0]["summary"]
+            .as_str()
+            .unwrap()
+            .starts_with("flag.txt still says \"wait\""),
+        "{report}"
+    );
     assert_eq!(report["verdict"], "withheld");
     assert_eq!(
         report["deliverables"]["changed"],
@@ -600,8 +607,11 @@ fn a_report_that_cannot_be_written() {
     scratch.write("in-the-way", "");
     let path = scratch.path().join("in-the-way/report.json");
     let run = run(&scratch, &contract, &["--report", path.to_str().unwrap()]);
-    // What is printed says so too: never "accepted" with exit 2.
-    assert_eq!(outcome(&run), expect("pass", "validator", "invalid", 2));
+    // A run whose report cannot be kept does not start; what is printed
+    // says why: never "accepted" with exit 2.
+    assert_eq!(run.code, 2);
+    assert_eq!(run.json()["verdict"], "invalid");
+    assert_eq!(run.json()["criteria"], serde_json::json!([]));
     let reason = run.json()["reason"].as_str().unwrap().to_string();
     assert!(
         reason.starts_with("the report could not be written to "),

@@ -8,6 +8,7 @@ mod cases;
 mod cli;
 mod contracts;
 mod deliverables;
+mod during;
 mod examples;
 mod fixtures;
 mod forgery;

@@ -62,10 +62,11 @@ fn runtime(cli: &Cli) -> Result<Runtime, i32> {
     };
     let builtins = vcc_std::BUILTINS
         .iter()
-        .map(|&(name, bytes, digest)| Builtin {
-            name,
-            bytes,
-            digest,
+        .map(|b| Builtin {
+            name: b.name,
+            bytes: b.bytes,
+            digest: b.digest,
+            precompiled: b.precompiled,
         })
         .collect();
     // A knob for tests and slow machines: how long one component may take
@@ -173,11 +174,23 @@ fn emit_lint(
 }
 
 fn check(cli: &Cli, args: &CheckArgs, style: &Style) -> i32 {
+    // First of all: a report left by an earlier run must not outlive this
+    // one. Until the run ends, the file says it did not finish, so a crash
+    // or a kill at any later point never leaves an old verdict behind.
+    if let Some(path) = &args.report {
+        let unfinished = Report::unfinished(&args.contract.display().to_string());
+        if let Err(err) = write_atomically(path, report_json(&unfinished).as_bytes()) {
+            // No run whose report cannot be kept: say so, in the format asked.
+            let mut report = unfinished;
+            report.reason = unwritable(path, &err);
+            return emit(report, args, style);
+        }
+    }
     let runtime = match runtime(cli) {
         Ok(r) => r,
         Err(code) => return code,
     };
-    let report = match vcc_contract::load(&args.contract) {
+    let mut report = match vcc_contract::load(&args.contract) {
         Ok(doc) => {
             let root = args.dir.clone().unwrap_or_else(|| doc.dir().to_path_buf());
             let defaults = CheckOptions::default();
@@ -201,20 +214,31 @@ fn check(cli: &Cli, args: &CheckArgs, style: &Style) -> i32 {
             vcc_runtime::unreadable_contract(&args.contract, *problem, runtime.loader().stats())
         }
     };
-    let mut report = report;
     if let Some(path) = &args.report
         && let Err(err) = write_atomically(path, report_json(&report).as_bytes())
     {
         // What is printed must not say accepted when the run failed.
         report.verdict = Verdict::Invalid;
-        report.reason = format!(
-            "the report could not be written to {}: {err}",
-            path.display()
-        );
-        if matches!(args.format, Format::Json) {
-            // stdout may be piped into a tool; say it where a person looks.
-            eprintln!("vcc check: {}", report.reason);
-        }
+        report.reason = unwritable(path, &err);
+    }
+    emit(report, args, style)
+}
+
+fn unwritable(path: &Path, err: &io::Error) -> String {
+    format!(
+        "the report could not be written to {}: {err}",
+        path.display()
+    )
+}
+
+/// Print a check's report as asked; its exit code.
+fn emit(report: Report, args: &CheckArgs, style: &Style) -> i32 {
+    if report.verdict == Verdict::Invalid
+        && report.reason.starts_with("the report could not be written")
+        && matches!(args.format, Format::Json)
+    {
+        // stdout may be piped into a tool; say it where a person looks.
+        eprintln!("vcc check: {}", report.reason);
     }
     let code = report.exit_code(args.allow_advisory);
     match args.format {

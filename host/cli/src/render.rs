@@ -164,8 +164,8 @@ pub fn report(r: &Report, style: &Style) -> String {
         style.paint(
             Paint::Dim,
             &format!(
-                "components: {} compiled, {} from cache; {} ms",
-                cache.misses, cache.hits, r.runtime.duration_ms
+                "components: {} built in, {} compiled, {} from cache; {} ms",
+                cache.embedded, cache.misses, cache.hits, r.runtime.duration_ms
             )
         )
     );

@@ -301,9 +301,39 @@ pub struct CacheStats {
     pub misses: u64,
     /// Cache entries refused (corrupt, tampered, or from another engine).
     pub rejected: u64,
+    /// Built-in validators loaded from the native code embedded in vcc
+    /// (never from the cache).
+    #[serde(default)]
+    pub embedded: u64,
 }
 
 impl Report {
+    /// What a report file says while its run is in progress: `invalid`,
+    /// because it did not finish. Written before a run starts and replaced
+    /// when it ends, so a crash or kill never leaves an earlier verdict.
+    pub fn unfinished(contract_path: &str) -> Report {
+        Report {
+            schema_version: SCHEMA_VERSION,
+            verdict: Verdict::Invalid,
+            reason: "the run did not finish (vcc writes this before a run starts and replaces it when the run ends)".into(),
+            contract: ContractInfo {
+                path: contract_path.to_string(),
+                id: None,
+                title: None,
+                digest: None,
+                format: None,
+                advisory: false,
+            },
+            deliverables: None,
+            criteria: Vec::new(),
+            problems: Vec::new(),
+            runtime: RuntimeInfo {
+                vcc_version: env!("CARGO_PKG_VERSION").to_string(),
+                ..RuntimeInfo::default()
+            },
+        }
+    }
+
     /// The exit code `vcc check` returns for this report.
     pub fn exit_code(&self, allow_advisory: bool) -> i32 {
         law::exit_code(self.verdict, allow_advisory)

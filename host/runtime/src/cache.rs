@@ -17,10 +17,18 @@
 //! hashing megabytes (any write changes ctime; see `memo.rs`). An entry that
 //! fails a check — corrupt, torn, or tampered with — is never loaded; it
 //! counts as `rejected` and the component is compiled again.
+//!
+//! The MAC catches corruption and entries from elsewhere; it is no defence
+//! against a process of the same user, which can read the key. So the
+//! cache is trusted state: a folder that is group- or world-writable, not
+//! owned by the current user, or under a folder others can rename things
+//! in, is refused outright (the way ssh refuses a loose key file), and
+//! `vcc check` refuses a cache inside the deliverable root. The standard
+//! validators never come from here (they are embedded, precompiled).
 
 use std::fs;
 use std::hash::{Hash, Hasher};
-use std::io::{self, Read, Write};
+use std::io::{self, Read, Seek, Write};
 use std::os::unix::fs::{MetadataExt, OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -61,11 +69,28 @@ struct Seal {
     description: Option<String>,
 }
 
+/// Why a cache could not be used.
+#[derive(Debug, thiserror::Error)]
+pub enum OpenError {
+    /// Others could write it: refused, never silently skipped.
+    #[error("refusing the component cache {dir}: {why}")]
+    Untrusted { dir: String, why: String },
+    /// It cannot be created or read: running without it is safe.
+    #[error(transparent)]
+    Io(#[from] io::Error),
+}
+
 impl Cache {
-    /// Open (or create) a cache in `dir`.
-    pub fn open(dir: &Path) -> io::Result<Cache> {
-        fs::create_dir_all(dir)?;
-        fs::set_permissions(dir, fs::Permissions::from_mode(0o700))?;
+    /// Open (or create, mode 0700) a cache in `dir`, if it is safe to trust.
+    pub fn open(dir: &Path) -> Result<Cache, OpenError> {
+        if !dir.exists() {
+            fs::create_dir_all(dir)?;
+            fs::set_permissions(dir, fs::Permissions::from_mode(0o700))?;
+        }
+        trusted(dir).map_err(|why| OpenError::Untrusted {
+            dir: dir.display().to_string(),
+            why,
+        })?;
         let key = load_or_create_key(&dir.join(KEY_FILE))?;
         Ok(Cache {
             dir: dir.to_path_buf(),
@@ -131,16 +156,17 @@ impl Cache {
             Err(err) => return Lookup::Rejected(format!("{}: {err}", path.display())),
         };
         if seal.stat != Some(stat) {
-            // Not vouched for by metadata: check every byte.
-            // SAFETY: a read-only map of a file replaced by rename, never
-            // rewritten in place (only a process of the same user, which
-            // owns the 0700 folder, could); it is dropped before returning.
-            let map = match unsafe { memmap2::Mmap::map(&file) } {
-                Ok(map) => map,
-                Err(err) => return Lookup::Rejected(format!("{}: {err}", path.display())),
-            };
+            // Not vouched for by metadata: check every byte (read, not
+            // mapped: a file truncated under a map would kill vcc).
+            let mut mac = blake3::Hasher::new_keyed(&self.key);
+            if let Err(err) = mac
+                .update_reader(&file)
+                .and_then(|_| (&file).seek(io::SeekFrom::Start(0)))
+            {
+                return Lookup::Rejected(format!("{}: {err}", path.display()));
+            }
             // blake3::Hash compares in constant time.
-            if seal.artifact_mac != Some(self.mac(&map)) {
+            if seal.artifact_mac != Some(mac.finalize()) {
                 return Lookup::Rejected(format!(
                     "{}: integrity check failed (corrupt or modified)",
                     path.display()
@@ -271,6 +297,51 @@ impl Cache {
         }
         result
     }
+}
+
+/// Whether `dir` is safe to run native code from: the folder is the current
+/// user's and nobody else can write it, and no folder above it lets
+/// another user replace it (each is owned by the user or root, and either
+/// writable by its owner only or sticky, like `/tmp`).
+fn trusted(dir: &Path) -> Result<(), String> {
+    let dir = fs::canonicalize(dir).map_err(|e| e.to_string())?;
+    // SAFETY: getuid has no preconditions and cannot fail.
+    let me = unsafe { libc::getuid() };
+    let meta = fs::metadata(&dir).map_err(|e| e.to_string())?;
+    if meta.uid() != me {
+        return Err(format!(
+            "it is owned by uid {}, not by the current user (uid {me})",
+            meta.uid()
+        ));
+    }
+    if meta.mode() & 0o022 != 0 {
+        return Err(format!(
+            "it is {}-writable; run `chmod go-w {}`",
+            if meta.mode() & 0o002 != 0 {
+                "world"
+            } else {
+                "group"
+            },
+            dir.display()
+        ));
+    }
+    for above in dir.ancestors().skip(1) {
+        let meta = fs::metadata(above).map_err(|e| e.to_string())?;
+        if meta.uid() != me && meta.uid() != 0 {
+            return Err(format!(
+                "{} above it is owned by uid {}: that user could replace the cache",
+                above.display(),
+                meta.uid()
+            ));
+        }
+        if meta.mode() & 0o022 != 0 && meta.mode() & 0o1000 == 0 {
+            return Err(format!(
+                "{} above it is writable by others and not sticky: they could replace the cache",
+                above.display()
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// The cache's secret key: created once with 32 bytes from the OS, readable

@@ -2,9 +2,10 @@
 //!
 //! The order matters. Lint first: a contract with an integrity error runs no
 //! validator. Then one snapshot of the root. Then each criterion in its own
-//! sandbox, in parallel, guarded by its wall-clock budget. Then the host
-//! looks again at the root: if anything changed, the verdict is not bound to
-//! the bytes the validators judged, and the run is withheld. Last, the law.
+//! sandbox, in parallel, guarded by its wall-clock budget; validators see
+//! the snapshot only. Then the host looks again at the root: if anything
+//! changed (any file's or folder's metadata), the verdict is not bound to
+//! the bytes that were hashed, and the run is withheld. Last, the law.
 
 use std::collections::{BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
@@ -24,6 +25,7 @@ use crate::memo;
 use crate::sandbox::{Request, RunLimits, RunOutput};
 use crate::snapshot::{Snapshot, WalkLimits, digest_string};
 use crate::validators::{ContractValidators, LoadResult, Loader};
+use crate::vfs::Tree;
 use vcc_report::output::Evidence;
 
 /// The version of wasmtime this host embeds (a test keeps it equal to the
@@ -66,7 +68,8 @@ pub fn lint_with_validators<'a>(
     (problems, validators)
 }
 
-/// Evaluate a contract against the deliverables under `root`.
+/// Evaluate a contract against the deliverables under `root`: the phases
+/// named in the module comment, in order.
 pub fn check(loader: &Loader, doc: &Document, root: &Path, options: &CheckOptions) -> Report {
     let started = Instant::now();
     let contract = &doc.contract;
@@ -87,42 +90,139 @@ pub fn check(loader: &Loader, doc: &Document, root: &Path, options: &CheckOption
         problems: Vec::new(),
         runtime: RuntimeInfo::default(),
     };
-
-    let (problems, validators) = lint_with_validators(loader, doc, Some(root));
-    let errors = problems.iter().filter(|p| p.is_error()).count();
-    report.problems = problems;
-    if errors > 0 {
-        report.reason =
-            format!("the contract has {errors} integrity error(s); no validator was run");
-        return finish(report, loader, options, started);
+    let outcome = run(loader, doc, root, options, &mut report);
+    if let Err(why) = outcome {
+        report.verdict = Verdict::Invalid;
+        report.reason = why;
     }
+    finish(report, loader, options, started)
+}
+
+/// Every phase of a check; `Err` is why the run is `invalid`.
+fn run(
+    loader: &Loader,
+    doc: &Document,
+    root: &Path,
+    options: &CheckOptions,
+    report: &mut Report,
+) -> Result<(), String> {
+    let contract = &doc.contract;
+    let validators = integrity(loader, doc, root, report)?;
+    let folder = std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
+    trusted_state_outside(loader, &folder)?;
 
     // Digests remembered from an earlier run over the same (canonical) root
     // spare reading files whose metadata has not changed.
-    let folder = std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
     let known = loader
         .cache()
         .map(|c| c.load_memo(&folder))
         .unwrap_or_default();
     let started_reading = memo::now();
-    let snapshot = match Snapshot::take(root, options.walk.clone(), &known) {
-        Ok(s) => Arc::new(s),
-        Err(err) => {
-            report.reason = err.to_string();
-            return finish(report, loader, options, started);
-        }
-    };
+    let snapshot =
+        Arc::new(Snapshot::take(root, options.walk.clone(), &known).map_err(|e| e.to_string())?);
 
-    // Held until every run is over (a mirror is removed when dropped).
-    let view = match snapshot.view() {
-        Ok(view) => view,
-        Err(err) => {
-            report.reason = format!("cannot prepare the read-only view of the deliverables: {err}");
-            return finish(report, loader, options, started);
-        }
-    };
-    let mount = Arc::new(view.path().to_path_buf());
+    let evaluated = evaluate(
+        loader,
+        contract,
+        &validators.loaded,
+        &snapshot,
+        options.jobs,
+    );
+    let changed = look_again(&snapshot, evaluated.iter().any(|e| e.2));
 
+    // Remember the digests only of a tree that held still.
+    if let Some(cache) = loader.cache()
+        && changed.is_empty()
+        && (snapshot.remembered != snapshot.files.len() || known.len() != snapshot.files.len())
+    {
+        // Only a speed-up: a memo that cannot be written is not an error.
+        let files = snapshot
+            .files
+            .iter()
+            .map(|(path, e)| (path.as_str(), &e.stat, &e.digest));
+        let _ = cache.save_memo(&folder, started_reading, files);
+    }
+    report.deliverables = Some(DeliverablesInfo {
+        root: root.display().to_string(),
+        root_digest: digest_string(&snapshot.root_digest),
+        files: snapshot.files.len() as u64,
+        bytes: snapshot.total_bytes,
+        unreadable: snapshot.unreadable.clone(),
+        changed: changed.clone(),
+    });
+    // Evidence is written after the second look: the evidence folder may
+    // be under the root, and writing it earlier would be a change.
+    let mut evidence_error = None;
+    for (mut criterion, evidence, _) in evaluated {
+        for item in evidence {
+            match store_evidence(&item, options.evidence_dir.as_deref()) {
+                Ok(r) => criterion.evidence.push(r),
+                Err(err) => {
+                    let dir = options.evidence_dir.as_deref().unwrap_or(Path::new("?"));
+                    evidence_error = Some(format!("{}: {err}", dir.display()));
+                }
+            }
+        }
+        report.criteria.push(criterion);
+    }
+    mark_suspects(contract, &mut report.criteria);
+    apply_the_law(report, contract, &changed);
+    match evidence_error {
+        Some(err) => Err(format!("evidence could not be stored: {err}")),
+        None => Ok(()),
+    }
+}
+
+/// The integrity pass, loading the validators; `Err` when it found errors
+/// (they are in the report's problems).
+fn integrity<'a>(
+    loader: &'a Loader,
+    doc: &Document,
+    root: &Path,
+    report: &mut Report,
+) -> Result<ContractValidators<'a>, String> {
+    let (problems, validators) = lint_with_validators(loader, doc, Some(root));
+    let errors = problems.iter().filter(|p| p.is_error()).count();
+    report.problems = problems;
+    if errors > 0 {
+        return Err(format!(
+            "the contract has {errors} integrity error(s); no validator was run"
+        ));
+    }
+    Ok(validators)
+}
+
+/// The component cache holds native code that vcc runs: it must not be
+/// something the producer of the deliverables can write, nor something a
+/// validator can read (its MAC key). Neither may hold the other.
+fn trusted_state_outside(loader: &Loader, root: &Path) -> Result<(), String> {
+    let Some(cache) = loader.cache() else {
+        return Ok(());
+    };
+    let dir = std::fs::canonicalize(cache.dir()).unwrap_or_else(|_| cache.dir().to_path_buf());
+    if dir.starts_with(root) || root.starts_with(&dir) {
+        return Err(format!(
+            "the component cache {} is {} the deliverable root {}: whoever writes the deliverables could write the native code vcc runs; put the cache elsewhere (--cache-dir, VCC_CACHE_DIR) or use --no-cache",
+            dir.display(),
+            if dir.starts_with(root) {
+                "inside"
+            } else {
+                "around"
+            },
+            root.display()
+        ));
+    }
+    Ok(())
+}
+
+/// Run every criterion, `jobs` at a time, each in its own sandbox.
+fn evaluate(
+    loader: &Loader,
+    contract: &Contract,
+    validators: &HashMap<String, LoadResult>,
+    snapshot: &Arc<Snapshot>,
+    jobs: usize,
+) -> Vec<Evaluated> {
     let resolved: HashMap<&str, (Vec<String>, Vec<String>)> = contract
         .deliverables
         .iter()
@@ -149,20 +249,19 @@ pub fn check(loader: &Loader, doc: &Document, root: &Path, options: &CheckOption
             .map(|(id, (files, _))| (id.to_string(), files.clone()))
             .collect(),
     );
-
     let ctx = Ctx {
         loader,
         contract,
-        validators: &validators.loaded,
-        snapshot: &snapshot,
+        validators,
+        snapshot,
         resolved: &resolved,
         listing: &listing,
-        mount: &mount,
+        tree: &Arc::new(Tree::of(&snapshot.files)),
     };
     let next = AtomicUsize::new(0);
     let results: Mutex<Vec<Option<Evaluated>>> =
         Mutex::new(contract.criteria.iter().map(|_| None).collect());
-    let jobs = options.jobs.clamp(1, contract.criteria.len().max(1));
+    let jobs = jobs.clamp(1, contract.criteria.len().max(1));
     std::thread::scope(|scope| {
         for _ in 0..jobs {
             scope.spawn(|| {
@@ -181,62 +280,37 @@ pub fn check(loader: &Loader, doc: &Document, root: &Path, options: &CheckOption
     });
     // A criterion without a result (a host bug) is an error, never absent:
     // a missing MUST must not let the others decide.
-    let results = results
+    results
         .into_inner()
-        .unwrap_or_else(|poisoned| poisoned.into_inner());
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+        .into_iter()
+        .enumerate()
+        .map(|(i, result)| {
+            result.unwrap_or_else(|| {
+                let mut lost = ctx.base_report(&contract.criteria[i]);
+                lost.summary = "the host lost this criterion's result".into();
+                (lost, Vec::new(), false)
+            })
+        })
+        .collect()
+}
 
-    let mut saw_change = false;
-    let mut evidence_error = None;
-    for (i, result) in results.into_iter().enumerate() {
-        let (mut criterion, evidence, changed) = result.unwrap_or_else(|| {
-            let mut lost = ctx.base_report(&contract.criteria[i]);
-            lost.summary = "the host lost this criterion's result".into();
-            (lost, Vec::new(), false)
-        });
-        saw_change |= changed;
-        for item in evidence {
-            match store_evidence(&item, options.evidence_dir.as_deref()) {
-                Ok(r) => criterion.evidence.push(r),
-                Err(err) => {
-                    let dir = options.evidence_dir.as_deref().unwrap_or(Path::new("?"));
-                    evidence_error = Some(format!("{}: {err}", dir.display()));
-                }
-            }
-        }
-        report.criteria.push(criterion);
-    }
-    mark_suspects(contract, &mut report.criteria);
-
+/// Look at the root again: any change since the walk — metadata of a file
+/// or folder, an entry added or removed — means the verdict would not be
+/// about the bytes that were judged.
+fn look_again(snapshot: &Snapshot, a_read_saw_a_change: bool) -> Vec<String> {
     let mut changed = snapshot.changes();
-    if saw_change && changed.is_empty() {
+    if a_read_saw_a_change && changed.is_empty() {
         changed.push("(a file changed while a validator read it)".into());
     }
-    // Remember the digests only of a tree that held still, and only now:
-    // the cache may live under the root, and writing it earlier would be a
-    // change to the deliverables.
-    if let Some(cache) = loader.cache()
-        && changed.is_empty()
-        && (snapshot.remembered != snapshot.files.len() || known.len() != snapshot.files.len())
-    {
-        // Only a speed-up: a memo that cannot be written is not an error.
-        let files = snapshot
-            .files
-            .iter()
-            .map(|(path, e)| (path.as_str(), &e.stat, &e.digest));
-        let _ = cache.save_memo(&folder, started_reading, files);
-    }
-    report.deliverables = Some(DeliverablesInfo {
-        root: root.display().to_string(),
-        root_digest: digest_string(&snapshot.root_digest),
-        files: snapshot.files.len() as u64,
-        bytes: snapshot.total_bytes,
-        unreadable: snapshot.unreadable.clone(),
-        changed: changed.clone(),
-    });
+    changed
+}
 
+/// The termination law, then what a change during the run does to it.
+fn apply_the_law(report: &mut Report, contract: &Contract, changed: &[String]) {
     let outcomes = report.criteria.iter().map(|c| (c.severity, c.status));
     report.verdict = law::decide(contract.advisory, outcomes);
-    report.reason = verdict_reason(&report, contract);
+    report.reason = verdict_reason(report, contract);
     if !changed.is_empty() && report.verdict != Verdict::Advisory {
         report.verdict = Verdict::Withheld;
         report.reason = format!(
@@ -249,11 +323,6 @@ pub fn check(loader: &Loader, doc: &Document, root: &Path, options: &CheckOption
                 .join(", ")
         );
     }
-    if let Some(err) = evidence_error {
-        report.verdict = Verdict::Invalid;
-        report.reason = format!("evidence could not be stored: {err}");
-    }
-    finish(report, loader, options, started)
 }
 
 fn finish(mut report: Report, loader: &Loader, options: &CheckOptions, started: Instant) -> Report {
@@ -280,7 +349,7 @@ struct Ctx<'a> {
     /// Deliverable id → (files, entries that could not be read).
     resolved: &'a HashMap<&'a str, (Vec<String>, Vec<String>)>,
     listing: &'a Arc<HashMap<String, Vec<String>>>,
-    mount: &'a Arc<PathBuf>,
+    tree: &'a Arc<Tree>,
 }
 
 impl Ctx<'_> {
@@ -421,7 +490,7 @@ impl Ctx<'_> {
                 .iter()
                 .map(|d| d.id.clone())
                 .collect(),
-            mount: self.mount.clone(),
+            tree: self.tree.clone(),
             limits,
         };
         let sandbox = self.loader.sandbox().clone();

@@ -11,11 +11,12 @@ mod memo;
 mod sandbox;
 mod snapshot;
 mod validators;
+mod vfs;
 
 use std::path::Path;
 use std::time::Duration;
 
-pub use cache::Cache;
+pub use cache::{Cache, OpenError};
 pub use check::{
     CheckOptions, DEFAULT_MEMORY, DEFAULT_TIMEOUT, WASMTIME_VERSION, check, lint_with_validators,
     unreadable_contract,
@@ -33,7 +34,8 @@ pub struct Runtime {
 
 impl Runtime {
     /// `cache_dir`: where precompiled components are kept (`None`: compile
-    /// every time). A cache that cannot be opened is reported, not fatal.
+    /// every time). A cache that cannot be created or read is reported and
+    /// left out; one that others could write is refused (an error).
     pub fn new(
         builtins: Vec<Builtin>,
         cache_dir: Option<&Path>,
@@ -42,7 +44,10 @@ impl Runtime {
         let sandbox = sandbox::Sandbox::new()?;
         let (cache, warning) = match cache_dir.map(Cache::open) {
             Some(Ok(cache)) => (Some(cache), None),
-            Some(Err(err)) => (
+            Some(Err(err @ OpenError::Untrusted { .. })) => {
+                anyhow::bail!("{err} (or use --no-cache)")
+            }
+            Some(Err(OpenError::Io(err))) => (
                 None,
                 Some(format!("the component cache is disabled: {err}")),
             ),
@@ -72,7 +77,7 @@ impl Runtime {
         }
         let started = memo::now();
         let mut hasher = blake3::Hasher::new();
-        hasher.update_mmap_rayon(&exe).ok()?;
+        hasher.update_reader(std::fs::File::open(&exe).ok()?).ok()?;
         let digest = hasher.finalize();
         // The memo's scope is the executable's own path, never a folder.
         if let Some(cache) = self.loader.cache() {

@@ -2,15 +2,15 @@
 //!
 //! One `Engine` for the process; each component compiled once and turned
 //! into a `PluginPre`; a fresh `Store` per run. A run sees: the snapshot
-//! through the `deliverables` import, the same root mounted read-only at
-//! `/deliverables`, no network, no environment, no arguments, closed stdin,
+//! through the `deliverables` import and, read-only, as the WASI filesystem
+//! `/deliverables` (served from the snapshot by `vfs.rs`, never from the
+//! live root), no network, no environment, no arguments, closed stdin,
 //! captured and capped stdout/stderr, fixed clocks and random, and bounded
 //! memory, tables, instances, stack and wall-clock time. Whatever goes wrong
 //! becomes an `error` status with a reason; nothing a guest does is a pass
 //! unless `validate` returns `pass` within every limit.
 
 use std::collections::{BTreeMap, HashMap};
-use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::mpsc;
 use std::thread::JoinHandle;
@@ -20,15 +20,18 @@ use vcc_report::output::{Evidence, MAX_TEXT, Returned};
 use vcc_report::{FileRead, Finding, Reason, Status};
 use wasmtime::StoreContextMut;
 use wasmtime::component::{Component, HasSelf, Linker, Resource, ResourceTable};
-use wasmtime::{Config, Engine, ResourceLimiter, Store, Trap};
+use wasmtime::{Engine, ResourceLimiter, Store, Trap};
 use wasmtime_wasi::p2::pipe::MemoryOutputPipe;
 use wasmtime_wasi::p2::{DynPollable, Pollable, subscribe};
 use wasmtime_wasi::{
-    Deterministic, FsPerms, HostMonotonicClock, HostWallClock, I32Exit, WasiCtx, WasiCtxBuilder,
+    Deterministic, HostMonotonicClock, HostWallClock, I32Exit, WasiCtx, WasiCtxBuilder,
     WasiCtxView, WasiView,
 };
 
 use crate::snapshot::Snapshot;
+use crate::vfs::{FileAccess, SnapshotFs, SnapshotFsData, Tree};
+
+pub use crate::vfs::GUEST_ROOT;
 
 /// `validator` (every 0.1.x component exports it) and `params` (since
 /// 0.1.2) are bound as two worlds: a component built against 0.1.0 or
@@ -105,7 +108,7 @@ pub fn import_use(name: &str) -> ImportUse {
             ImportUse::Provided("fixed bytes")
         }
         "wasi:filesystem/types" | "wasi:filesystem/preopens" if wasi => {
-            ImportUse::Provided("read-only /deliverables only")
+            ImportUse::Provided("read-only /deliverables: the hashed snapshot")
         }
         _ if wasi && (iface.starts_with("wasi:io/") || iface.starts_with("wasi:cli/")) => {
             ImportUse::Provided("")
@@ -118,8 +121,6 @@ pub fn import_use(name: &str) -> ImportUse {
     }
 }
 
-/// Where the deliverable root is mounted in the guest.
-pub const GUEST_ROOT: &str = "/deliverables";
 /// The interface a validator exports, and the versions this host runs.
 pub const EXPORT: &str = "vcc:validator/validator";
 /// The optional export of `check-params` (since 0.1.2).
@@ -133,7 +134,6 @@ pub const INVALID_PARAMS: &str = "invalid params:";
 const TICK: Duration = Duration::from_millis(5);
 /// Caps on what one run may produce.
 const STDIO_CAP: usize = 64 << 10;
-const MAX_WASM_STACK: usize = 1 << 20;
 const MAX_TABLE_ELEMENTS: usize = 1 << 20;
 const MAX_INSTANCES: usize = 64;
 const MAX_TABLES: usize = 64;
@@ -168,8 +168,8 @@ pub struct Request {
     pub deliverables: Arc<HashMap<String, Vec<String>>>,
     /// Deliverable ids in contract order (for `list-deliverables`).
     pub order: Vec<String>,
-    /// The folder mounted read-only at `/deliverables`.
-    pub mount: Arc<PathBuf>,
+    /// The snapshot's folders, for the WASI view of it.
+    pub tree: Arc<Tree>,
     pub limits: RunLimits,
 }
 
@@ -242,17 +242,11 @@ impl Description {
 
 impl Sandbox {
     pub fn new() -> anyhow::Result<Sandbox> {
-        let mut config = Config::new();
-        // Async components are not used: the concurrency machinery triples
-        // the cost of every call (PERF.md).
-        config.concurrency_support(false);
-        config.epoch_interruption(true);
-        config.max_wasm_stack(MAX_WASM_STACK);
-        config.parallel_compilation(true);
-        let engine = Engine::new(&config)?;
+        let engine = Engine::new(&vcc_engine::config())?;
         let mut linker = Linker::new(&engine);
         wasmtime_wasi::p2::add_to_linker_sync(&mut linker)?;
         frozen_time(&mut linker)?;
+        snapshot_filesystem(&mut linker)?;
         deliverables::add_to_linker::<RunState, HasSelf<RunState>>(&mut linker, |s| s)?;
         let ticker = Ticker::start(engine.clone());
         Ok(Sandbox {
@@ -407,9 +401,9 @@ impl Sandbox {
     pub fn validate(&self, pre: &PluginPre<RunState>, request: Request) -> RunOutput {
         let files = FileAccess {
             snapshot: request.snapshot.clone(),
+            tree: request.tree.clone(),
             deliverables: request.deliverables.clone(),
             order: request.order.clone(),
-            mount: request.mount.clone(),
             reads: BTreeMap::new(),
             read_cap: request.limits.memory,
             deadline: Instant::now() + request.limits.timeout,
@@ -517,9 +511,8 @@ impl Sandbox {
             .allow_udp(false)
             .allow_ip_name_lookup(false)
             .socket_addr_check(|_, _| Box::pin(async { false }));
-        if let Some(files) = &files {
-            wasi.preopened_dir(files.mount.as_path(), GUEST_ROOT, FsPerms::ReadOnly)?;
-        }
+        // No preopened folder: `/deliverables` is the snapshot itself,
+        // served by `vfs.rs` in place of WASI's own filesystem.
         let mut table = ResourceTable::new();
         table.set_max_capacity(MAX_RESOURCES);
         let memory = usize::try_from(limits.memory).unwrap_or(usize::MAX);
@@ -566,6 +559,26 @@ impl HostWallClock for FixedWallClock {
 /// The WASI clocks version wasmtime-wasi defines (its `clocks.wit`). A
 /// test (`sleeps_in_host_calls`) fails if this stops shadowing its sleeps.
 const WASI_CLOCKS: &str = "wasi:clocks/monotonic-clock@0.2.12";
+
+/// The WASI filesystem a guest sees is the snapshot (see `vfs.rs`): its
+/// implementation replaces wasmtime-wasi's, which would open the live root.
+fn snapshot_filesystem(linker: &mut Linker<RunState>) -> anyhow::Result<()> {
+    fn view(state: &mut RunState) -> SnapshotFs<'_> {
+        SnapshotFs {
+            table: &mut state.table,
+            files: state.files.as_mut(),
+        }
+    }
+    linker.allow_shadowing(true);
+    wasmtime_wasi::p2::bindings::sync::filesystem::types::add_to_linker::<RunState, SnapshotFsData>(
+        linker, view,
+    )?;
+    wasmtime_wasi::p2::bindings::filesystem::preopens::add_to_linker::<RunState, SnapshotFsData>(
+        linker, view,
+    )?;
+    linker.allow_shadowing(false);
+    Ok(())
+}
 
 /// Time does not pass in the sandbox, so a sleep is over as soon as it
 /// starts: a guest can never block the host by waiting on a clock.
@@ -664,33 +677,13 @@ impl ResourceLimiter for Limiter {
     }
 }
 
-/// The snapshot as one run sees it, and what it read.
-struct FileAccess {
-    snapshot: Arc<Snapshot>,
-    deliverables: Arc<HashMap<String, Vec<String>>>,
-    /// Deliverable ids in contract order.
-    order: Vec<String>,
-    mount: Arc<PathBuf>,
-    reads: BTreeMap<String, String>,
-    read_cap: u64,
-    /// Reads stop when the run's budget is spent, even inside a long read.
-    deadline: Instant,
-    saw_change: bool,
-}
-
-impl FileAccess {
-    fn info(&self, path: &str) -> Result<wit::FileInfo, String> {
-        let entry = self
-            .snapshot
-            .files
-            .get(path)
-            .ok_or_else(|| format!("{path}: no such file in the deliverable snapshot"))?;
-        Ok(wit::FileInfo {
-            path: format!("{GUEST_ROOT}/{path}"),
-            size: entry.size,
-            digest: entry.digest_string(),
-        })
-    }
+fn info(files: &FileAccess, path: &str) -> Result<wit::FileInfo, String> {
+    let entry = files.entry(path)?;
+    Ok(wit::FileInfo {
+        path: format!("{GUEST_ROOT}/{path}"),
+        size: entry.size,
+        digest: entry.digest_string(),
+    })
 }
 
 /// A guest path (`/deliverables/x`) or a root-relative one, as a snapshot key.
@@ -722,7 +715,7 @@ impl deliverables::Host for RunState {
             .deliverables
             .get(&deliverable)
             .ok_or_else(|| format!("`{deliverable}` is not a deliverable of the contract"))?;
-        paths.iter().map(|p| files.info(p)).collect()
+        paths.iter().map(|p| info(files, p)).collect()
     }
 
     fn read_file(&mut self, path: String) -> Result<Vec<u8>, String> {
@@ -731,23 +724,7 @@ impl deliverables::Host for RunState {
             .as_mut()
             .ok_or("no deliverables are available during describe()")?;
         let key = snapshot_key(&path)?;
-        let info = files.info(&key)?;
-        if info.size > files.read_cap {
-            return Err(format!(
-                "{key}: {} bytes is more than this run's memory limit",
-                info.size
-            ));
-        }
-        match files.snapshot.read_before(&key, files.deadline) {
-            Ok(bytes) => {
-                files.reads.insert(key, info.digest);
-                Ok(bytes.to_vec())
-            }
-            Err(err) => {
-                files.saw_change = true;
-                Err(err)
-            }
-        }
+        files.read(&key).map(|bytes| bytes.to_vec())
     }
 
     fn list_deliverables(&mut self) -> Vec<String> {
@@ -762,7 +739,7 @@ impl deliverables::Host for RunState {
             .files
             .as_ref()
             .ok_or("no deliverables are available during describe()")?;
-        files.info(&snapshot_key(&path)?)
+        info(files, &snapshot_key(&path)?)
     }
 }
 

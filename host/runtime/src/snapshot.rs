@@ -10,8 +10,18 @@
 //! Small files keep their bytes in memory (within a budget), so validators
 //! are served exactly the bytes that were hashed. Larger files are re-read on
 //! demand and their digest checked again before a validator sees them.
+//!
+//! Files are read, never memory-mapped: a mapped file that the producer of
+//! the deliverables truncates kills the reader with SIGBUS. A file that
+//! shrinks or grows while it is hashed is a change.
+//!
+//! After the validators ran, [`Snapshot::changes`] walks the root again
+//! and compares the metadata of every file and folder (device, inode, size,
+//! modification and status-change times): any difference is a change,
+//! whatever the bytes are now. The status-change time cannot be set back
+//! by a writer, so a file rewritten and restored during the run is caught.
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::ffi::OsString;
 use std::io::{self, Read};
 use std::path::{Path, PathBuf};
@@ -50,8 +60,11 @@ impl Default for WalkLimits {
 
 /// Files at most this large are kept in memory (if the budget allows).
 const RETAIN_FILE_MAX: u64 = 8 << 20;
-/// Files at least this large are hashed from a memory map on all cores.
-const MMAP_MIN: u64 = 16 << 20;
+/// Files at least this large are hashed on all cores, a chunk at a time,
+/// while the next chunk is read.
+const PARALLEL_MIN: u64 = 16 << 20;
+/// The chunk read at a time from a large file.
+const CHUNK: usize = 8 << 20;
 
 /// What identifies one version of a file without reading it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -117,8 +130,11 @@ pub struct Snapshot {
     /// What the walk itself could not hash (path, kind), to compare with a
     /// later walk.
     walk_unreadable: HashSet<(String, String)>,
-    /// Regular files found by the walk but not hashed (too large, …).
-    unhashed: HashSet<String>,
+    /// Regular files found by the walk but not hashed (too large, …), and
+    /// their metadata.
+    unhashed: HashMap<String, StatKey>,
+    /// Every folder the walk entered (the root is `""`), and its metadata.
+    dirs: HashMap<String, StatKey>,
     /// Set when the walk stopped early (too many files): nothing can be
     /// judged on a partial tree.
     pub truncated: Option<String>,
@@ -136,6 +152,7 @@ struct Found {
 
 struct Walk {
     files: Vec<Found>,
+    dirs: HashMap<String, StatKey>,
     unreadable: Vec<UnreadableEntry>,
     truncated: Option<String>,
 }
@@ -163,6 +180,11 @@ impl Snapshot {
 
         let budget = AtomicU64::new(limits.retain_budget);
         let remembered = AtomicUsize::new(0);
+        let stats: HashMap<String, StatKey> = walk
+            .files
+            .iter()
+            .map(|f| (f.path.clone(), f.stat))
+            .collect();
         let hashed: Vec<Result<(String, FileEntry), UnreadableEntry>> = walk
             .files
             .into_par_iter()
@@ -181,7 +203,7 @@ impl Snapshot {
             .map(|u| (u.path.clone(), u.kind.clone()))
             .collect();
         let mut files = BTreeMap::new();
-        let mut unhashed = HashSet::new();
+        let mut unhashed = HashMap::new();
         let mut unreadable = walk.unreadable;
         for item in hashed {
             match item {
@@ -189,7 +211,9 @@ impl Snapshot {
                     files.insert(path, entry);
                 }
                 Err(entry) => {
-                    unhashed.insert(entry.path.clone());
+                    if let Some(stat) = stats.get(&entry.path) {
+                        unhashed.insert(entry.path.clone(), *stat);
+                    }
                     unreadable.push(entry);
                 }
             }
@@ -205,6 +229,7 @@ impl Snapshot {
             unreadable,
             walk_unreadable,
             unhashed,
+            dirs: walk.dirs,
             truncated: walk.truncated,
             root_digest,
             total_bytes,
@@ -258,86 +283,57 @@ impl Snapshot {
         }
         Ok(bytes.into())
     }
-
-    /// The folder validators see at `/deliverables`.
-    ///
-    /// When the walk found nothing but regular files and directories, that
-    /// is the root itself. Otherwise (a symlink, FIFO, socket, device, or a
-    /// file vcc would not hash), it is a temporary mirror holding only the
-    /// hashed files — hard links, or copies across filesystems — so no
-    /// special file is reachable and a guest cannot block on one.
-    pub fn view(&self) -> io::Result<View> {
-        if self.unreadable.is_empty() {
-            return Ok(View::Live(self.root.clone()));
-        }
-        let mirror = tempfile::Builder::new().prefix("vcc-view-").tempdir()?;
-        let target = Dir::open_ambient_dir(mirror.path(), ambient_authority())?;
-        for (path, entry) in &self.files {
-            if let Some((parent, _)) = path.rsplit_once('/') {
-                target.create_dir_all(parent)?;
-            }
-            // cap-std resolves `path` inside the root only: a swapped-in
-            // symlink cannot link an outside file into the view.
-            if self.dir.hard_link(path, &target, path).is_ok() {
-                let linked = target.metadata(path)?;
-                if (linked.dev(), linked.ino()) != (entry.stat.dev, entry.stat.ino) {
-                    return Err(io::Error::other(format!(
-                        "{path} changed while the view was made"
-                    )));
-                }
-            } else {
-                let bytes = self.read(path).map_err(io::Error::other)?;
-                target.write(path, &bytes)?;
-            }
-        }
-        Ok(View::Mirror(mirror))
-    }
-}
-
-/// See [`Snapshot::view`]. A mirror is removed when dropped.
-pub enum View {
-    Live(PathBuf),
-    Mirror(tempfile::TempDir),
-}
-
-impl View {
-    pub fn path(&self) -> &Path {
-        match self {
-            View::Live(root) => root,
-            View::Mirror(dir) => dir.path(),
-        }
-    }
 }
 
 impl Snapshot {
-    /// Paths that are not as they were when hashed: files changed, added or
-    /// removed, and entries that were not hashed (symlinks, FIFOs, …)
-    /// appearing, disappearing or changing kind. A file whose metadata
-    /// changed but whose bytes hash the same is unchanged.
+    /// Paths that are not as they were when the walk saw them: files and
+    /// folders whose metadata changed (whatever their bytes are now),
+    /// files added or removed, and entries that were not hashed (symlinks,
+    /// FIFOs, …) appearing, disappearing or changing kind. A folder is
+    /// named with a trailing `/` (an entry was added, removed or renamed
+    /// in it).
     pub fn changes(&self) -> Vec<String> {
         let walk = match walk(&self.dir, &self.limits) {
             Ok(walk) => walk,
             Err(err) => return vec![format!("(the root could not be walked again: {err})")],
         };
         let mut changed = Vec::new();
-        let mut suspects = Vec::new();
         let mut present = HashSet::new();
         for found in &walk.files {
             present.insert(found.path.as_str());
-            match self.files.get(&found.path) {
-                Some(entry) if entry.stat == found.stat => {}
-                Some(_) => suspects.push(found),
-                // Still a file the host would not hash: whatever targeted it
-                // was an error already.
-                None if self.unhashed.contains(&found.path) => {}
-                None => changed.push(found.path.clone()),
+            let before = self
+                .files
+                .get(&found.path)
+                .map(|e| e.stat)
+                .or_else(|| self.unhashed.get(&found.path).copied());
+            if before != Some(found.stat) {
+                changed.push(found.path.clone());
             }
         }
         changed.extend(
             self.files
                 .keys()
+                .chain(self.unhashed.keys())
                 .filter(|p| !present.contains(p.as_str()))
                 .cloned(),
+        );
+        let folder = |path: &str| {
+            if path.is_empty() {
+                "./".to_string()
+            } else {
+                format!("{path}/")
+            }
+        };
+        for (path, stat) in &walk.dirs {
+            if self.dirs.get(path) != Some(stat) {
+                changed.push(folder(path));
+            }
+        }
+        changed.extend(
+            self.dirs
+                .keys()
+                .filter(|p| !walk.dirs.contains_key(*p))
+                .map(|p| folder(p)),
         );
         let now: HashSet<(String, String)> = walk
             .unreadable
@@ -347,16 +343,6 @@ impl Snapshot {
         changed.extend(
             now.symmetric_difference(&self.walk_unreadable)
                 .map(|(path, _)| path.clone()),
-        );
-        changed.extend(
-            suspects
-                .par_iter()
-                .filter(|found| {
-                    let before = self.files.get(&found.path).map(|e| e.digest);
-                    !hash_path(&self.dir, &found.path).is_ok_and(|d| Some(d) == before)
-                })
-                .map(|found| found.path.clone())
-                .collect::<Vec<_>>(),
         );
         changed.sort();
         changed.dedup();
@@ -493,9 +479,12 @@ fn kind_of(ft: &FileType) -> &'static str {
 fn walk(root: &Dir, limits: &WalkLimits) -> io::Result<Walk> {
     let mut out = Walk {
         files: Vec::new(),
+        dirs: HashMap::new(),
         unreadable: Vec::new(),
         truncated: None,
     };
+    out.dirs
+        .insert(String::new(), StatKey::of(&root.dir_metadata()?));
     let mut stack: Vec<(cap_std::fs::ReadDir, String)> = vec![(root.entries()?, String::new())];
     while let Some((entries, prefix)) = stack.last_mut() {
         let Some(entry) = entries.next() else {
@@ -545,8 +534,14 @@ fn walk(root: &Dir, limits: &WalkLimits) -> io::Result<Walk> {
                 ));
                 continue;
             }
-            match entry.open_dir().and_then(|d| d.entries()) {
-                Ok(sub) => stack.push((sub, path)),
+            match entry
+                .metadata()
+                .and_then(|m| Ok((m, entry.open_dir()?.entries()?)))
+            {
+                Ok((meta, sub)) => {
+                    out.dirs.insert(path.clone(), StatKey::of(&meta));
+                    stack.push((sub, path));
+                }
                 Err(err) => {
                     out.unreadable
                         .push(unreadable(&path, "unreadable_dir", err.to_string()))
@@ -652,7 +647,11 @@ fn hash_file(
         }
         (blake3::hash(&bytes), Some(Arc::from(bytes)))
     } else {
-        (hash_open_file(&file, size).map_err(read_error)?, None)
+        let digest = hash_open_file(&file, size).map_err(|e| match e.kind() {
+            io::ErrorKind::InvalidData => fail("changed_during_walk", e.to_string()),
+            _ => read_error(e),
+        })?;
+        (digest, None)
     };
     Ok((
         path,
@@ -665,32 +664,79 @@ fn hash_file(
     ))
 }
 
+/// Hash exactly `size` bytes of an open file by reading it (never by
+/// mapping it: a mapped file truncated by its writer would kill vcc with
+/// SIGBUS). A file that is shorter or longer than `size`, or whose metadata
+/// moved while it was read, is refused as changed.
 fn hash_open_file(file: &File, size: u64) -> io::Result<blake3::Hash> {
+    let before = StatKey::of(&file.metadata()?);
     let mut hasher = blake3::Hasher::new();
-    if size >= MMAP_MIN {
-        // SAFETY: the map is read-only and dropped before returning. If the
-        // file is truncated concurrently the process could fault; files are
-        // checked for change afterwards, and deliverable roots are not
-        // expected to be rewritten during a run (a change is reported).
-        let map = unsafe { memmap2::Mmap::map(file)? };
-        if map.len() as u64 != size {
-            return Err(io::Error::other("size changed while reading"));
-        }
-        hasher.update_rayon(&map);
+    let read = if size >= PARALLEL_MIN {
+        hash_in_chunks(file, size, &mut hasher)?
     } else {
-        let reader = file;
-        let read = io::copy(&mut reader.take(size + 1), &mut hasher)?;
-        if read != size {
-            return Err(io::Error::other("size changed while reading"));
-        }
+        io::copy(&mut file.take(size + 1), &mut hasher)?
+    };
+    if read != size || StatKey::of(&file.metadata()?) != before {
+        return Err(changed_while_hashed());
     }
     Ok(hasher.finalize())
 }
 
-fn hash_path(dir: &Dir, path: &str) -> io::Result<blake3::Hash> {
-    let file = open_regular(dir, path)?;
-    let size = file.metadata()?.len();
-    hash_open_file(&file, size)
+/// The error of a file that changed while it was read (`InvalidData` marks
+/// it apart from I/O errors).
+fn changed_while_hashed() -> io::Error {
+    io::Error::new(io::ErrorKind::InvalidData, "changed while it was hashed")
+}
+
+/// A large file: one thread reads the next chunk while all cores hash the
+/// current one. Returns the bytes read (at most `size + 1`).
+fn hash_in_chunks(file: &File, size: u64, hasher: &mut blake3::Hasher) -> io::Result<u64> {
+    let (full, filled) = std::sync::mpsc::sync_channel::<io::Result<Vec<u8>>>(1);
+    let (empty, emptied) = std::sync::mpsc::channel::<Vec<u8>>();
+    std::thread::scope(|scope| {
+        scope.spawn(move || {
+            let mut left = size + 1;
+            while left > 0 {
+                let mut chunk = emptied.try_recv().unwrap_or_else(|_| vec![0u8; CHUNK]);
+                let want = usize::try_from(left).map_or(CHUNK, |l| l.min(CHUNK));
+                chunk.resize(want, 0);
+                let n = match read_full(file, &mut chunk) {
+                    Ok(n) => n,
+                    Err(err) => {
+                        let _ = full.send(Err(err));
+                        return;
+                    }
+                };
+                chunk.truncate(n);
+                left -= n as u64;
+                if full.send(Ok(chunk)).is_err() || n < want {
+                    return;
+                }
+            }
+        });
+        let mut read = 0u64;
+        for chunk in filled {
+            let chunk = chunk?;
+            read += chunk.len() as u64;
+            hasher.update_rayon(&chunk);
+            let _ = empty.send(chunk);
+        }
+        Ok(read)
+    })
+}
+
+/// Fill `buf` from `file`, stopping early only at the end of the file.
+fn read_full(mut file: &File, buf: &mut [u8]) -> io::Result<usize> {
+    let mut n = 0;
+    while n < buf.len() {
+        match file.read(&mut buf[n..]) {
+            Ok(0) => break,
+            Ok(k) => n += k,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(n)
 }
 
 #[cfg(test)]
@@ -750,32 +796,6 @@ mod tests {
         assert_eq!(kinds, vec![("out", "symlink"), ("pipe", "fifo")]);
         let blocked = snap.resolve(&paths::check("*").unwrap()).blocked;
         assert_eq!(blocked.len(), 2);
-    }
-
-    #[test]
-    fn the_view_hides_special_files() {
-        let dir = tree(&[("a.txt", "x"), ("sub/b.txt", "y")]);
-        let live = Snapshot::take(dir.path(), WalkLimits::default(), &Memo::default()).unwrap();
-        assert_eq!(
-            live.view().unwrap().path(),
-            dir.path(),
-            "nothing special: the root itself"
-        );
-        std::os::unix::fs::symlink("/etc", dir.path().join("escape")).unwrap();
-        let fifo = std::ffi::CString::new(dir.path().join("pipe").to_str().unwrap()).unwrap();
-        assert_eq!(unsafe { libc::mkfifo(fifo.as_ptr(), 0o600) }, 0);
-        let snap = Snapshot::take(dir.path(), WalkLimits::default(), &Memo::default()).unwrap();
-        let view = snap.view().unwrap();
-        assert_ne!(view.path(), dir.path());
-        assert_eq!(
-            fs::read_to_string(view.path().join("sub/b.txt")).unwrap(),
-            "y"
-        );
-        assert!(!view.path().join("escape").exists());
-        assert!(!view.path().join("pipe").exists());
-        let mirror = view.path().to_path_buf();
-        drop(view);
-        assert!(!mirror.exists(), "the mirror is removed");
     }
 
     #[test]
@@ -839,20 +859,53 @@ mod tests {
     }
 
     #[test]
-    fn changes_are_detected_and_touches_are_not() {
-        let dir = tree(&[("a.txt", "one"), ("b.txt", "two")]);
+    fn any_change_is_seen_even_when_the_bytes_come_back() {
+        let dir = tree(&[("a.txt", "one"), ("b.txt", "two"), ("sub/c.txt", "three")]);
         let snap = Snapshot::take(dir.path(), WalkLimits::default(), &Memo::default()).unwrap();
         assert!(snap.changes().is_empty());
-        // Same bytes, new metadata: not a change.
+        // Rewritten with the same bytes: the status-change time moved, and
+        // no writer can set it back.
+        fs::write(dir.path().join("b.txt"), "TWO").unwrap();
         fs::write(dir.path().join("b.txt"), "two").unwrap();
-        assert!(snap.changes().is_empty());
+        assert_eq!(snap.changes(), vec!["b.txt"]);
+        let snap = Snapshot::take(dir.path(), WalkLimits::default(), &Memo::default()).unwrap();
         fs::write(dir.path().join("a.txt"), "ONE").unwrap();
         fs::write(dir.path().join("new.txt"), "3").unwrap();
         fs::remove_file(dir.path().join("b.txt")).unwrap();
-        assert_eq!(snap.changes(), vec!["a.txt", "b.txt", "new.txt"]);
+        // Files, and the root folder whose entries changed.
+        assert_eq!(snap.changes(), vec!["./", "a.txt", "b.txt", "new.txt"]);
+        // An entry added and removed again leaves its folder changed.
+        let snap = Snapshot::take(dir.path(), WalkLimits::default(), &Memo::default()).unwrap();
+        fs::write(dir.path().join("sub/tmp"), "x").unwrap();
+        fs::remove_file(dir.path().join("sub/tmp")).unwrap();
+        assert_eq!(snap.changes(), vec!["sub/"]);
         // A symlink appearing is a change too.
+        let snap = Snapshot::take(dir.path(), WalkLimits::default(), &Memo::default()).unwrap();
         std::os::unix::fs::symlink("/etc/passwd", dir.path().join("sneaky")).unwrap();
         assert!(snap.changes().contains(&"sneaky".to_string()));
+    }
+
+    #[test]
+    fn a_large_file_is_hashed_by_reads_in_chunks() {
+        let dir = tempfile::tempdir().unwrap();
+        let data: Vec<u8> = (0..(PARALLEL_MIN as usize + 3 * CHUNK + 17))
+            .map(|i| (i * 7 % 251) as u8)
+            .collect();
+        fs::write(dir.path().join("big"), &data).unwrap();
+        let snap = Snapshot::take(dir.path(), WalkLimits::default(), &Memo::default()).unwrap();
+        assert_eq!(snap.files["big"].digest, blake3::hash(&data));
+        // A file that is longer or shorter than its metadata said is a change.
+        let hash = |size: u64| hash_open_file(&open_regular(&snap.dir, "big").unwrap(), size);
+        let size = data.len() as u64;
+        assert_eq!(
+            hash(size - 1).unwrap_err().kind(),
+            io::ErrorKind::InvalidData
+        );
+        assert_eq!(
+            hash(size + 1).unwrap_err().kind(),
+            io::ErrorKind::InvalidData
+        );
+        assert_eq!(hash(size).unwrap(), blake3::hash(&data));
     }
 
     #[test]

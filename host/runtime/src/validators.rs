@@ -7,6 +7,11 @@
 //! `vcc:validator` version; it links against what the host provides; and
 //! `describe()` returns a usable parameter schema. Each failure is a sentence
 //! naming the cause.
+//!
+//! Built-ins run from the native code precompiled into the binary, never
+//! from the on-disk cache: a cache entry is native code too, and any
+//! process of the user could have written it. Only if this CPU cannot run
+//! the embedded code is a built-in compiled, in memory.
 
 use std::collections::{HashMap, HashSet};
 use std::io::Read;
@@ -33,6 +38,9 @@ pub struct Builtin {
     /// blake3 of `bytes`, computed when the binary was built (hashing the
     /// embedded components on every run cost more than loading them).
     pub digest: [u8; 32],
+    /// `bytes` compiled when the binary was built, with the engine settings
+    /// of `vcc-engine`, for the architecture's baseline CPU.
+    pub precompiled: &'static [u8],
 }
 
 /// Components larger than this are refused unread (Python and JavaScript
@@ -121,7 +129,8 @@ impl Loader {
 
     /// Load the component a binding names, from `contract_dir`.
     pub fn load(&self, binding: &ValidatorRef, contract_dir: &Path) -> LoadResult {
-        let (bytes, digest) = match binding.builtin().and_then(|n| self.builtin(n)) {
+        let builtin = binding.builtin().and_then(|n| self.builtin(n));
+        let (bytes, digest) = match builtin {
             Some(b) => (
                 std::borrow::Cow::Borrowed(b.bytes),
                 blake3::Hash::from(b.digest),
@@ -150,7 +159,7 @@ impl Loader {
         if let Some(done) = slot {
             return done.as_ref().clone().map(|l| rename(l, &binding.component));
         }
-        let result = self.compile_and_describe(&bytes, &digest, &binding.component);
+        let result = self.compile_and_describe(&bytes, &digest, &binding.component, builtin);
         if let Ok(mut loaded) = self.loaded.lock() {
             loaded.insert(digest, Arc::new(result.clone()));
         }
@@ -186,6 +195,25 @@ impl Loader {
             exports,
             loaded: self.load(&binding, Path::new(".")),
         })
+    }
+
+    /// A built-in's component: its embedded native code, or (if this CPU
+    /// or engine cannot run it) compiled now, in memory only.
+    fn embedded(&self, builtin: &Builtin) -> Result<Component, String> {
+        // SAFETY: the bytes are part of this executable, written by its
+        // build with the engine settings this engine was made with
+        // (`vcc_engine::config`); wasmtime still checks that they match.
+        match unsafe { Component::deserialize(self.sandbox.engine(), builtin.precompiled) } {
+            Ok(component) => {
+                self.count(|s| s.embedded += 1);
+                Ok(component)
+            }
+            Err(_) => {
+                let component = self.compile(builtin.bytes)?;
+                self.count(|s| s.misses += 1);
+                Ok(component)
+            }
+        }
     }
 
     fn builtin(&self, name: &str) -> Option<&Builtin> {
@@ -232,11 +260,20 @@ impl Loader {
         Ok(std::borrow::Cow::Owned(bytes))
     }
 
-    fn compile_and_describe(&self, bytes: &[u8], digest: &blake3::Hash, name: &str) -> LoadResult {
+    fn compile_and_describe(
+        &self,
+        bytes: &[u8],
+        digest: &blake3::Hash,
+        name: &str,
+        builtin: Option<&Builtin>,
+    ) -> LoadResult {
         if !is_component(bytes) {
             return Err(not_a_component(bytes));
         }
-        let (component, remembered) = self.component(bytes, digest)?;
+        let (component, remembered) = match builtin {
+            Some(b) => (self.embedded(b)?, None),
+            None => self.component(bytes, digest)?,
+        };
         let wit_version = self.sandbox.wit_version(&component)?;
         let prepared = self.sandbox.prepare(&component)?;
         let pre = prepared.runner;
@@ -246,7 +283,7 @@ impl Loader {
             Some(description) => description,
             None => {
                 let description = self.describe(&pre)?;
-                if let Some(cache) = &self.cache {
+                if let Some(cache) = self.cache.as_ref().filter(|_| builtin.is_none()) {
                     // Only a speed-up: asked again next time if not kept.
                     let _ = cache.remember_description(&self.key(digest), &description.to_json());
                 }
@@ -331,18 +368,7 @@ impl Loader {
                 Lookup::Miss => {}
             }
         }
-        // A component can be made to take very long to compile: bound it.
-        let owned = bytes.to_vec();
-        let compiler = engine.clone();
-        let limit = self.compile_timeout;
-        let component = wait_at_most(c"vcc-compile", limit, move || {
-            Component::new(&compiler, &owned)
-        })
-        .map_err(|stopped| match stopped {
-            Stopped::TimedOut => format!("it did not compile within {limit:?}"),
-            Stopped::Failed => "the compiler failed (host error)".to_string(),
-        })?
-        .map_err(|e| format!("it does not compile: {e:#}"))?;
+        let component = self.compile(bytes)?;
         self.count(|s| s.misses += 1);
         if let Some(cache) = &self.cache
             && let Ok(artifact) = component.serialize()
@@ -351,6 +377,22 @@ impl Loader {
             let _ = cache.put(&key, &artifact);
         }
         Ok((component, None))
+    }
+
+    /// Compile a component, within the compile timeout: a component can
+    /// be made to take very long to compile.
+    fn compile(&self, bytes: &[u8]) -> Result<Component, String> {
+        let owned = bytes.to_vec();
+        let compiler = self.sandbox.engine().clone();
+        let limit = self.compile_timeout;
+        wait_at_most(c"vcc-compile", limit, move || {
+            Component::new(&compiler, &owned)
+        })
+        .map_err(|stopped| match stopped {
+            Stopped::TimedOut => format!("it did not compile within {limit:?}"),
+            Stopped::Failed => "the compiler failed (host error)".to_string(),
+        })?
+        .map_err(|e| format!("it does not compile: {e:#}"))
     }
 
     fn count(&self, f: impl FnOnce(&mut CacheStats)) {
@@ -487,6 +529,88 @@ impl Catalog for ContractValidators<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn builtins() -> Vec<Builtin> {
+        vcc_std::BUILTINS
+            .iter()
+            .map(|b| Builtin {
+                name: b.name,
+                bytes: b.bytes,
+                digest: b.digest,
+                precompiled: b.precompiled,
+            })
+            .collect()
+    }
+
+    fn binding(component: &str) -> ValidatorRef {
+        ValidatorRef {
+            component: component.into(),
+            digest: None,
+            extensions: Default::default(),
+        }
+    }
+
+    #[test]
+    fn a_planted_cache_entry_never_runs_as_a_builtin() {
+        // A process of the same user can read cache.key and seal an entry
+        // of its own: here std/json-schema's native code, under the key
+        // std/file-exists would have had.
+        let dir = tempfile::tempdir().unwrap();
+        let sandbox = Sandbox::new().unwrap();
+        let cache = Cache::open(dir.path()).unwrap();
+        let all = builtins();
+        let named = |n: &str| *all.iter().find(|b| b.name == n).unwrap();
+        let (target, planted) = (named("std/file-exists"), named("std/json-schema"));
+        let key = Cache::key(
+            &blake3::Hash::from(target.digest),
+            sandbox.engine().precompile_compatibility_hash(),
+        );
+        let native = sandbox
+            .engine()
+            .precompile_component(planted.bytes)
+            .unwrap();
+        cache.put(&key, &native).unwrap();
+        let loader = Loader::new(sandbox, Some(cache), all, DEFAULT_COMPILE_TIMEOUT);
+
+        let loaded = loader
+            .load(&binding("std/file-exists"), Path::new("."))
+            .unwrap();
+        assert_eq!(loaded.description.name, "std/file-exists");
+        let stats = loader.stats();
+        assert_eq!((stats.embedded, stats.hits, stats.misses), (1, 0, 0));
+
+        // The planted entry is a valid one: the same bytes loaded as a
+        // user component come from it, and run as std/json-schema.
+        let copy = dir.path().join("file-exists.wasm");
+        std::fs::write(&copy, target.bytes).unwrap();
+        let other = Loader::new(
+            Sandbox::new().unwrap(),
+            Some(Cache::open(dir.path()).unwrap()),
+            Vec::new(),
+            DEFAULT_COMPILE_TIMEOUT,
+        );
+        let hijacked = other
+            .load(&binding(copy.to_str().unwrap()), Path::new("."))
+            .unwrap();
+        assert_eq!(hijacked.description.name, "std/json-schema");
+    }
+
+    #[test]
+    fn every_builtin_loads_from_its_embedded_code() {
+        let loader = Loader::new(
+            Sandbox::new().unwrap(),
+            None,
+            builtins(),
+            DEFAULT_COMPILE_TIMEOUT,
+        );
+        for b in builtins() {
+            let loaded = loader.load(&binding(b.name), Path::new(".")).unwrap();
+            assert_eq!(loaded.description.name, b.name);
+        }
+        let stats = loader.stats();
+        assert_eq!(stats.embedded as usize, builtins().len());
+        assert_eq!(stats.misses, 0, "nothing compiled on this machine");
+    }
 
     #[test]
     fn component_headers_are_told_apart() {

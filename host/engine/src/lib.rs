@@ -1,0 +1,36 @@
+//! The engine configuration vcc runs components with.
+//!
+//! One function, shared by the runtime (`host/runtime`) and by the build of
+//! the standard validator bundle (`host/std/build.rs`), which precompiles
+//! the std components into the binary: an artifact loads only into an
+//! engine whose settings match the ones it was compiled with, so both sides
+//! take them from here.
+
+use wasmtime::{Config, Engine};
+
+/// Guest stack per run.
+pub const MAX_WASM_STACK: usize = 1 << 20;
+
+/// The configuration of every engine vcc makes.
+pub fn config() -> Config {
+    let mut config = Config::new();
+    // Async components are not used: the concurrency machinery triples
+    // the cost of every call (PERF.md).
+    config.concurrency_support(false);
+    config.epoch_interruption(true);
+    config.max_wasm_stack(MAX_WASM_STACK);
+    config.parallel_compilation(true);
+    config
+}
+
+/// Precompile a component for `triple` with no optional CPU feature (the
+/// architecture's baseline): the artifact loads into an engine made with
+/// [`config`] on any CPU of that architecture, since a feature the code
+/// does not use is never asked of the host.
+pub fn precompile_baseline(triple: &str, component: &[u8]) -> anyhow::Result<Vec<u8>> {
+    let mut config = config();
+    // An explicit target turns off host feature inference (wasmtime's docs).
+    config.target(triple)?;
+    let engine = Engine::new(&config)?;
+    Ok(engine.precompile_component(component)?)
+}

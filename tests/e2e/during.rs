@@ -1,0 +1,298 @@
+//! While a run is in progress, the producer of the deliverables is still
+//! there: it may rewrite a file and write it back, rename one away and
+//! back, add and remove entries, truncate a huge file while vcc hashes it,
+//! or kill vcc. None of that may end in `accepted`, crash the host, or
+//! leave an earlier verdict behind. The writer in these tests acts when it
+//! sees vcc reach a phase (a thread named for it, a file open for hashing),
+//! never after a sleep.
+
+use std::fs;
+use std::io::Write;
+use std::os::unix::fs::MetadataExt;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+use vcc_test_support::{Scratch, fixtures, wait_for_thread};
+
+use crate::shared_cache;
+
+const PATIENCE: Duration = Duration::from_secs(120);
+
+/// A contract with one MUST criterion on `out/flag.txt`, judged by the
+/// `waits-for-change` fixture with `params`.
+fn flag_contract(scratch: &Scratch, params: &str) -> PathBuf {
+    scratch.write("out/flag.txt", "BAD\n");
+    scratch.write(
+        "contract.yaml",
+        format!(
+            "vcc: 1\nid: during\ndeliverables:\n  - {{ id: flag, path: flag.txt }}\nvalidators:\n  v: {{ component: {:?} }}\ncriteria:\n  - {{ id: AC-1, severity: must, validator: v, targets: [flag], params: {params}, limits: {{ timeout: 60s }} }}\n",
+            fixtures::WAITS_FOR_CHANGE
+        ),
+    )
+}
+
+fn spawn(contract: &Path, root: &Path, extra: &[&str]) -> Child {
+    Command::new(env!("CARGO_BIN_EXE_vcc"))
+        .arg("check")
+        .arg(contract)
+        .arg("--dir")
+        .arg(root)
+        .args(["--format", "json"])
+        .args(extra)
+        .env("VCC_CACHE_DIR", shared_cache())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run vcc")
+}
+
+/// Wait for the validator to be running, act, and read the report.
+fn while_validating(child: Child, act: impl FnOnce()) -> (Value, i32) {
+    let running = wait_for_thread(child.id(), "vcc-validate", PATIENCE);
+    if running {
+        act();
+    }
+    let output = child.wait_with_output().expect("wait for vcc");
+    assert!(running, "the validator never started: {output:?}");
+    let report: Value = serde_json::from_slice(&output.stdout)
+        .unwrap_or_else(|e| panic!("no report ({e}): {output:?}"));
+    (report, output.status.code().unwrap_or(-1))
+}
+
+/// Rewrite a file in place: same inode, new bytes.
+fn rewrite(path: &Path, text: &str) {
+    let mut file = fs::OpenOptions::new()
+        .write(true)
+        .truncate(true)
+        .open(path)
+        .unwrap();
+    file.write_all(text.as_bytes()).unwrap();
+}
+
+fn swap_and_revert(via: &str) {
+    // The validator passes iff it reads GOOD; the file says BAD. The
+    // writer swaps GOOD in while it runs and puts BAD back (same inode,
+    // same bytes in the end).
+    let scratch = Scratch::new();
+    let contract = flag_contract(&scratch, &format!("{{ until: GOOD, via: {via} }}"));
+    let out = scratch.path().join("out");
+    let inode = fs::metadata(out.join("flag.txt")).unwrap().ino();
+    let (report, code) = while_validating(spawn(&contract, &out, &[]), || {
+        rewrite(&out.join("flag.txt"), "GOOD\n");
+        rewrite(&out.join("flag.txt"), "BAD\n");
+    });
+    assert_eq!(fs::read_to_string(out.join("flag.txt")).unwrap(), "BAD\n");
+    assert_eq!(fs::metadata(out.join("flag.txt")).unwrap().ino(), inode);
+    // The validator saw only the bytes that were hashed…
+    let c = &report["criteria"][0];
+    assert_eq!(c["status"], "fail", "{report}");
+    assert!(
+        c["summary"]
+            .as_str()
+            .unwrap()
+            .contains("still says \"BAD\""),
+        "{report}"
+    );
+    assert_eq!(
+        c["files_read"][0]["path"], "flag.txt",
+        "reads are recorded: {report}"
+    );
+    // …and the rewrite is a change, though the bytes are back.
+    assert_eq!(report["verdict"], "withheld", "{report}");
+    assert_eq!(
+        report["deliverables"]["changed"],
+        serde_json::json!(["flag.txt"])
+    );
+    assert_eq!(code, 1);
+}
+
+#[test]
+fn swap_and_revert_through_wasi() {
+    swap_and_revert("wasi");
+}
+
+#[test]
+fn swap_and_revert_through_the_host_interface() {
+    swap_and_revert("host");
+}
+
+#[test]
+fn a_file_renamed_away_and_back() {
+    let scratch = Scratch::new();
+    let contract = flag_contract(&scratch, "{ until: GOOD }");
+    let out = scratch.path().join("out");
+    let (report, code) = while_validating(spawn(&contract, &out, &[]), || {
+        fs::rename(out.join("flag.txt"), out.join("flag.bak")).unwrap();
+        fs::write(out.join("flag.txt"), "GOOD\n").unwrap();
+        fs::rename(out.join("flag.bak"), out.join("flag.txt")).unwrap();
+    });
+    assert_eq!(report["verdict"], "withheld", "{report}");
+    let changed = report["deliverables"]["changed"].as_array().unwrap();
+    assert!(
+        changed.contains(&"./".into()),
+        "the root folder changed: {report}"
+    );
+    assert_eq!(code, 1);
+}
+
+#[test]
+fn a_directory_entry_added_and_removed() {
+    let scratch = Scratch::new();
+    let contract = flag_contract(&scratch, "{ until: GOOD }");
+    let out = scratch.path().join("out");
+    fs::create_dir(out.join("sub")).unwrap();
+    let (report, code) = while_validating(spawn(&contract, &out, &[]), || {
+        fs::write(out.join("sub/passing.md"), "GOOD\n").unwrap();
+        fs::remove_file(out.join("sub/passing.md")).unwrap();
+    });
+    assert_eq!(report["verdict"], "withheld", "{report}");
+    assert_eq!(
+        report["deliverables"]["changed"],
+        serde_json::json!(["sub/"])
+    );
+    assert_eq!(code, 1);
+}
+
+/// Whether process `pid` has `path` open with its offset past `at`
+/// (Linux: /proc/PID/fd and fdinfo).
+fn reading_past(pid: u32, path: &Path, at: u64) -> bool {
+    let Ok(fds) = fs::read_dir(format!("/proc/{pid}/fd")) else {
+        return false;
+    };
+    fds.flatten().any(|fd| {
+        fs::read_link(fd.path()).is_ok_and(|target| target == path)
+            && fs::read_to_string(format!(
+                "/proc/{pid}/fdinfo/{}",
+                fd.file_name().to_string_lossy()
+            ))
+            .ok()
+            .and_then(|info| {
+                info.lines()
+                    .find_map(|l| l.strip_prefix("pos:"))
+                    .and_then(|p| p.trim().parse::<u64>().ok())
+            })
+            .is_some_and(|pos| pos > at)
+    })
+}
+
+/// A 3 GB (sparse) deliverable resized while vcc hashes it: no crash (a
+/// mapped file would end vcc with SIGBUS), and the run is withheld with
+/// the file named.
+fn resized_while_hashed(new_len: u64) {
+    let scratch = Scratch::new();
+    let out = scratch.path().join("out");
+    fs::create_dir_all(&out).unwrap();
+    let big = out.join("big.bin");
+    fs::File::create(&big).unwrap().set_len(3 << 30).unwrap();
+    let big = fs::canonicalize(&big).unwrap();
+    scratch.write("out/notes.md", "# Notes\n");
+    let contract = scratch.write(
+        "contract.yaml",
+        "vcc: 1\nid: big\ndeliverables:\n  - { id: notes, path: notes.md }\n  - { id: big, path: big.bin, required: false }\nvalidators:\n  v: { component: std/file-exists }\ncriteria:\n  - { id: AC-1, severity: must, validator: v, targets: [notes] }\n",
+    );
+    // An earlier run's report, accepted, must not survive this one.
+    let report_file = scratch.path().join("report.json");
+    fs::write(&report_file, r#"{"verdict": "accepted"}"#).unwrap();
+    let child = spawn(
+        &contract,
+        &out,
+        &["--report", report_file.to_str().unwrap()],
+    );
+    let start = Instant::now();
+    let mut resized = false;
+    while start.elapsed() < PATIENCE {
+        if reading_past(child.id(), &big, 64 << 20) {
+            fs::OpenOptions::new()
+                .write(true)
+                .open(&big)
+                .unwrap()
+                .set_len(new_len)
+                .unwrap();
+            resized = true;
+            break;
+        }
+        if !Path::new(&format!("/proc/{}", child.id())).exists() {
+            break;
+        }
+        std::thread::yield_now();
+    }
+    let output = child.wait_with_output().unwrap();
+    assert!(
+        resized,
+        "vcc finished hashing before it could be caught: {output:?}"
+    );
+    assert_eq!(
+        output.status.code(),
+        Some(1),
+        "no signal, no crash: {output:?}"
+    );
+    let report: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(report["verdict"], "withheld", "{report}");
+    assert_eq!(
+        report["deliverables"]["changed"],
+        serde_json::json!(["big.bin"])
+    );
+    let unreadable = &report["deliverables"]["unreadable"][0];
+    assert_eq!(unreadable["path"], "big.bin");
+    assert_eq!(unreadable["kind"], "changed_during_walk");
+    let written: Value = serde_json::from_slice(&fs::read(&report_file).unwrap()).unwrap();
+    assert_eq!(written["verdict"], "withheld");
+}
+
+#[test]
+fn a_3gb_file_truncated_while_hashed() {
+    resized_while_hashed(1 << 30);
+}
+
+#[test]
+fn a_3gb_file_extended_while_hashed() {
+    resized_while_hashed((3 << 30) + (1 << 20));
+}
+
+#[test]
+fn a_kill_at_any_point_never_leaves_an_earlier_verdict() {
+    // A report file says `accepted` from an earlier run. This run is
+    // killed (SIGKILL) at points spread over its course: the file must
+    // never again say `accepted`.
+    let scratch = Scratch::new();
+    let contract = flag_contract(&scratch, "{ until: never, tries: 3000000 }");
+    let out = scratch.path().join("out");
+    let report_file = scratch.path().join("reports/last.json");
+    let old =
+        r#"{"schema_version": 1, "verdict": "accepted", "reason": "all 1 MUST criteria passed"}"#;
+    // Seeded spread of kill points, after the run has begun.
+    for delay_ms in [0u64, 1, 3, 7, 15, 40, 90, 200, 450, 900] {
+        fs::create_dir_all(report_file.parent().unwrap()).unwrap();
+        fs::write(&report_file, old).unwrap();
+        let mut child = spawn(
+            &contract,
+            &out,
+            &["--report", report_file.to_str().unwrap()],
+        );
+        let start = Instant::now();
+        while fs::read_to_string(&report_file).is_ok_and(|t| t == old) {
+            assert!(start.elapsed() < PATIENCE, "the run never began");
+            std::thread::yield_now();
+        }
+        let begun = Instant::now();
+        while begun.elapsed() < Duration::from_millis(delay_ms) {
+            std::thread::yield_now();
+        }
+        child.kill().unwrap();
+        child.wait().unwrap();
+        let text = fs::read_to_string(&report_file).unwrap();
+        let report: Value = serde_json::from_str(&text)
+            .unwrap_or_else(|e| panic!("a torn report after {delay_ms} ms ({e}): {text}"));
+        assert_ne!(report["verdict"], "accepted", "after {delay_ms} ms: {text}");
+        assert_eq!(report["verdict"], "invalid", "after {delay_ms} ms: {text}");
+        assert!(
+            report["reason"]
+                .as_str()
+                .unwrap()
+                .contains("did not finish"),
+            "{text}"
+        );
+    }
+}
