@@ -155,26 +155,22 @@ fn a_directory_entry_added_and_removed() {
     assert_eq!(code, 1);
 }
 
-/// Whether process `pid` has `path` open with its offset past `at`
-/// (Linux: /proc/PID/fd and fdinfo).
-fn reading_past(pid: u32, path: &Path, at: u64) -> bool {
-    let Ok(fds) = fs::read_dir(format!("/proc/{pid}/fd")) else {
-        return false;
-    };
-    fds.flatten().any(|fd| {
-        fs::read_link(fd.path()).is_ok_and(|target| target == path)
-            && fs::read_to_string(format!(
-                "/proc/{pid}/fdinfo/{}",
-                fd.file_name().to_string_lossy()
-            ))
-            .ok()
-            .and_then(|info| {
-                info.lines()
-                    .find_map(|l| l.strip_prefix("pos:"))
-                    .and_then(|p| p.trim().parse::<u64>().ok())
-            })
-            .is_some_and(|pos| pos > at)
+/// Whether process `pid` has `path` open (Linux: /proc/PID/fd).
+fn has_open(pid: u32, path: &Path) -> bool {
+    fs::read_dir(format!("/proc/{pid}/fd")).is_ok_and(|fds| {
+        fds.flatten()
+            .any(|fd| fs::read_link(fd.path()).is_ok_and(|target| target == path))
     })
+}
+
+/// Bytes process `pid` has read so far (`rchar` in /proc/PID/io; reads at
+/// an offset count too, unlike the file position).
+fn bytes_read(pid: u32) -> Option<u64> {
+    fs::read_to_string(format!("/proc/{pid}/io"))
+        .ok()?
+        .lines()
+        .find_map(|l| l.strip_prefix("rchar:"))
+        .and_then(|n| n.trim().parse().ok())
 }
 
 /// A 3 GB (sparse) deliverable resized while vcc hashes it: no crash (a
@@ -200,10 +196,19 @@ fn resized_while_hashed(new_len: u64) {
         &out,
         &["--report", report_file.to_str().unwrap()],
     );
+    // Hashing is under way once vcc holds the file open and has read 64
+    // MiB more since it opened it.
     let start = Instant::now();
     let mut resized = false;
+    let mut opened_at = None;
     while start.elapsed() < PATIENCE {
-        if reading_past(child.id(), &big, 64 << 20) {
+        if opened_at.is_none() && has_open(child.id(), &big) {
+            opened_at = bytes_read(child.id());
+        }
+        let past = opened_at
+            .zip(bytes_read(child.id()))
+            .is_some_and(|(then, now)| now > then + (64 << 20));
+        if past {
             fs::OpenOptions::new()
                 .write(true)
                 .open(&big)

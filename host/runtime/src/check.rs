@@ -10,7 +10,7 @@
 use std::collections::{BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
 use vcc_contract::paths::{self, PathSpec};
@@ -256,7 +256,7 @@ fn evaluate(
         snapshot,
         resolved: &resolved,
         listing: &listing,
-        tree: &Arc::new(Tree::of(&snapshot.files)),
+        tree: &Arc::new(OnceLock::new()),
     };
     let next = AtomicUsize::new(0);
     let results: Mutex<Vec<Option<Evaluated>>> =
@@ -349,7 +349,7 @@ struct Ctx<'a> {
     /// Deliverable id → (files, entries that could not be read).
     resolved: &'a HashMap<&'a str, (Vec<String>, Vec<String>)>,
     listing: &'a Arc<HashMap<String, Vec<String>>>,
-    tree: &'a Arc<Tree>,
+    tree: &'a Arc<OnceLock<Tree>>,
 }
 
 impl Ctx<'_> {

@@ -11,8 +11,8 @@
 //! unless `validate` returns `pass` within every limit.
 
 use std::collections::{BTreeMap, HashMap};
-use std::sync::Arc;
 use std::sync::mpsc;
+use std::sync::{Arc, OnceLock};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
@@ -168,8 +168,8 @@ pub struct Request {
     pub deliverables: Arc<HashMap<String, Vec<String>>>,
     /// Deliverable ids in contract order (for `list-deliverables`).
     pub order: Vec<String>,
-    /// The snapshot's folders, for the WASI view of it.
-    pub tree: Arc<Tree>,
+    /// The snapshot's folders, for the WASI view of it (made on first use).
+    pub tree: Arc<OnceLock<Tree>>,
     pub limits: RunLimits,
 }
 

@@ -30,7 +30,9 @@ use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use cap_std::ambient_authority;
-use cap_std::fs::{Dir, File, FileType, Metadata, MetadataExt, OpenOptions, OpenOptionsExt};
+use cap_std::fs::{
+    Dir, File, FileExt, FileType, Metadata, MetadataExt, OpenOptions, OpenOptionsExt,
+};
 use rayon::prelude::*;
 use vcc_contract::paths::{self, PathSpec};
 use vcc_report::UnreadableEntry;
@@ -60,11 +62,13 @@ impl Default for WalkLimits {
 
 /// Files at most this large are kept in memory (if the budget allows).
 const RETAIN_FILE_MAX: u64 = 8 << 20;
-/// Files at least this large are hashed on all cores, a chunk at a time,
-/// while the next chunk is read.
+/// Files larger than this are hashed on all cores: each core reads and
+/// hashes its own parts of the file (subtrees of the BLAKE3 tree).
 const PARALLEL_MIN: u64 = 16 << 20;
-/// The chunk read at a time from a large file.
-const CHUNK: usize = 8 << 20;
+/// A part one core reads and hashes, at most.
+const PART: u64 = 8 << 20;
+/// One read.
+const CHUNK: usize = 1 << 20;
 
 /// What identifies one version of a file without reading it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -666,77 +670,61 @@ fn hash_file(
 
 /// Hash exactly `size` bytes of an open file by reading it (never by
 /// mapping it: a mapped file truncated by its writer would kill vcc with
-/// SIGBUS). A file that is shorter or longer than `size`, or whose metadata
-/// moved while it was read, is refused as changed.
+/// SIGBUS). A file shorter or longer than `size` is refused as changed
+/// (`InvalidData`); a file rewritten in place is caught by the second look.
 fn hash_open_file(file: &File, size: u64) -> io::Result<blake3::Hash> {
-    let before = StatKey::of(&file.metadata()?);
+    if size > PARALLEL_MIN {
+        let left = blake3::hazmat::left_subtree_len(size);
+        let (l, r) = rayon::join(|| part(file, 0, left), || part(file, left, size - left));
+        // One more byte past the end means the file grew.
+        if file.read_at(&mut [0u8], size)? != 0 {
+            return Err(changed_while_hashed());
+        }
+        return Ok(blake3::hazmat::merge_subtrees_root(
+            &l?,
+            &r?,
+            blake3::hazmat::Mode::Hash,
+        ));
+    }
     let mut hasher = blake3::Hasher::new();
-    let read = if size >= PARALLEL_MIN {
-        hash_in_chunks(file, size, &mut hasher)?
-    } else {
-        io::copy(&mut file.take(size + 1), &mut hasher)?
-    };
-    if read != size || StatKey::of(&file.metadata()?) != before {
+    if io::copy(&mut file.take(size + 1), &mut hasher)? != size {
         return Err(changed_while_hashed());
     }
     Ok(hasher.finalize())
+}
+
+/// The chaining value of the BLAKE3 subtree of `len` bytes at `offset`:
+/// halves hashed on two cores (rayon), down to parts one core reads.
+fn part(file: &File, offset: u64, len: u64) -> io::Result<blake3::hazmat::ChainingValue> {
+    use blake3::hazmat::{HasherExt, Mode, left_subtree_len, merge_subtrees_non_root};
+    if len <= PART {
+        let mut hasher = blake3::Hasher::new();
+        hasher.set_input_offset(offset);
+        let mut buf = vec![0u8; CHUNK];
+        let mut at = offset;
+        while at < offset + len {
+            let want = usize::try_from(offset + len - at).map_or(CHUNK, |w| w.min(CHUNK));
+            let n = file.read_at(&mut buf[..want], at)?;
+            if n == 0 {
+                return Err(changed_while_hashed());
+            }
+            hasher.update(&buf[..n]);
+            at += n as u64;
+        }
+        return Ok(hasher.finalize_non_root());
+    }
+    let left = left_subtree_len(len);
+    let (l, r) = rayon::join(
+        || part(file, offset, left),
+        || part(file, offset + left, len - left),
+    );
+    Ok(merge_subtrees_non_root(&l?, &r?, Mode::Hash))
 }
 
 /// The error of a file that changed while it was read (`InvalidData` marks
 /// it apart from I/O errors).
 fn changed_while_hashed() -> io::Error {
     io::Error::new(io::ErrorKind::InvalidData, "changed while it was hashed")
-}
-
-/// A large file: one thread reads the next chunk while all cores hash the
-/// current one. Returns the bytes read (at most `size + 1`).
-fn hash_in_chunks(file: &File, size: u64, hasher: &mut blake3::Hasher) -> io::Result<u64> {
-    let (full, filled) = std::sync::mpsc::sync_channel::<io::Result<Vec<u8>>>(1);
-    let (empty, emptied) = std::sync::mpsc::channel::<Vec<u8>>();
-    std::thread::scope(|scope| {
-        scope.spawn(move || {
-            let mut left = size + 1;
-            while left > 0 {
-                let mut chunk = emptied.try_recv().unwrap_or_else(|_| vec![0u8; CHUNK]);
-                let want = usize::try_from(left).map_or(CHUNK, |l| l.min(CHUNK));
-                chunk.resize(want, 0);
-                let n = match read_full(file, &mut chunk) {
-                    Ok(n) => n,
-                    Err(err) => {
-                        let _ = full.send(Err(err));
-                        return;
-                    }
-                };
-                chunk.truncate(n);
-                left -= n as u64;
-                if full.send(Ok(chunk)).is_err() || n < want {
-                    return;
-                }
-            }
-        });
-        let mut read = 0u64;
-        for chunk in filled {
-            let chunk = chunk?;
-            read += chunk.len() as u64;
-            hasher.update_rayon(&chunk);
-            let _ = empty.send(chunk);
-        }
-        Ok(read)
-    })
-}
-
-/// Fill `buf` from `file`, stopping early only at the end of the file.
-fn read_full(mut file: &File, buf: &mut [u8]) -> io::Result<usize> {
-    let mut n = 0;
-    while n < buf.len() {
-        match file.read(&mut buf[n..]) {
-            Ok(0) => break,
-            Ok(k) => n += k,
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(e),
-        }
-    }
-    Ok(n)
 }
 
 #[cfg(test)]
@@ -886,9 +874,9 @@ mod tests {
     }
 
     #[test]
-    fn a_large_file_is_hashed_by_reads_in_chunks() {
+    fn a_large_file_is_hashed_in_parts_on_all_cores() {
         let dir = tempfile::tempdir().unwrap();
-        let data: Vec<u8> = (0..(PARALLEL_MIN as usize + 3 * CHUNK + 17))
+        let data: Vec<u8> = (0..(PARALLEL_MIN as usize + 3 * PART as usize + 17))
             .map(|i| (i * 7 % 251) as u8)
             .collect();
         fs::write(dir.path().join("big"), &data).unwrap();

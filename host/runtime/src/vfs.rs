@@ -14,7 +14,7 @@
 //! (`files_read`).
 
 use std::collections::{BTreeMap, HashMap};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 use std::time::Instant;
 
 use bytes::Bytes;
@@ -35,7 +35,8 @@ use crate::snapshot::{FileEntry, Snapshot};
 pub const GUEST_ROOT: &str = "/deliverables";
 
 /// The folders of a snapshot: each folder's entries, sorted, as (name,
-/// is a folder). Made once per check, shared by its runs.
+/// is a folder). Made once per check, on first use (most validators never
+/// look up a path), and shared by its runs.
 pub struct Tree {
     dirs: HashMap<String, Vec<(String, bool)>>,
 }
@@ -81,7 +82,7 @@ impl Tree {
 /// The snapshot as one run sees it, and what it read.
 pub struct FileAccess {
     pub snapshot: Arc<Snapshot>,
-    pub tree: Arc<Tree>,
+    pub tree: Arc<OnceLock<Tree>>,
     /// Every deliverable id → its files (for `list-files`).
     pub deliverables: Arc<HashMap<String, Vec<String>>>,
     /// Deliverable ids in contract order.
@@ -97,6 +98,10 @@ pub struct FileAccess {
 }
 
 impl FileAccess {
+    fn tree(&self) -> &Tree {
+        self.tree.get_or_init(|| Tree::of(&self.snapshot.files))
+    }
+
     pub fn entry(&self, path: &str) -> Result<&FileEntry, String> {
         self.snapshot
             .files
@@ -250,7 +255,7 @@ impl SnapshotFs<'_> {
         let base = self.dir(fd)?;
         let target = resolve(&base, path)?;
         let files = self.files()?;
-        if files.tree.is_dir(&target) {
+        if files.tree().is_dir(&target) {
             Ok((target, true))
         } else if files.snapshot.files.contains_key(&target) {
             Ok((target, false))
@@ -390,7 +395,7 @@ impl fs::HostDescriptor for SnapshotFs<'_> {
         let dir = self.dir(&fd)?;
         let entries = self
             .files()?
-            .tree
+            .tree()
             .dirs
             .get(&dir)
             .cloned()
