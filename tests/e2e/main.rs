@@ -3,6 +3,7 @@
 //! JSON report, messages, and that deliverables were left untouched.
 
 mod authoring;
+mod bundles;
 mod cache;
 mod cases;
 mod cli;
@@ -15,6 +16,8 @@ mod forgery;
 mod large;
 mod record;
 mod vcc1;
+mod walkthrough;
+mod world;
 
 use std::io::Read as _;
 use std::path::{Path, PathBuf};

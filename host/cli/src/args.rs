@@ -42,6 +42,123 @@ pub enum Command {
     /// Validator components.
     #[command(subcommand)]
     Validator(ValidatorCommand),
+    /// Ed25519 keys that sign validator bundles.
+    #[command(subcommand)]
+    Key(KeyCommand),
+    /// Validator bundles: build, sign, verify, push, pull, inspect.
+    #[command(subcommand)]
+    Bundle(BundleCommand),
+    /// Resolve the bundles a contract uses (local store, else the registry
+    /// its trust policy names), verify them, and pin them in vcc.lock
+    /// beside the contract.
+    Lock(LockArgs),
+}
+
+/// Where trust comes from, and how registries are reached.
+#[derive(Args, Clone, Default)]
+pub struct TrustArgs {
+    /// The trust policy [default: $VCC_TRUST, else ~/.config/vcc/trust.yaml].
+    #[arg(long, value_name = "FILE")]
+    pub trust: Option<PathBuf>,
+    /// Allow plain HTTP to registries (always allowed to loopback addresses).
+    #[arg(long)]
+    pub insecure: bool,
+}
+
+/// What binds a contract beyond its own text.
+#[derive(Args, Clone, Default)]
+pub struct GateArgs {
+    #[command(flatten)]
+    pub trust: TrustArgs,
+    /// Refuse (exit 2) a missing or stale vcc.lock, even for a contract
+    /// that uses no bundle.
+    #[arg(long)]
+    pub locked: bool,
+    /// A base contract from outside the workspace, evaluated together with
+    /// the contract (the verdict requires both): a contract FILE, or a
+    /// bundle's contract as BUNDLE#CONTRACT (from the local store) or
+    /// HOST[:PORT]/REPO:TAG#CONTRACT (pulled and verified).
+    #[arg(long, value_name = "REF|FILE")]
+    pub policy: Option<String>,
+}
+
+#[derive(Subcommand)]
+pub enum KeyCommand {
+    /// Write NAME.key (Ed25519 private key, PKCS#8 PEM, mode 0600) and
+    /// NAME.pub (SPKI PEM); prints the key id.
+    Generate {
+        /// A path without extension, e.g. `keys/platform`.
+        name: PathBuf,
+    },
+}
+
+#[derive(Subcommand)]
+pub enum BundleCommand {
+    /// Build a bundle from vcc-bundle.yaml into an OCI image layout.
+    Build {
+        /// The bundle manifest (vcc-bundle.yaml).
+        manifest: PathBuf,
+        /// The OCI image layout folder to write.
+        #[arg(long, value_name = "DIR")]
+        out: PathBuf,
+    },
+    /// Name, version, validators, digests, signatures and who signed.
+    Inspect {
+        /// An OCI image layout folder, or HOST[:PORT]/REPO:TAG.
+        target: String,
+        #[command(flatten)]
+        trust: TrustArgs,
+        #[arg(long, value_enum, default_value_t = Format::Human)]
+        format: Format,
+    },
+    /// Sign a bundle: a DSSE envelope over an in-toto Statement, stored
+    /// beside it (several signers may sign).
+    Sign {
+        /// The bundle's OCI image layout folder.
+        dir: PathBuf,
+        /// The signer's private key (NAME.key).
+        #[arg(long, value_name = "FILE")]
+        key: PathBuf,
+        /// After this the signature no longer counts: a duration (`90d`)
+        /// or an RFC 3339 time.
+        #[arg(long, value_name = "WHEN")]
+        expires: Option<String>,
+    },
+    /// Verify a bundle against the trust policy: exit 0 trusted, 2 refused
+    /// (with a stable code).
+    Verify {
+        /// An OCI image layout folder, or HOST[:PORT]/REPO:TAG.
+        target: String,
+        #[command(flatten)]
+        trust: TrustArgs,
+        #[arg(long, value_enum, default_value_t = Format::Human)]
+        format: Format,
+    },
+    /// Push a bundle and its signatures to a registry.
+    Push {
+        /// The bundle's OCI image layout folder.
+        dir: PathBuf,
+        /// HOST[:PORT]/REPO:TAG
+        reference: String,
+        /// Allow plain HTTP (always allowed to loopback addresses).
+        #[arg(long)]
+        insecure: bool,
+    },
+    /// Pull a bundle (from a registry, or an OCI layout folder), verify it
+    /// against the trust policy, store it, and precompile its validators.
+    Pull {
+        /// HOST[:PORT]/REPO:TAG, HOST[:PORT]/REPO@sha256:…, or a folder.
+        source: String,
+        #[command(flatten)]
+        trust: TrustArgs,
+    },
+}
+
+#[derive(Args)]
+pub struct LockArgs {
+    pub contract: PathBuf,
+    #[command(flatten)]
+    pub trust: TrustArgs,
 }
 
 #[derive(Args)]
@@ -75,6 +192,8 @@ pub struct CheckArgs {
     /// Files larger than this are not read (and reported) [default: 4GiB].
     #[arg(long, value_name = "SIZE", value_parser = parse_size)]
     pub max_file_size: Option<vcc_contract::ByteSize>,
+    #[command(flatten)]
+    pub gate: GateArgs,
 }
 
 fn parse_size(text: &str) -> Result<vcc_contract::ByteSize, String> {
@@ -117,6 +236,8 @@ pub struct LintArgs {
     pub dir: Option<PathBuf>,
     #[arg(long, value_enum, default_value_t = Format::Human)]
     pub format: Format,
+    #[command(flatten)]
+    pub gate: GateArgs,
 }
 
 #[derive(Subcommand)]

@@ -10,7 +10,9 @@ use vcc_report::law::exit;
 use vcc_report::{Report, Verdict};
 use vcc_runtime::{Builtin, Cache, CheckOptions, Runtime, WalkLimits};
 
-use crate::args::{CheckArgs, Cli, Command, Format, LintArgs, ValidatorCommand};
+use crate::args::{
+    BundleCommand, CheckArgs, Cli, Command, Format, KeyCommand, LintArgs, ValidatorCommand,
+};
 use crate::render::{self, Style};
 
 pub fn run() -> i32 {
@@ -51,6 +53,42 @@ pub fn run() -> i32 {
                 Err(code) => code,
             }
         }
+        Command::Key(KeyCommand::Generate { name }) => crate::bundles::key_generate(name),
+        Command::Bundle(command) => bundle(&cli, command),
+        Command::Lock(args) => match runtime(&cli) {
+            Ok(rt) => crate::gate::lock(&rt, args),
+            Err(code) => code,
+        },
+    }
+}
+
+fn bundle(cli: &Cli, command: &BundleCommand) -> i32 {
+    use crate::bundles;
+    match command {
+        BundleCommand::Build { manifest, out } => match runtime(cli) {
+            Ok(rt) => bundles::build(&rt, manifest, out),
+            Err(code) => code,
+        },
+        BundleCommand::Inspect {
+            target,
+            trust,
+            format,
+        } => bundles::inspect(target, trust, *format),
+        BundleCommand::Sign { dir, key, expires } => bundles::sign(dir, key, expires.as_deref()),
+        BundleCommand::Verify {
+            target,
+            trust,
+            format,
+        } => bundles::verify_command(target, trust, *format),
+        BundleCommand::Push {
+            dir,
+            reference,
+            insecure,
+        } => bundles::push(dir, reference, *insecure),
+        BundleCommand::Pull { source, trust } => match runtime(cli) {
+            Ok(rt) => bundles::pull(&rt, source, trust),
+            Err(code) => code,
+        },
     }
 }
 
@@ -113,6 +151,15 @@ fn lint(cli: &Cli, args: &LintArgs, style: &Style) -> i32 {
     let runtime = match runtime(cli) {
         Ok(r) => r,
         Err(code) => return code,
+    };
+    let root = args.dir.clone().unwrap_or_else(|| doc.dir().to_path_buf());
+    let digest = doc.digest.clone();
+    let doc = match crate::gate::prepare(&runtime, doc, &root, &args.gate) {
+        Ok(prepared) => prepared.doc,
+        Err(problems) => {
+            emit_lint(&args.contract, Some(&digest), &problems, args.format, style);
+            return exit::INVALID;
+        }
     };
     let (problems, _) =
         vcc_runtime::lint_with_validators(runtime.loader(), &doc, args.dir.as_deref());
@@ -190,9 +237,18 @@ fn check(cli: &Cli, args: &CheckArgs, style: &Style) -> i32 {
         Ok(r) => r,
         Err(code) => return code,
     };
-    let mut report = match vcc_contract::load(&args.contract) {
+    let report = match vcc_contract::load(&args.contract) {
         Ok(doc) => {
             let root = args.dir.clone().unwrap_or_else(|| doc.dir().to_path_buf());
+            let (path, digest) = (doc.path.clone(), doc.digest.clone());
+            let prepared = match crate::gate::prepare(&runtime, doc, &root, &args.gate) {
+                Ok(prepared) => prepared,
+                Err(problems) => {
+                    let report = refused_report(&path, &digest, problems, runtime.loader().stats());
+                    return finish_check(report, args, style);
+                }
+            };
+            let doc = prepared.doc;
             let defaults = CheckOptions::default();
             let walk = WalkLimits {
                 max_files: args.max_files.unwrap_or(defaults.walk.max_files),
@@ -207,6 +263,7 @@ fn check(cli: &Cli, args: &CheckArgs, style: &Style) -> i32 {
                 evidence_dir: args.evidence_dir.clone(),
                 host_digest: runtime.host_digest(),
                 walk,
+                base_bundles: prepared.base_bundles,
             };
             vcc_runtime::check(runtime.loader(), &doc, &root, &options)
         }
@@ -214,6 +271,38 @@ fn check(cli: &Cli, args: &CheckArgs, style: &Style) -> i32 {
             vcc_runtime::unreadable_contract(&args.contract, *problem, runtime.loader().stats())
         }
     };
+    finish_check(report, args, style)
+}
+
+/// A check refused before evaluation: its bundles, lock, trust policy or
+/// bases could not be trusted.
+fn refused_report(
+    path: &Path,
+    digest: &str,
+    problems: Vec<vcc_contract::Problem>,
+    cache: vcc_report::CacheStats,
+) -> Report {
+    let mut problems = problems.into_iter();
+    let Some(first) = problems.next() else {
+        return Report::unfinished(&path.display().to_string());
+    };
+    let mut report = vcc_runtime::unreadable_contract(path, first, cache);
+    report.problems.extend(problems);
+    report.contract.digest = Some(digest.to_string());
+    report.reason = format!(
+        "the contract's trust chain was refused ({}); no validator was run",
+        report
+            .problems
+            .iter()
+            .map(|p| p.code.as_str())
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    report
+}
+
+/// Write the report file (if asked), then print.
+fn finish_check(mut report: Report, args: &CheckArgs, style: &Style) -> i32 {
     if let Some(path) = &args.report
         && let Err(err) = write_atomically(path, report_json(&report).as_bytes())
     {

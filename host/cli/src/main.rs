@@ -2,7 +2,9 @@
 
 mod args;
 mod author;
+mod bundles;
 mod commands;
+mod gate;
 mod golden;
 mod record;
 mod render;

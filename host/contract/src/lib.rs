@@ -4,6 +4,7 @@
 //! contracts without pulling in a WebAssembly runtime. Validators are loaded
 //! through the [`lint::Catalog`] trait, which the runtime implements.
 
+pub mod compose;
 pub mod files;
 pub mod lint;
 pub mod model;
@@ -14,10 +15,12 @@ mod spans;
 pub mod units;
 pub mod vcc1;
 
-pub use lint::{Catalog, ValidatorInfo, lint, params_key};
+pub use lint::{
+    Catalog, ValidatorInfo, check_bundle_name, check_item_name, lint, params_key, require_signed,
+};
 pub use model::{
-    BUILTIN_PREFIX, Budget, Contract, Criterion, Deliverable, FailAction, Limits, OnFail, Severity,
-    ValidatorRef,
+    BUILTIN_PREFIX, Budget, Contract, Criterion, Deliverable, Extends, FailAction, Limits, OnFail,
+    Severity, ValidatorRef,
 };
 pub use parse::{Document, MAX_CONTRACT_BYTES, load, parse};
 pub use problem::{Code, FieldPath, Level, Problem};

@@ -68,6 +68,71 @@ pub fn params_key(info: &ValidatorInfo, params: &Value) -> blake3::Hash {
     hasher.finalize()
 }
 
+/// A bundle name: `/`-separated segments of lowercase letters, digits,
+/// `.`, `_` and `-`, each starting with a letter or digit (an OCI
+/// repository name), like `acme/security`.
+pub fn check_bundle_name(name: &str) -> Result<(), String> {
+    let segment_ok = |s: &str| {
+        s.bytes()
+            .next()
+            .is_some_and(|b| b.is_ascii_lowercase() || b.is_ascii_digit())
+            && s.bytes()
+                .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b"._-".contains(&b))
+    };
+    if name.len() <= 128 && name.split('/').all(segment_ok) {
+        Ok(())
+    } else {
+        Err(format!(
+            "`{name}` is not a bundle name: use lowercase path segments like `acme/security`"
+        ))
+    }
+}
+
+/// The name of a validator or contract inside a bundle (it becomes a file
+/// name there): letters, digits, `.`, `_`, `-`, starting with a letter or
+/// digit, at most 64 characters.
+pub fn check_item_name(name: &str) -> Result<(), String> {
+    let ok = name.len() <= 64
+        && name
+            .bytes()
+            .next()
+            .is_some_and(|b| b.is_ascii_alphanumeric())
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"._-".contains(&b));
+    if ok {
+        Ok(())
+    } else {
+        Err(format!(
+            "`{name}` is not a name for a validator or contract in a bundle: letters, digits, `.`, `_`, `-`"
+        ))
+    }
+}
+
+/// Under a trust policy's `require_signed`: every validator is `std/` or
+/// from a bundle (which the policy verifies); any other is an error.
+pub fn require_signed(doc: &Document, policy: &Path) -> Vec<Problem> {
+    let mut out = Vec::new();
+    for (name, v) in &doc.contract.validators {
+        if v.builtin().is_some() || v.bundle.is_some() {
+            continue;
+        }
+        let mut p = doc.problem(
+            Code::UnsignedValidator,
+            Level::Error,
+            &FieldPath::root().key("validators").key(name).key("component"),
+            format!(
+                "validator `{name}` ({}) is not from a signed bundle, and the trust policy ({}) requires signed validators",
+                v.component,
+                policy.display()
+            ),
+        );
+        p.help = Some("use a `std/` validator, or one from a bundle the trust policy trusts (`bundle:`, `validator:`), or ask the policy's owner".into());
+        out.push(p);
+    }
+    out
+}
+
 /// Bounds on limits; outside them a number is a typo or an attack.
 pub const MAX_TIMEOUT: Duration = Duration::from_secs(3600);
 pub const MIN_TIMEOUT: Duration = Duration::from_millis(1);
@@ -97,6 +162,7 @@ pub fn lint(
     let deliverables = lint.deliverables();
     lint.dependencies(&deliverables);
     lint.validators();
+    lint.extends();
     let used = lint.criteria(&deliverables);
     if let Some(limits) = &c.limits {
         lint.limits(&root.key("limits"), limits);
@@ -255,13 +321,17 @@ impl<'a> Lint<'a> {
         for (name, v) in &self.doc.contract.validators {
             let at = map.key(name);
             self.check_id(&at, name, "validator");
-            if v.component.trim().is_empty() {
-                self.push(
-                    Code::InvalidValue,
+            if let Some(bundle) = &v.bundle {
+                self.bundle_binding(&at, name, bundle, v);
+            } else if v.component.trim().is_empty() {
+                let mut p = self.problem(
+                    Code::MissingField,
                     Level::Error,
-                    &at.key("component"),
-                    format!("validator `{name}` has an empty `component`"),
+                    &at,
+                    format!("validator `{name}` names no component"),
                 );
+                p.help = Some("give `component: std/NAME` or a `.wasm` path, or `bundle:` and `validator:` for a validator of a signed bundle".into());
+                self.problems.push(p);
             } else if v.component.starts_with(BUILTIN_PREFIX)
                 && v.component.len() == BUILTIN_PREFIX.len()
             {
@@ -275,6 +345,21 @@ impl<'a> Lint<'a> {
                     ),
                 );
             }
+            if v.bundle.is_none() {
+                for (field, given) in [
+                    ("validator", v.validator.is_some()),
+                    ("version", v.version.is_some()),
+                ] {
+                    if given {
+                        self.push(
+                            Code::InvalidValue,
+                            Level::Error,
+                            &at.key(field),
+                            format!("validator `{name}`: `{field}` belongs with `bundle`"),
+                        );
+                    }
+                }
+            }
             if let Some(digest) = &v.digest
                 && !is_digest(digest)
             {
@@ -287,6 +372,80 @@ impl<'a> Lint<'a> {
                 p.help = Some("`vcc validator list` and `b3sum` print component digests".into());
                 self.problems.push(p);
             }
+        }
+    }
+
+    /// A validator from a bundle: a bundle name, a validator name, a
+    /// version requirement; no component or digest (`vcc.lock` pins it).
+    fn bundle_binding(&mut self, at: &FieldPath, name: &str, bundle: &str, v: &ValidatorRef) {
+        if let Err(message) = check_bundle_name(bundle) {
+            self.push(Code::InvalidValue, Level::Error, &at.key("bundle"), message);
+        }
+        if !v.component.is_empty() {
+            self.push(
+                Code::InvalidValue,
+                Level::Error,
+                &at.key("component"),
+                format!("validator `{name}` names both a component and a bundle; keep one"),
+            );
+        }
+        if v.digest.is_some() {
+            let mut p = self.problem(
+                Code::InvalidValue,
+                Level::Error,
+                &at.key("digest"),
+                format!("validator `{name}` comes from bundle `{bundle}`, which `vcc.lock` pins; a digest here would pin nothing more"),
+            );
+            p.help = Some("remove `digest`; run `vcc lock` to pin the bundle".into());
+            self.problems.push(p);
+        }
+        if let Some(item) = &v.validator
+            && let Err(message) = check_item_name(item)
+        {
+            self.push(
+                Code::InvalidValue,
+                Level::Error,
+                &at.key("validator"),
+                message,
+            );
+        }
+        if let Some(version) = &v.version {
+            self.version_requirement(&at.key("version"), version);
+        }
+    }
+
+    fn version_requirement(&mut self, at: &FieldPath, version: &str) {
+        if let Err(e) = semver::VersionReq::parse(version) {
+            let mut p = self.problem(
+                Code::InvalidValue,
+                Level::Error,
+                at,
+                format!("`{version}` is not a semver requirement: {e}"),
+            );
+            p.help = Some("e.g. `^1.2`, `~1.2.3`, `>=1.2, <2`, or `=1.2.3`".into());
+            self.problems.push(p);
+        }
+    }
+
+    /// `extends`: which bundle, which of its contracts, which versions.
+    fn extends(&mut self) {
+        let Some(e) = &self.doc.contract.extends else {
+            return;
+        };
+        let at = FieldPath::root().key("extends");
+        if let Err(message) = check_bundle_name(&e.bundle) {
+            self.push(Code::InvalidValue, Level::Error, &at.key("bundle"), message);
+        }
+        if let Err(message) = check_item_name(&e.contract) {
+            self.push(
+                Code::InvalidValue,
+                Level::Error,
+                &at.key("contract"),
+                message,
+            );
+        }
+        if let Some(version) = &e.version {
+            self.version_requirement(&at.key("version"), version);
         }
     }
 
@@ -397,7 +556,7 @@ impl<'a> Lint<'a> {
                             c.id,
                             c.severity.as_str(),
                             c.validator,
-                            binding.component
+                            binding.shown()
                         ),
                     );
                     p.help = Some(match c.severity {
@@ -451,7 +610,7 @@ impl<'a> Lint<'a> {
                         );
                         p.help = Some(format!(
                             "`vcc validator inspect {}` shows what it accepts",
-                            binding.component
+                            binding.shown()
                         ));
                         self.problems.push(p);
                     }
@@ -471,7 +630,7 @@ impl<'a> Lint<'a> {
             let Some(binding) = self.doc.contract.validators.get(*name) else {
                 continue;
             };
-            if binding.builtin().is_some() || binding.digest.is_some() {
+            if binding.builtin().is_some() || binding.digest.is_some() || binding.bundle.is_some() {
                 continue;
             }
             let path = absolute(&self.doc.dir().join(&binding.component));

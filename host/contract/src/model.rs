@@ -31,6 +31,10 @@ pub struct Contract {
     /// `accepted`.
     #[serde(default)]
     pub advisory: bool,
+    /// A base contract from a bundle: its deliverables and criteria are
+    /// this contract's too, and may be strengthened here, never weakened.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub extends: Option<Extends>,
     /// The outputs the contract is about.
     #[serde(default)]
     pub deliverables: Vec<Deliverable>,
@@ -79,18 +83,32 @@ fn yes() -> bool {
     true
 }
 
-/// A validator component a criterion can be bound to.
-#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
+/// A validator component a criterion can be bound to: a built-in
+/// (`component: std/NAME`), a `.wasm` file (`component: PATH`), or a
+/// validator of a signed bundle (`bundle`, `validator`, `version`), which
+/// `vcc lock` pins in `vcc.lock`.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 #[schemars(extend("patternProperties" = {"^x-": {}}))]
 pub struct ValidatorRef {
     /// `std/NAME` for a validator built into vcc, or the path of a `.wasm`
-    /// component relative to the contract file.
+    /// component relative to the contract file. Not with `bundle`.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
     pub component: String,
     /// Pin the component's bytes: `blake3:<64 hex digits>`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(regex(pattern = r"^blake3:[0-9a-f]{64}$"))]
     pub digest: Option<String>,
+    /// A bundle name, e.g. `acme/security`: the validator comes from that
+    /// bundle, as verified against the trust policy and pinned in `vcc.lock`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bundle: Option<String>,
+    /// The validator's name in the bundle [default: this binding's name].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub validator: Option<String>,
+    /// A semver requirement on the bundle's version, e.g. `^1.2` [default: any].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub version: Option<String>,
     #[serde(skip)]
     pub extensions: Extensions,
 }
@@ -98,10 +116,41 @@ pub struct ValidatorRef {
 impl ValidatorRef {
     /// The built-in validator name, when `component` is `std/…`.
     pub fn builtin(&self) -> Option<&str> {
-        self.component
-            .starts_with(BUILTIN_PREFIX)
+        (self.bundle.is_none() && self.component.starts_with(BUILTIN_PREFIX))
             .then_some(self.component.as_str())
     }
+
+    /// `(bundle, validator)` for a bundle validator (the parser sets
+    /// `validator` to the binding's name when the contract leaves it out).
+    pub fn from_bundle(&self) -> Option<(&str, &str)> {
+        let bundle = self.bundle.as_deref()?;
+        Some((bundle, self.validator.as_deref().unwrap_or_default()))
+    }
+
+    /// What the binding names, for people: `std/NAME`, the path, or
+    /// `BUNDLE:VALIDATOR`.
+    pub fn shown(&self) -> String {
+        match self.from_bundle() {
+            Some((bundle, validator)) => format!("{bundle}:{validator}"),
+            None => self.component.clone(),
+        }
+    }
+}
+
+/// A base contract, carried by a bundle, that this contract builds on.
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+#[schemars(extend("patternProperties" = {"^x-": {}}))]
+pub struct Extends {
+    /// The bundle carrying the base contract, e.g. `acme/security`.
+    pub bundle: String,
+    /// The base contract's name in the bundle, e.g. `baseline`.
+    pub contract: String,
+    /// A semver requirement on the bundle's version [default: any].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub version: Option<String>,
+    #[serde(skip)]
+    pub extensions: Extensions,
 }
 
 /// Components named with this prefix are the ones embedded in vcc.

@@ -41,6 +41,8 @@ pub struct Document {
     pub notes: Vec<Problem>,
     /// For a translated contract: where native fields came from.
     pub origin: Option<Origin>,
+    /// The bases it was composed with (`extends`, `--policy`), if any.
+    pub bases: Vec<crate::compose::Based>,
 }
 
 impl Document {
@@ -189,6 +191,12 @@ pub fn parse(path: &Path, bytes: &[u8]) -> Result<Document, Box<Problem>> {
         p
     })?;
     extensions.apply(&mut contract);
+    // A bundle validator's name in the bundle defaults to the binding's.
+    for (name, v) in contract.validators.iter_mut() {
+        if v.bundle.is_some() && v.validator.is_none() {
+            v.validator = Some(name.clone());
+        }
+    }
     let mut doc = Document {
         path: path.to_path_buf(),
         digest,
@@ -197,6 +205,7 @@ pub fn parse(path: &Path, bytes: &[u8]) -> Result<Document, Box<Problem>> {
         spans,
         notes: Vec::new(),
         origin,
+        bases: Vec::new(),
     };
     doc.notes = raw_notes
         .into_iter()
@@ -475,6 +484,7 @@ struct TakenExtensions {
     criterion_limits: Vec<(usize, Extensions)>,
     limits: Extensions,
     budget: Extensions,
+    extends: Extensions,
 }
 
 fn take(value: &mut Value) -> Extensions {
@@ -525,6 +535,9 @@ fn take_all_extensions(doc: &mut Value) -> TakenExtensions {
     if let Some(budget) = doc.get_mut("budget") {
         out.budget = take(budget);
     }
+    if let Some(extends) = doc.get_mut("extends") {
+        out.extends = take(extends);
+    }
     out
 }
 
@@ -561,6 +574,9 @@ impl TakenExtensions {
         }
         if let Some(budget) = c.budget.as_mut() {
             budget.extensions = self.budget;
+        }
+        if let Some(extends) = c.extends.as_mut() {
+            extends.extensions = self.extends;
         }
     }
 }

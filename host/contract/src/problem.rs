@@ -44,6 +44,57 @@ pub enum Code {
     // Warnings.
     UnusedValidator,
     UncheckedDeliverable,
+    // Bundles, signatures, the trust policy and vcc.lock.
+    /// A project contract weakens its base (`extends`, `--policy`).
+    WeakensBase,
+    /// A validator that is neither `std/` nor from a trusted bundle, under `require_signed`.
+    UnsignedValidator,
+    /// The trust policy or a `--policy` contract lies in the deliverable root.
+    TrustInRoot,
+    /// No signature at all.
+    Unsigned,
+    /// Signed only by keys the trust policy does not list for this bundle.
+    UnknownKey,
+    /// A listed key's signature does not verify.
+    BadSignature,
+    /// A blob is not what its digest says, a signature is over another bundle, or a layer is not covered.
+    DigestMismatch,
+    /// The signed name is not the bundle's.
+    NameMismatch,
+    /// The signed version is not the bundle's.
+    VersionMismatch,
+    /// The signature's statement has expired.
+    Expired,
+    /// The version is below the policy's `min_version` (a rollback).
+    BelowMinVersion,
+    /// Fewer trusted signers than the policy's `threshold`.
+    ThresholdNotMet,
+    /// A DSSE envelope whose payload is not a vcc in-toto Statement.
+    PayloadTypeMismatch,
+    /// No rule of the trust policy covers this bundle, or there is no trust policy.
+    NotTrusted,
+    /// Not a well-formed bundle (layout, manifest, config).
+    MalformedBundle,
+    /// A manifest or blob over its size cap.
+    TooLarge,
+    /// A file name in a bundle that would leave its folder.
+    UnsafePath,
+    /// Not an Ed25519 key in PEM.
+    MalformedKey,
+    /// A private key where a public key belongs.
+    PrivateKeyGiven,
+    /// The trust policy cannot be read.
+    MalformedPolicy,
+    /// No `vcc.lock`, or no entry for a bundle the contract names.
+    LockMissing,
+    /// `vcc.lock` does not match the contract any more.
+    LockStale,
+    /// What the lock pins is not what the store or registry holds.
+    LockMismatch,
+    /// A contract the trust policy pins does not have the pinned digest.
+    ContractNotPinned,
+    /// A bundle or validator that is not in the local store.
+    NotInStore,
     // VCC v1 contracts.
     UnknownRubric,
     NotEvaluated,
@@ -81,6 +132,31 @@ impl Code {
             Code::UnpinnedValidator => "UNPINNED_VALIDATOR",
             Code::UnusedValidator => "UNUSED_VALIDATOR",
             Code::UncheckedDeliverable => "UNCHECKED_DELIVERABLE",
+            Code::WeakensBase => "WEAKENS_BASE",
+            Code::UnsignedValidator => "UNSIGNED_VALIDATOR",
+            Code::TrustInRoot => "TRUST_IN_ROOT",
+            Code::Unsigned => "UNSIGNED",
+            Code::UnknownKey => "UNKNOWN_KEY",
+            Code::BadSignature => "BAD_SIGNATURE",
+            Code::DigestMismatch => "DIGEST_MISMATCH",
+            Code::NameMismatch => "NAME_MISMATCH",
+            Code::VersionMismatch => "VERSION_MISMATCH",
+            Code::Expired => "EXPIRED",
+            Code::BelowMinVersion => "BELOW_MIN_VERSION",
+            Code::ThresholdNotMet => "THRESHOLD_NOT_MET",
+            Code::PayloadTypeMismatch => "PAYLOAD_TYPE_MISMATCH",
+            Code::NotTrusted => "NOT_TRUSTED",
+            Code::MalformedBundle => "MALFORMED_BUNDLE",
+            Code::TooLarge => "TOO_LARGE",
+            Code::UnsafePath => "UNSAFE_PATH",
+            Code::MalformedKey => "MALFORMED_KEY",
+            Code::PrivateKeyGiven => "PRIVATE_KEY_GIVEN",
+            Code::MalformedPolicy => "MALFORMED_POLICY",
+            Code::LockMissing => "LOCK_MISSING",
+            Code::LockStale => "LOCK_STALE",
+            Code::LockMismatch => "LOCK_MISMATCH",
+            Code::ContractNotPinned => "CONTRACT_NOT_PINNED",
+            Code::NotInStore => "NOT_IN_STORE",
             Code::UnknownRubric => "UNKNOWN_RUBRIC",
             Code::NotEvaluated => "NOT_EVALUATED",
         }

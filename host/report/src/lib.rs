@@ -176,6 +176,10 @@ pub struct ContractInfo {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub format: Option<String>,
     pub advisory: bool,
+    /// Bases it was composed with (`extends`, `--policy`): the verdict
+    /// requires their criteria too.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub bases: Vec<BaseInfo>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -217,6 +221,10 @@ pub struct CriterionReport {
     /// of the bytes it was given.
     pub files_read: Vec<FileRead>,
     pub validator: ValidatorReport,
+    /// The base the criterion comes from, as that base wrote it (absent:
+    /// the checked contract's own, or overridden by it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub origin: Option<String>,
     /// Upstream deliverables (`depends_on`) with a failing MUST: this
     /// criterion judged inputs that are themselves not accepted.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -277,6 +285,32 @@ pub struct ValidatorReport {
     pub describes_as: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub version: Option<String>,
+    /// For a validator from a bundle: which bundle, exactly, and who
+    /// signed it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bundle: Option<BundleRef>,
+}
+
+/// A verified bundle a validator or base contract came from.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct BundleRef {
+    pub name: String,
+    pub version: String,
+    /// `sha256:<hex>` of the bundle's OCI manifest, as `vcc.lock` pins it.
+    pub manifest: String,
+    /// Key ids (in the trust policy) of the signers whose signatures counted.
+    pub signers: Vec<String>,
+}
+
+/// A base contract a checked contract was composed with.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct BaseInfo {
+    /// `BUNDLE:CONTRACT@VERSION`, or the path of a `--policy` file.
+    pub source: String,
+    /// `blake3:<hex>` of the base contract's bytes.
+    pub digest: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bundle: Option<BundleRef>,
 }
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
@@ -323,6 +357,7 @@ impl Report {
                 digest: None,
                 format: None,
                 advisory: false,
+                bases: Vec::new(),
             },
             deliverables: None,
             criteria: Vec::new(),

@@ -29,7 +29,7 @@
 use std::fs;
 use std::hash::{Hash, Hasher};
 use std::io::{self, Read, Seek, Write};
-use std::os::unix::fs::{MetadataExt, OpenOptionsExt, PermissionsExt};
+use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -83,11 +83,8 @@ pub enum OpenError {
 impl Cache {
     /// Open (or create, mode 0700) a cache in `dir`, if it is safe to trust.
     pub fn open(dir: &Path) -> Result<Cache, OpenError> {
-        if !dir.exists() {
-            fs::create_dir_all(dir)?;
-            fs::set_permissions(dir, fs::Permissions::from_mode(0o700))?;
-        }
-        trusted(dir).map_err(|why| OpenError::Untrusted {
+        vcc_trust::dirs::create_private(dir)?;
+        vcc_trust::dirs::trusted(dir).map_err(|why| OpenError::Untrusted {
             dir: dir.display().to_string(),
             why,
         })?;
@@ -299,51 +296,6 @@ impl Cache {
     }
 }
 
-/// Whether `dir` is safe to run native code from: the folder is the current
-/// user's and nobody else can write it, and no folder above it lets
-/// another user replace it (each is owned by the user or root, and either
-/// writable by its owner only or sticky, like `/tmp`).
-fn trusted(dir: &Path) -> Result<(), String> {
-    let dir = fs::canonicalize(dir).map_err(|e| e.to_string())?;
-    // SAFETY: getuid has no preconditions and cannot fail.
-    let me = unsafe { libc::getuid() };
-    let meta = fs::metadata(&dir).map_err(|e| e.to_string())?;
-    if meta.uid() != me {
-        return Err(format!(
-            "it is owned by uid {}, not by the current user (uid {me})",
-            meta.uid()
-        ));
-    }
-    if meta.mode() & 0o022 != 0 {
-        return Err(format!(
-            "it is {}-writable; run `chmod go-w {}`",
-            if meta.mode() & 0o002 != 0 {
-                "world"
-            } else {
-                "group"
-            },
-            dir.display()
-        ));
-    }
-    for above in dir.ancestors().skip(1) {
-        let meta = fs::metadata(above).map_err(|e| e.to_string())?;
-        if meta.uid() != me && meta.uid() != 0 {
-            return Err(format!(
-                "{} above it is owned by uid {}: that user could replace the cache",
-                above.display(),
-                meta.uid()
-            ));
-        }
-        if meta.mode() & 0o022 != 0 && meta.mode() & 0o1000 == 0 {
-            return Err(format!(
-                "{} above it is writable by others and not sticky: they could replace the cache",
-                above.display()
-            ));
-        }
-    }
-    Ok(())
-}
-
 /// The cache's secret key: created once with 32 bytes from the OS, readable
 /// by the owner only. A key file anyone else can write is not trusted.
 fn load_or_create_key(path: &Path) -> io::Result<[u8; 32]> {
@@ -482,7 +434,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         Cache::open(dir.path()).unwrap();
         let key = dir.path().join(KEY_FILE);
-        fs::set_permissions(&key, fs::Permissions::from_mode(0o666)).unwrap();
+        fs::set_permissions(&key, std::os::unix::fs::PermissionsExt::from_mode(0o666)).unwrap();
         assert!(Cache::open(dir.path()).is_err());
     }
 }

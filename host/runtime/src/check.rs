@@ -16,8 +16,9 @@ use std::time::{Duration, Instant};
 use vcc_contract::paths::{self, PathSpec};
 use vcc_contract::{Contract, Criterion, Document, Problem, Severity, lint};
 use vcc_report::{
-    CacheStats, ContractInfo, CriterionReport, DeliverablesInfo, EvidenceRef, Reason, Report,
-    RuntimeInfo, SCHEMA_VERSION, Status, TargetReport, ValidatorReport, Verdict, law,
+    BaseInfo, BundleRef, CacheStats, ContractInfo, CriterionReport, DeliverablesInfo, EvidenceRef,
+    Reason, Report, RuntimeInfo, SCHEMA_VERSION, Status, TargetReport, ValidatorReport, Verdict,
+    law,
 };
 
 use crate::guard::{Stopped, grace, guarded};
@@ -43,6 +44,8 @@ pub struct CheckOptions {
     pub walk: WalkLimits,
     /// `blake3:<hex>` of the executable, for the report.
     pub host_digest: Option<String>,
+    /// The bundle each base contract came from, by its label.
+    pub base_bundles: HashMap<String, BundleRef>,
 }
 
 impl Default for CheckOptions {
@@ -52,6 +55,7 @@ impl Default for CheckOptions {
             evidence_dir: None,
             walk: WalkLimits::default(),
             host_digest: None,
+            base_bundles: HashMap::new(),
         }
     }
 }
@@ -84,6 +88,15 @@ pub fn check(loader: &Loader, doc: &Document, root: &Path, options: &CheckOption
             digest: Some(doc.digest.clone()),
             format: Some(doc.format.clone()),
             advisory: contract.advisory,
+            bases: doc
+                .bases
+                .iter()
+                .map(|b| BaseInfo {
+                    source: b.label.clone(),
+                    digest: b.digest.clone(),
+                    bundle: options.base_bundles.get(&b.label).cloned(),
+                })
+                .collect(),
         },
         deliverables: None,
         criteria: Vec::new(),
@@ -121,12 +134,18 @@ fn run(
     let snapshot =
         Arc::new(Snapshot::take(root, options.walk.clone(), &known).map_err(|e| e.to_string())?);
 
+    let origins = doc
+        .bases
+        .iter()
+        .flat_map(|b| b.criteria.iter().map(|id| (id.as_str(), b.label.as_str())))
+        .collect();
     let evaluated = evaluate(
         loader,
         contract,
         &validators.loaded,
         &snapshot,
         options.jobs,
+        origins,
     );
     let changed = look_again(&snapshot, evaluated.iter().any(|e| e.2));
 
@@ -222,6 +241,7 @@ fn evaluate(
     validators: &HashMap<String, LoadResult>,
     snapshot: &Arc<Snapshot>,
     jobs: usize,
+    origins: HashMap<&str, &str>,
 ) -> Vec<Evaluated> {
     let resolved: HashMap<&str, (Vec<String>, Vec<String>)> = contract
         .deliverables
@@ -257,6 +277,7 @@ fn evaluate(
         resolved: &resolved,
         listing: &listing,
         tree: &Arc::new(OnceLock::new()),
+        origins,
     };
     let next = AtomicUsize::new(0);
     let results: Mutex<Vec<Option<Evaluated>>> =
@@ -350,6 +371,8 @@ struct Ctx<'a> {
     resolved: &'a HashMap<&'a str, (Vec<String>, Vec<String>)>,
     listing: &'a Arc<HashMap<String, Vec<String>>>,
     tree: &'a Arc<OnceLock<Tree>>,
+    /// Criterion id → the base it was taken from unchanged.
+    origins: HashMap<&'a str, &'a str>,
 }
 
 impl Ctx<'_> {
@@ -393,12 +416,14 @@ impl Ctx<'_> {
             files_read: Vec::new(),
             validator: ValidatorReport {
                 name: c.validator.clone(),
-                component: binding.map(|b| b.component.clone()).unwrap_or_default(),
+                component: binding.map(|b| b.shown()).unwrap_or_default(),
                 digest: None,
                 wit_version: None,
                 describes_as: None,
                 version: None,
+                bundle: None,
             },
+            origin: self.origins.get(c.id.as_str()).map(|o| o.to_string()),
             suspect_inputs: Vec::new(),
             on_fail: c.on_fail.clone(),
             duration_ms: 0,
@@ -408,6 +433,7 @@ impl Ctx<'_> {
             report.validator.wit_version = Some(l.wit_version.clone());
             report.validator.describes_as = Some(l.description.name.clone());
             report.validator.version = Some(l.description.version.clone());
+            report.validator.bundle = l.bundle.clone();
         }
         report
     }
@@ -655,6 +681,7 @@ pub fn unreadable_contract(path: &Path, problem: Problem, cache: CacheStats) -> 
             digest: None,
             format: None,
             advisory: false,
+            bases: Vec::new(),
         },
         deliverables: None,
         criteria: Vec::new(),

@@ -24,7 +24,8 @@ pub use check::{
 pub use sandbox::{Description, GUEST_ROOT, ImportUse, SUPPORTED_WIT, import_use};
 pub use snapshot::{Snapshot, WalkLimits};
 pub use validators::{
-    Builtin, DEFAULT_COMPILE_TIMEOUT, Inspection, LoadResult, Loaded, Loader, MAX_COMPONENT_BYTES,
+    Builtin, BundleComponent, DEFAULT_COMPILE_TIMEOUT, Inspection, LoadResult, Loaded, Loader,
+    MAX_COMPONENT_BYTES,
 };
 
 /// Everything needed to load and run validators, for one process.
@@ -94,8 +95,7 @@ impl Runtime {
             .map(|b| {
                 let binding = vcc_contract::ValidatorRef {
                     component: b.name.to_string(),
-                    digest: None,
-                    extensions: Default::default(),
+                    ..Default::default()
                 };
                 (b.name, self.loader.load(&binding, Path::new(".")))
             })

@@ -20,7 +20,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use vcc_contract::{Catalog, ValidatorInfo, ValidatorRef};
-use vcc_report::CacheStats;
+use vcc_report::{BundleRef, CacheStats};
 use wasmtime::component::Component;
 
 use crate::cache::{Cache, Lookup};
@@ -63,10 +63,21 @@ pub const CHECK_PARAMS_LIMITS: RunLimits = RunLimits {
     memory: 256 << 20,
 };
 
+/// A validator component from a verified bundle, as `vcc.lock` pins it.
+#[derive(Clone)]
+pub struct BundleComponent {
+    pub bytes: Arc<Vec<u8>>,
+    /// `blake3:<hex>` the lock pins for these bytes.
+    pub blake3: String,
+    pub bundle: BundleRef,
+}
+
 /// A validator ready to run.
 pub struct Loaded {
-    /// As the contract wrote it: `std/NAME` or a path.
+    /// As the contract wrote it: `std/NAME`, a path, or `BUNDLE:VALIDATOR`.
     pub component: String,
+    /// The bundle it came from, for a bundle validator.
+    pub bundle: Option<BundleRef>,
     pub digest: String,
     pub wit_version: String,
     pub description: Description,
@@ -87,6 +98,8 @@ pub struct Loader {
     stats: Mutex<CacheStats>,
     /// By component digest: the same bytes are compiled and described once.
     loaded: Mutex<HashMap<blake3::Hash, Arc<LoadResult>>>,
+    /// Components of verified bundles, by (bundle, validator, version).
+    bundles: Mutex<HashMap<(String, String, String), BundleComponent>>,
 }
 
 impl Loader {
@@ -107,7 +120,39 @@ impl Loader {
             builtins,
             stats: Mutex::new(stats),
             loaded: Mutex::new(HashMap::new()),
+            bundles: Mutex::new(HashMap::new()),
         }
+    }
+
+    /// Make a verified bundle's validator loadable by bindings that name
+    /// it (`bundle:`, `validator:`, and `version: =VERSION`, as the CLI
+    /// pins them after resolving `vcc.lock`).
+    pub fn add_bundle_component(
+        &self,
+        bundle: &str,
+        validator: &str,
+        version: &str,
+        component: BundleComponent,
+    ) {
+        if let Ok(mut bundles) = self.bundles.lock() {
+            let key = (
+                bundle.to_string(),
+                validator.to_string(),
+                version.to_string(),
+            );
+            bundles.insert(key, component);
+        }
+    }
+
+    /// Compile a component into the cache now (so the first check that
+    /// uses it does not wait for it); its digest.
+    pub fn precompile(&self, bytes: &[u8]) -> Result<String, String> {
+        if !is_component(bytes) {
+            return Err(not_a_component(bytes));
+        }
+        let digest = blake3::hash(bytes);
+        self.component(bytes, &digest)?;
+        Ok(digest_string(&digest))
     }
 
     /// The on-disk cache, unless caching is off.
@@ -130,17 +175,37 @@ impl Loader {
     /// Load the component a binding names, from `contract_dir`.
     pub fn load(&self, binding: &ValidatorRef, contract_dir: &Path) -> LoadResult {
         let builtin = binding.builtin().and_then(|n| self.builtin(n));
+        let mut bundle = None;
         let (bytes, digest) = match builtin {
             Some(b) => (
                 std::borrow::Cow::Borrowed(b.bytes),
                 blake3::Hash::from(b.digest),
             ),
-            None => {
-                let bytes = self.bytes(binding, contract_dir)?;
-                let digest = blake3::hash(&bytes);
-                (bytes, digest)
-            }
+            None => match binding.from_bundle() {
+                Some((name, validator)) => {
+                    let version = binding.version.as_deref().unwrap_or("");
+                    let found = self.bundle_component(name, validator, version)?;
+                    let digest = blake3::hash(&found.bytes);
+                    // The bytes were checked against the bundle when it was
+                    // read; checked again against the lock, here.
+                    if digest_string(&digest) != found.blake3 {
+                        return Err(format!(
+                            "its digest is {} but vcc.lock pins {}",
+                            digest_string(&digest),
+                            found.blake3
+                        ));
+                    }
+                    bundle = Some(found.bundle.clone());
+                    (std::borrow::Cow::Owned(found.bytes.to_vec()), digest)
+                }
+                None => {
+                    let bytes = self.bytes(binding, contract_dir)?;
+                    let digest = blake3::hash(&bytes);
+                    (bytes, digest)
+                }
+            },
         };
+        let shown = binding.shown();
         if let Some(pin) = &binding.digest
             && *pin != digest_string(&digest)
         {
@@ -157,9 +222,11 @@ impl Loader {
             loaded.get(&digest).cloned()
         };
         if let Some(done) = slot {
-            return done.as_ref().clone().map(|l| rename(l, &binding.component));
+            return done.as_ref().clone().map(|l| rename(l, &shown, &bundle));
         }
-        let result = self.compile_and_describe(&bytes, &digest, &binding.component, builtin);
+        let result = self
+            .compile_and_describe(&bytes, &digest, &shown, builtin)
+            .map(|l| rename(l, &shown, &bundle));
         if let Ok(mut loaded) = self.loaded.lock() {
             loaded.insert(digest, Arc::new(result.clone()));
         }
@@ -170,8 +237,7 @@ impl Loader {
     pub fn inspect(&self, path: &Path) -> Result<Inspection, String> {
         let binding = ValidatorRef {
             component: path.display().to_string(),
-            digest: None,
-            extensions: Default::default(),
+            ..ValidatorRef::default()
         };
         let bytes = self.bytes(&binding, Path::new("."))?;
         let digest = blake3::hash(&bytes);
@@ -214,6 +280,26 @@ impl Loader {
                 Ok(component)
             }
         }
+    }
+
+    fn bundle_component(
+        &self,
+        bundle: &str,
+        validator: &str,
+        version: &str,
+    ) -> Result<BundleComponent, String> {
+        let key = (
+            bundle.to_string(),
+            validator.to_string(),
+            version.trim_start_matches('=').to_string(),
+        );
+        self.bundles
+            .lock()
+            .ok()
+            .and_then(|b| b.get(&key).cloned())
+            .ok_or_else(|| {
+                format!("bundle `{bundle}` validator `{validator}` is not locked: run `vcc lock` (bundles are pinned in vcc.lock)")
+            })
     }
 
     fn builtin(&self, name: &str) -> Option<&Builtin> {
@@ -292,6 +378,7 @@ impl Loader {
         };
         Ok(Arc::new(Loaded {
             component: name.to_string(),
+            bundle: None,
             digest: digest_string(digest),
             wit_version,
             description,
@@ -422,12 +509,13 @@ fn deserialize(engine: &wasmtime::Engine, file: &std::fs::File) -> wasmtime::Res
 }
 
 /// The same component under another name shares the compiled code.
-fn rename(loaded: Arc<Loaded>, component: &str) -> Arc<Loaded> {
-    if loaded.component == component {
+fn rename(loaded: Arc<Loaded>, component: &str, bundle: &Option<BundleRef>) -> Arc<Loaded> {
+    if loaded.component == component && &loaded.bundle == bundle {
         return loaded;
     }
     Arc::new(Loaded {
         component: component.to_string(),
+        bundle: bundle.clone(),
         digest: loaded.digest.clone(),
         wit_version: loaded.wit_version.clone(),
         description: loaded.description.clone(),
@@ -545,8 +633,7 @@ mod tests {
     fn binding(component: &str) -> ValidatorRef {
         ValidatorRef {
             component: component.into(),
-            digest: None,
-            extensions: Default::default(),
+            ..ValidatorRef::default()
         }
     }
 

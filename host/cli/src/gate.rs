@@ -1,0 +1,784 @@
+//! Contracts that use bundles: `vcc lock`, and what `vcc check` and `vcc
+//! lint` do before a contract is evaluated.
+//!
+//! Before a check: the trust policy is read (never from the deliverable
+//! root) and its contract pins are applied; `vcc.lock` must cover every
+//! bundle the contract (and its base) names; each locked bundle is read
+//! from the local store (or fetched by the tag the lock records, which
+//! must still name the locked manifest), checked byte for byte, verified
+//! against the trust policy and compared with the lock; base contracts
+//! (`extends`, `--policy`) are composed with the contract, and what
+//! weakens them is an error. Any refusal makes the check `invalid` before
+//! a validator runs.
+
+use std::collections::{BTreeMap, HashMap};
+use std::path::{Path, PathBuf};
+use std::time::SystemTime;
+
+use semver::{Version, VersionReq};
+use vcc_contract::compose::{Base, compose};
+use vcc_contract::{Code, Contract, Document, FieldPath, Level, Problem};
+use vcc_report::BundleRef;
+use vcc_report::law::exit;
+use vcc_runtime::{BundleComponent, Runtime};
+use vcc_trust::Refusal;
+use vcc_trust::bundle::Bundle;
+use vcc_trust::lock::{Lock, LockedBase, LockedBundle, LockedFile};
+use vcc_trust::policy::Policy;
+use vcc_trust::store::Store;
+use vcc_trust::verify::{Verified, verify};
+
+use crate::args::{GateArgs, LockArgs, TrustArgs};
+use crate::bundles::{open_store, registry_refusal};
+
+/// A bundle verified against the trust policy.
+struct Resolved {
+    bundle: Bundle,
+    verified: Verified,
+    /// `HOST[:PORT]/REPO:TAG` it was pulled from, or `store`.
+    source: String,
+}
+
+impl Resolved {
+    fn bundle_ref(&self) -> BundleRef {
+        BundleRef {
+            name: self.verified.name.clone(),
+            version: self.verified.version.clone(),
+            manifest: self.verified.manifest.clone(),
+            signers: self.verified.signers.clone(),
+        }
+    }
+}
+
+/// The bundles a contract names, each with what asks for it.
+fn requirements(contract: &Contract) -> BTreeMap<String, Vec<(String, String)>> {
+    let mut out: BTreeMap<String, Vec<(String, String)>> = BTreeMap::new();
+    for (name, v) in &contract.validators {
+        if let Some((bundle, _)) = v.from_bundle() {
+            out.entry(bundle.to_string()).or_default().push((
+                format!("validator `{name}`"),
+                v.version.clone().unwrap_or_else(|| "*".into()),
+            ));
+        }
+    }
+    if let Some(e) = &contract.extends {
+        out.entry(e.bundle.clone()).or_default().push((
+            "`extends`".into(),
+            e.version.clone().unwrap_or_else(|| "*".into()),
+        ));
+    }
+    out
+}
+
+fn parse_reqs(reqs: &[(String, String)]) -> Result<Vec<VersionReq>, Refusal> {
+    reqs.iter()
+        .map(|(what, r)| {
+            VersionReq::parse(r)
+                .map_err(|e| Refusal::new(Code::LockStale, format!("{what}: version `{r}`: {e}")))
+        })
+        .collect()
+}
+
+fn satisfies(version: &str, reqs: &[VersionReq]) -> bool {
+    Version::parse(version).is_ok_and(|v| reqs.iter().all(|r| r.matches(&v)))
+}
+
+/// The trust policy, the store and the registries, as one command uses them.
+struct Gate<'a> {
+    runtime: &'a Runtime,
+    policy: Option<Policy>,
+    store: Option<Store>,
+    insecure: bool,
+}
+
+impl<'a> Gate<'a> {
+    fn new(runtime: &'a Runtime, trust: &TrustArgs) -> Result<Gate<'a>, Refusal> {
+        let policy = Policy::locate(trust.trust.as_deref())
+            .map(|p| Policy::read(&p))
+            .transpose()?;
+        Ok(Gate {
+            runtime,
+            policy,
+            store: None,
+            insecure: trust.insecure,
+        })
+    }
+
+    fn policy(&self) -> Result<&Policy, Refusal> {
+        self.policy.as_ref().ok_or_else(|| {
+            Refusal::new(
+                Code::NotTrusted,
+                "the contract uses bundles, and there is no trust policy to verify them: give --trust FILE, set VCC_TRUST, or write ~/.config/vcc/trust.yaml",
+            )
+        })
+    }
+
+    fn store(&mut self) -> Result<&Store, Refusal> {
+        if self.store.is_none() {
+            self.store = Some(open_store()?);
+        }
+        self.store
+            .as_ref()
+            .ok_or_else(|| Refusal::new(Code::NotInStore, "no bundle store"))
+    }
+
+    /// A stored bundle, read and checked, verified now.
+    fn stored(&mut self, manifest: &str) -> Result<Resolved, Refusal> {
+        let store = self.store()?;
+        let bundle = store.bundle(manifest)?;
+        let source = store.source_of(manifest).unwrap_or_else(|| "store".into());
+        let verified = verify(&bundle, self.policy()?, SystemTime::now())?;
+        Ok(Resolved {
+            bundle,
+            verified,
+            source,
+        })
+    }
+
+    /// Pull `reference`, verify it, keep it in the store; it must be
+    /// bundle `name`, and `manifest` when given.
+    fn pull(
+        &mut self,
+        reference: &str,
+        name: &str,
+        manifest: Option<&str>,
+    ) -> Result<Resolved, Refusal> {
+        let insecure = self.insecure;
+        let policy = self.policy()?.clone();
+        let store = self.store()?;
+        let staging = store.staging()?;
+        let parsed = vcc_registry::parse_reference(reference)
+            .map_err(|e| Refusal::new(Code::LockStale, e))?;
+        let registry =
+            vcc_registry::Registry::connect(&parsed, insecure).map_err(registry_refusal)?;
+        let descriptor = registry
+            .pull(&parsed, &staging.layout)
+            .map_err(registry_refusal)?;
+        if let Some(wanted) = manifest
+            && descriptor.digest != wanted
+        {
+            return Err(Refusal::new(
+                Code::LockMismatch,
+                format!(
+                    "the registry serves another manifest for {reference} ({}) than vcc.lock pins ({wanted}); run `vcc lock` to move to it on purpose",
+                    descriptor.digest
+                ),
+            ));
+        }
+        let bundle = Bundle::read(&staging.layout, &descriptor)?;
+        if bundle.config.name != name {
+            return Err(Refusal::new(
+                Code::NameMismatch,
+                format!(
+                    "{reference} holds bundle `{}`, not `{name}`",
+                    bundle.config.name
+                ),
+            ));
+        }
+        verify(&bundle, &policy, SystemTime::now())?;
+        store.import(&bundle, Some(reference))?;
+        self.stored(&descriptor.digest)
+    }
+
+    /// The highest version of `name` meeting `reqs` that the policy
+    /// trusts: from the store, else from the registry its rule names.
+    fn resolve(&mut self, name: &str, reqs: &[VersionReq]) -> Result<Resolved, Refusal> {
+        let policy = self.policy()?.clone();
+        let mut refusal = None;
+        for (version, digest) in self.store()?.versions(name)? {
+            if !reqs.iter().all(|r| r.matches(&version)) {
+                continue;
+            }
+            match self.stored(&digest) {
+                Ok(r) => return Ok(r),
+                Err(r) => {
+                    refusal.get_or_insert(r);
+                }
+            }
+        }
+        let wanted = reqs
+            .iter()
+            .map(|r| r.to_string())
+            .collect::<Vec<_>>()
+            .join(", ");
+        let source = policy.rule_for(name).and_then(|r| r.source.clone());
+        if let Some(source) = source {
+            // The bundle's name is its repository under the source.
+            let repository = format!("{}/{name}", source.trim_end_matches('/'));
+            let listing =
+                vcc_registry::parse_reference(&format!("{repository}:latest")).map_err(|e| {
+                    Refusal::new(
+                        Code::MalformedPolicy,
+                        format!("bundle rule for `{name}`: source: {e}"),
+                    )
+                })?;
+            let registry = vcc_registry::Registry::connect(&listing, self.insecure)
+                .map_err(registry_refusal)?;
+            let mut tags: Vec<(Version, String)> = registry
+                .tags(&listing)
+                .map_err(registry_refusal)?
+                .into_iter()
+                .filter_map(|t| {
+                    Version::parse(t.trim_start_matches('v'))
+                        .ok()
+                        .map(|v| (v, t))
+                })
+                .filter(|(v, _)| reqs.iter().all(|r| r.matches(v)))
+                .collect();
+            tags.sort_by(|a, b| b.0.cmp(&a.0));
+            for (_, tag) in tags {
+                match self.pull(&format!("{repository}:{tag}"), name, None) {
+                    Ok(r) => return Ok(r),
+                    Err(r) => {
+                        refusal.get_or_insert(r);
+                    }
+                }
+            }
+        }
+        Err(refusal.unwrap_or_else(|| {
+            Refusal::new(
+                vcc_contract::Code::NotInStore,
+                format!(
+                    "no version of bundle `{name}` matching `{}` is in the store{}; pull one with `vcc bundle pull`",
+                    if wanted.is_empty() { "*" } else { &wanted },
+                    if policy.rule_for(name).is_some_and(|r| r.source.is_some()) {
+                        " or in the registry the trust policy names"
+                    } else {
+                        ""
+                    }
+                ),
+            )
+        }))
+    }
+
+    /// The bundle a lock entry pins: from the store, else fetched by the
+    /// tag the lock records, which must still name the locked manifest;
+    /// then compared with the lock.
+    fn locked(&mut self, entry: &LockedBundle) -> Result<Resolved, Refusal> {
+        let resolved = match self.stored(&entry.manifest) {
+            Ok(r) => r,
+            Err(r) if r.code == Code::NotInStore && entry.source != "store" => {
+                self.pull(&entry.source, &entry.name, Some(&entry.manifest))?
+            }
+            Err(r) => return Err(r),
+        };
+        let c = &resolved.bundle.config;
+        if c.name != entry.name || c.version != entry.version {
+            return Err(Refusal::new(
+                Code::LockMismatch,
+                format!(
+                    "vcc.lock pins {} {} at {}, which holds {} {}",
+                    entry.name, entry.version, entry.manifest, c.name, c.version
+                ),
+            ));
+        }
+        let validators = |n: &str| c.validators.get(n).map(|v| (&v.sha256, &v.blake3));
+        let contracts = |n: &str| c.contracts.get(n).map(|f| (&f.sha256, &f.blake3));
+        compare_pins(entry, "validator", &entry.validators, validators)?;
+        compare_pins(entry, "contract", &entry.contracts, contracts)?;
+        Ok(resolved)
+    }
+
+    /// Make every validator of a verified bundle loadable.
+    fn register(&self, resolved: &Resolved) -> Result<(), Refusal> {
+        for (name, entry) in &resolved.bundle.config.validators {
+            let bytes = resolved.bundle.component(name)?;
+            self.runtime.loader().add_bundle_component(
+                &resolved.verified.name,
+                name,
+                &resolved.verified.version,
+                BundleComponent {
+                    bytes: std::sync::Arc::new(bytes),
+                    blake3: entry.blake3.clone(),
+                    bundle: resolved.bundle_ref(),
+                },
+            );
+        }
+        Ok(())
+    }
+}
+
+/// Each file the lock pins must be the one the bundle holds.
+fn compare_pins<'a>(
+    entry: &LockedBundle,
+    what: &str,
+    pinned: &BTreeMap<String, LockedFile>,
+    held: impl Fn(&str) -> Option<(&'a String, &'a String)>,
+) -> Result<(), Refusal> {
+    for (name, pin) in pinned {
+        let found = held(name);
+        if found != Some((&pin.sha256, &pin.blake3)) {
+            return Err(Refusal::new(
+                Code::LockMismatch,
+                format!(
+                    "vcc.lock pins {what} `{name}` of {} {} as {}, and the bundle holds {}",
+                    entry.name,
+                    entry.version,
+                    pin.sha256,
+                    found.map_or(format!("no {what} `{name}`"), |h| h.0.clone())
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// A base contract carried by a bundle, parsed; `label` names it.
+fn base_from(resolved: &Resolved, contract: &str, label: &str) -> Result<Document, Refusal> {
+    let bytes = resolved.bundle.contract(contract)?;
+    let doc = vcc_contract::parse(Path::new(label), &bytes).map_err(|p| {
+        Refusal::new(
+            Code::MalformedBundle,
+            format!("base contract {label}: {}", p.message),
+        )
+    })?;
+    if doc.contract.extends.is_some() {
+        return Err(Refusal::new(
+            Code::MalformedBundle,
+            format!("base contract {label} extends another; a base cannot"),
+        ));
+    }
+    for (name, v) in &doc.contract.validators {
+        if v.builtin().is_none() && v.bundle.is_none() {
+            return Err(Refusal::new(
+                Code::MalformedBundle,
+                format!(
+                    "base contract {label}: validator `{name}` is a file ({}), which means nothing outside the bundle",
+                    v.component
+                ),
+            ));
+        }
+    }
+    Ok(doc)
+}
+
+/// Bundle bindings name the exact version they were resolved to, so a
+/// base's validator and a project's are told apart by version too.
+fn pin_versions(contract: &mut Contract, versions: &HashMap<String, String>) {
+    for v in contract.validators.values_mut() {
+        if let Some(bundle) = &v.bundle
+            && let Some(version) = versions.get(bundle)
+        {
+            v.version = Some(format!("={version}"));
+        }
+    }
+}
+
+fn inside(path: &Path, root: &Path) -> bool {
+    let canon = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
+    canon(path).starts_with(canon(root))
+}
+
+/// What a check evaluates, once its bundles are verified and its bases
+/// composed.
+pub struct Prepared {
+    pub doc: Document,
+    /// The bundle each base came from, by the base's label.
+    pub base_bundles: HashMap<String, BundleRef>,
+}
+
+/// Everything before evaluation (see the module comment). `Err`: the
+/// problems that make the check invalid.
+pub fn prepare(
+    runtime: &Runtime,
+    doc: Document,
+    root: &Path,
+    gate: &GateArgs,
+) -> Result<Prepared, Vec<Problem>> {
+    let file = doc.path.display().to_string();
+    let relock = format!("run `vcc lock {}`", doc.path.display());
+    let lock_path = Lock::path_for(&doc.path);
+    let lock_file = lock_path.display().to_string();
+    let refuse = |r: Refusal, file: &str| vec![r.problem(file)];
+    let mut g = Gate::new(runtime, &gate.trust).map_err(|r| refuse(r, &file))?;
+    if let Some(policy) = &g.policy {
+        if inside(&policy.path, root) {
+            return Err(refuse(
+                Refusal::new(
+                    Code::TrustInRoot,
+                    format!(
+                        "the trust policy {} lies in the deliverable root {}: whoever writes the deliverables could rewrite it; keep it where they cannot",
+                        policy.path.display(),
+                        root.display()
+                    ),
+                ),
+                &file,
+            ));
+        }
+        policy
+            .check_contract(&doc.path, &doc.digest)
+            .map_err(|r| refuse(r, &file))?;
+    }
+    let lock = Lock::read_for(&doc.path).map_err(|r| refuse(r, &lock_file))?;
+    let mut doc = doc;
+    let mut bases: Vec<(String, Document)> = Vec::new();
+    let mut base_bundles = HashMap::new();
+    let mut notes = Vec::new();
+
+    let needs = requirements(&doc.contract);
+    match &lock {
+        None if gate.locked || !needs.is_empty() => {
+            let why = if needs.is_empty() {
+                "--locked needs a vcc.lock beside the contract".to_string()
+            } else {
+                format!(
+                    "the contract uses bundle(s) {}, and there is no {} to pin them",
+                    needs.keys().cloned().collect::<Vec<_>>().join(", "),
+                    lock_path.display()
+                )
+            };
+            let mut p = Refusal::new(Code::LockMissing, why).problem(&file);
+            p.help = Some(relock);
+            return Err(vec![p]);
+        }
+        None => {}
+        Some(lock) => {
+            // A base the lock records and the contract dropped: every
+            // criterion of it is gone.
+            if let (None, Some(base)) = (&doc.contract.extends, &lock.extends) {
+                let mut p = doc.problem(
+                    Code::WeakensBase,
+                    Level::Error,
+                    &FieldPath::root(),
+                    format!(
+                        "the contract no longer extends {}#{}, which vcc.lock records: that removes every criterion of the base",
+                        base.bundle, base.contract
+                    ),
+                );
+                p.help = Some("restore `extends:`; a base can be strengthened, not removed".into());
+                notes.push(p);
+            }
+            let stale = |message: String| {
+                let mut p = Refusal::new(Code::LockStale, message).problem(&lock_file);
+                p.help = Some(relock.clone());
+                vec![p]
+            };
+            if let Some(e) = &doc.contract.extends {
+                let recorded = lock.extends.as_ref();
+                if recorded.map(|r| (&r.bundle, &r.contract)) != Some((&e.bundle, &e.contract)) {
+                    return Err(stale(format!(
+                        "the contract extends {}#{}, which vcc.lock does not record",
+                        e.bundle, e.contract
+                    )));
+                }
+            }
+            let mut resolved: BTreeMap<String, Resolved> = BTreeMap::new();
+            let mut wanted = needs.clone();
+            let mut base_doc = None;
+            // The base first: it may name more bundles.
+            if let Some(e) = doc.contract.extends.clone() {
+                let entry = lock.bundle(&e.bundle).ok_or_else(|| {
+                    stale(format!("vcc.lock has no entry for bundle `{}`", e.bundle))
+                })?;
+                let r = g.locked(entry).map_err(|r| refuse(r, &lock_file))?;
+                let label = format!("{}#{}@{}", e.bundle, e.contract, r.verified.version);
+                let base = base_from(&r, &e.contract, &label).map_err(|r| refuse(r, &file))?;
+                for (bundle, reqs) in requirements(&base.contract) {
+                    wanted.entry(bundle).or_default().extend(reqs);
+                }
+                base_bundles.insert(label.clone(), r.bundle_ref());
+                resolved.insert(e.bundle.clone(), r);
+                base_doc = Some((label, base));
+            }
+            for (name, reqs) in &wanted {
+                let Some(entry) = lock.bundle(name) else {
+                    return Err(stale(format!("vcc.lock has no entry for bundle `{name}`")));
+                };
+                let parsed = parse_reqs(reqs).map_err(|r| refuse(r, &file))?;
+                if !satisfies(&entry.version, &parsed) {
+                    return Err(stale(format!(
+                        "vcc.lock pins {name} {}, which does not meet {}",
+                        entry.version,
+                        reqs.iter()
+                            .map(|(w, r)| format!("{r} ({w})"))
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    )));
+                }
+                if !resolved.contains_key(name) {
+                    let r = g.locked(entry).map_err(|r| refuse(r, &lock_file))?;
+                    resolved.insert(name.clone(), r);
+                }
+            }
+            for (name, v) in &doc.contract.validators {
+                if let Some((bundle, validator)) = v.from_bundle()
+                    && let Some(entry) = lock.bundle(bundle)
+                    && !entry.validators.contains_key(validator)
+                {
+                    return Err(stale(format!(
+                        "validator `{name}`: vcc.lock pins no validator `{validator}` of {bundle} {}",
+                        entry.version
+                    )));
+                }
+            }
+            for r in resolved.values() {
+                g.register(r).map_err(|r| refuse(r, &lock_file))?;
+            }
+            let versions: HashMap<String, String> = resolved
+                .iter()
+                .map(|(n, r)| (n.clone(), r.verified.version.clone()))
+                .collect();
+            pin_versions(&mut doc.contract, &versions);
+            if let Some((label, mut base)) = base_doc {
+                pin_versions(&mut base.contract, &versions);
+                bases.push((label, base));
+            }
+        }
+    }
+
+    if let Some(spec) = &gate.policy {
+        let (label, base) = policy_base(&mut g, spec, root).map_err(|r| refuse(r, &file))?;
+        if let Some((label, bundle)) = &base.1 {
+            base_bundles.insert(label.clone(), bundle.clone());
+        }
+        bases.push((label, base.0));
+    }
+
+    let composed: Vec<Base> = bases
+        .iter()
+        .map(|(label, d)| Base {
+            label: label.clone(),
+            doc: d,
+        })
+        .collect();
+    let mut doc = compose(doc, &composed);
+    doc.contract.extends = None;
+    doc.notes.extend(notes);
+    if let Some(policy) = g.policy.as_ref().filter(|p| p.require_signed) {
+        let unsigned = vcc_contract::require_signed(&doc, &policy.path);
+        doc.notes.extend(unsigned);
+    }
+    Ok(Prepared { doc, base_bundles })
+}
+
+type PolicyBase = (Document, Option<(String, BundleRef)>);
+
+/// `--policy`: a contract file outside the root, or a bundle's contract
+/// (`BUNDLE#CONTRACT` from the store, `REF#CONTRACT` from a registry),
+/// resolved on its own: never through the workspace's vcc.lock.
+fn policy_base(g: &mut Gate, spec: &str, root: &Path) -> Result<(String, PolicyBase), Refusal> {
+    let path = PathBuf::from(spec);
+    if path.is_file() {
+        if inside(&path, root) {
+            return Err(Refusal::new(
+                Code::TrustInRoot,
+                format!(
+                    "the --policy contract {spec} lies in the deliverable root: whoever writes the deliverables could rewrite it"
+                ),
+            ));
+        }
+        let mut base = vcc_contract::load(&path)
+            .map_err(|p| Refusal::new(Code::MalformedPolicy, format!("{spec}: {}", p.message)))?;
+        if let Some(policy) = &g.policy {
+            policy.check_contract(&path, &base.digest)?;
+        }
+        resolve_base_bundles(g, &mut base)?;
+        return Ok((format!("policy {spec}"), (base, None)));
+    }
+    let (bundle_part, contract) = spec.rsplit_once('#').ok_or_else(|| {
+        Refusal::new(
+            Code::MalformedPolicy,
+            format!("--policy {spec}: no such file, and not BUNDLE#CONTRACT or HOST[:PORT]/REPO:TAG#CONTRACT"),
+        )
+    })?;
+    let resolved = if vcc_contract::check_bundle_name(bundle_part).is_ok() {
+        g.resolve(bundle_part, &[])?
+    } else {
+        let (insecure, policy) = (g.insecure, g.policy()?.clone());
+        let store = g.store()?;
+        let staging = store.staging()?;
+        let (bundle, from) = crate::bundles::fetch(bundle_part, insecure, &staging.layout)?;
+        verify(&bundle, &policy, SystemTime::now())?;
+        store.import(&bundle, from.as_deref())?;
+        let digest = bundle.descriptor.digest.clone();
+        drop(staging);
+        g.stored(&digest)?
+    };
+    let label = format!(
+        "policy {}#{contract}@{}",
+        resolved.verified.name, resolved.verified.version
+    );
+    let mut base = base_from(&resolved, contract, &label)?;
+    g.register(&resolved)?;
+    let mut versions = HashMap::from([(
+        resolved.verified.name.clone(),
+        resolved.verified.version.clone(),
+    )]);
+    for (name, reqs) in requirements(&base.contract) {
+        if name == resolved.verified.name {
+            continue;
+        }
+        let r = g.resolve(&name, &parse_reqs(&reqs)?)?;
+        g.register(&r)?;
+        versions.insert(name, r.verified.version.clone());
+    }
+    pin_versions(&mut base.contract, &versions);
+    let bundle = resolved.bundle_ref();
+    Ok((label.clone(), (base, Some((label, bundle)))))
+}
+
+/// A policy file's bundle validators, resolved from the store or registry.
+fn resolve_base_bundles(g: &mut Gate, base: &mut Document) -> Result<(), Refusal> {
+    let mut versions = HashMap::new();
+    for (name, reqs) in requirements(&base.contract) {
+        let r = g.resolve(&name, &parse_reqs(&reqs)?)?;
+        g.register(&r)?;
+        versions.insert(name, r.verified.version.clone());
+    }
+    pin_versions(&mut base.contract, &versions);
+    Ok(())
+}
+
+/// `vcc lock CONTRACT`.
+pub fn lock(runtime: &Runtime, args: &LockArgs) -> i32 {
+    let doc = match vcc_contract::load(&args.contract) {
+        Ok(doc) => doc,
+        Err(p) => {
+            eprintln!("vcc lock: {}: {} {}", p.file, p.code, p.message);
+            return exit::INVALID;
+        }
+    };
+    // Not linted here: a contract that extends a base refers to the base's
+    // deliverables and validators, which only the composed contract has
+    // (`vcc lint` and `vcc check` lint that).
+    match write_lock(runtime, &doc, &args.trust) {
+        Ok((path, lock)) => {
+            for b in &lock.bundles {
+                eprintln!(
+                    "locked {} {} ({}), signed by {}, from {}",
+                    b.name,
+                    b.version,
+                    b.manifest,
+                    b.signers.join(", "),
+                    b.source
+                );
+            }
+            eprintln!("wrote {}", path.display());
+            exit::ACCEPTED
+        }
+        Err(r) => crate::bundles::refused("lock", &r),
+    }
+}
+
+fn write_lock(
+    runtime: &Runtime,
+    doc: &Document,
+    trust: &TrustArgs,
+) -> Result<(PathBuf, Lock), Refusal> {
+    let mut g = Gate::new(runtime, trust)?;
+    let mut wanted = requirements(&doc.contract);
+    let mut resolved: BTreeMap<String, Resolved> = BTreeMap::new();
+    if let Some(e) = &doc.contract.extends {
+        let reqs = parse_reqs(wanted.get(&e.bundle).map(Vec::as_slice).unwrap_or_default())?;
+        let r = g.resolve(&e.bundle, &reqs)?;
+        let label = format!("{}#{}@{}", e.bundle, e.contract, r.verified.version);
+        let base = base_from(&r, &e.contract, &label)?;
+        for (bundle, reqs) in requirements(&base.contract) {
+            wanted.entry(bundle).or_default().extend(reqs);
+        }
+        resolved.insert(e.bundle.clone(), r);
+    }
+    for (name, reqs) in &wanted {
+        let parsed = parse_reqs(reqs)?;
+        match resolved.get(name) {
+            Some(r) if !satisfies(&r.verified.version, &parsed) => {
+                return Err(Refusal::new(
+                    Code::LockStale,
+                    format!(
+                        "{name} {} (taken for `extends`) does not meet {}",
+                        r.verified.version,
+                        reqs.iter()
+                            .map(|(w, r)| format!("{r} ({w})"))
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    ),
+                ));
+            }
+            Some(_) => {}
+            None => {
+                let r = g.resolve(name, &parsed)?;
+                resolved.insert(name.clone(), r);
+            }
+        }
+    }
+    for (name, v) in &doc.contract.validators {
+        if let Some((bundle, validator)) = v.from_bundle()
+            && let Some(r) = resolved.get(bundle)
+            && !r.bundle.config.validators.contains_key(validator)
+        {
+            return Err(Refusal::new(
+                Code::NotInStore,
+                format!(
+                    "validator `{name}`: bundle {bundle} {} has no validator `{validator}` (it has: {})",
+                    r.verified.version,
+                    r.bundle
+                        .config
+                        .validators
+                        .keys()
+                        .cloned()
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+            ));
+        }
+    }
+    let lock = Lock {
+        vcc_lock: vcc_trust::lock::FORMAT,
+        bundles: resolved
+            .iter()
+            .map(|(name, r)| {
+                let c = &r.bundle.config;
+                LockedBundle {
+                    name: name.clone(),
+                    version: c.version.clone(),
+                    requirement: wanted
+                        .get(name)
+                        .map(|reqs| {
+                            reqs.iter()
+                                .map(|(_, r)| r.clone())
+                                .collect::<Vec<_>>()
+                                .join(", ")
+                        })
+                        .unwrap_or_default(),
+                    source: r.source.clone(),
+                    manifest: r.verified.manifest.clone(),
+                    signers: r.verified.signers.clone(),
+                    validators: c
+                        .validators
+                        .iter()
+                        .map(|(n, v)| {
+                            (
+                                n.clone(),
+                                LockedFile {
+                                    sha256: v.sha256.clone(),
+                                    blake3: v.blake3.clone(),
+                                },
+                            )
+                        })
+                        .collect(),
+                    contracts: c
+                        .contracts
+                        .iter()
+                        .map(|(n, f)| {
+                            (
+                                n.clone(),
+                                LockedFile {
+                                    sha256: f.sha256.clone(),
+                                    blake3: f.blake3.clone(),
+                                },
+                            )
+                        })
+                        .collect(),
+                }
+            })
+            .collect(),
+        extends: doc.contract.extends.as_ref().map(|e| LockedBase {
+            bundle: e.bundle.clone(),
+            contract: e.contract.clone(),
+        }),
+    };
+    let path = Lock::path_for(&doc.path);
+    crate::commands::write_atomically(&path, lock.to_yaml().as_bytes())
+        .map_err(|e| Refusal::new(Code::LockStale, format!("{}: {e}", path.display())))?;
+    Ok((path, lock))
+}

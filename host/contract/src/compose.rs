@@ -1,0 +1,232 @@
+//! Contracts built on a base: `extends` (a base contract carried by a
+//! signed bundle) and `vcc check --policy` (a base given from outside the
+//! workspace). The contract a check evaluates holds every base's
+//! deliverables and criteria, with the project's on top.
+//!
+//! A project may add deliverables, validators and criteria, raise a base
+//! criterion's severity, and make an optional base deliverable required.
+//! It may not weaken a base (`WEAKENS_BASE`, naming what it weakens):
+//! lower a criterion's severity; change its validator (by binding another
+//! one, or rebinding the validator's name), its params or its targets;
+//! make a required deliverable optional or move its path; declare the
+//! contract advisory. Dropping `extends` altogether is caught against
+//! `vcc.lock`, which records it (see the CLI).
+
+use std::collections::{BTreeSet, HashMap};
+
+use crate::model::ValidatorRef;
+use crate::parse::Document;
+use crate::problem::{Code, FieldPath, Level, Problem};
+
+/// A base contract, and what to call it in problems and reports.
+pub struct Base<'a> {
+    /// `acme/security:baseline@1.3.0`, or the path of a `--policy` file.
+    pub label: String,
+    pub doc: &'a Document,
+}
+
+/// A base a composed contract was built on.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Based {
+    pub label: String,
+    /// `blake3:<hex>` of the base contract's bytes.
+    pub digest: String,
+    /// Criteria taken from this base as it wrote them (not overridden).
+    pub criteria: Vec<String>,
+}
+
+/// What a binding runs, for comparing a base's with a project's: the
+/// component, its digest pin, and for a bundle validator the exact version
+/// it was resolved to (the CLI pins `version: =X.Y.Z` before composing).
+fn identity(v: &ValidatorRef) -> (String, Option<String>, Option<String>) {
+    let version = v.bundle.as_ref().and(v.version.clone());
+    (v.shown(), v.digest.clone(), version)
+}
+
+/// The contract `project` and `bases` make together. Problems (errors:
+/// `WEAKENS_BASE`) are added to the document's notes, so lint reports
+/// them and a check with any is `invalid`.
+pub fn compose(mut project: Document, bases: &[Base]) -> Document {
+    for base in bases {
+        let problems = merge(&mut project, base);
+        project.notes.extend(problems);
+    }
+    project
+}
+
+fn merge(project: &mut Document, base: &Base) -> Vec<Problem> {
+    let mut problems = Vec::new();
+    let root = FieldPath::root();
+    let b = &base.doc.contract;
+    let label = &base.label;
+    let weakens = |project: &Document, field: &FieldPath, message: String| {
+        let mut p = project.problem(Code::WeakensBase, Level::Error, field, message);
+        p.help = Some(format!(
+            "a contract may add criteria and raise severities of its base ({label}), never weaken it"
+        ));
+        p
+    };
+
+    if project.contract.advisory && !b.advisory {
+        problems.push(weakens(
+            project,
+            &root.key("advisory"),
+            format!("the contract is declared advisory, so it could never be rejected; its base {label} is not advisory"),
+        ));
+    }
+
+    // Deliverables: the project's, then the base's it does not redeclare.
+    let mut extra = Vec::new();
+    for bd in &b.deliverables {
+        match project
+            .contract
+            .deliverables
+            .iter()
+            .position(|d| d.id == bd.id)
+        {
+            Some(i) => {
+                let pd = &project.contract.deliverables[i];
+                let at = root.key("deliverables").index(i);
+                if bd.required && !pd.required {
+                    problems.push(weakens(
+                        project,
+                        &at.key("required"),
+                        format!(
+                            "deliverable `{}` is required by {label}; it cannot be made optional",
+                            bd.id
+                        ),
+                    ));
+                }
+                if pd.path != bd.path {
+                    problems.push(weakens(
+                        project,
+                        &at.key("path"),
+                        format!(
+                            "deliverable `{}` is `{}` in {label}; it cannot be moved to `{}`",
+                            bd.id, bd.path, pd.path
+                        ),
+                    ));
+                }
+            }
+            None => extra.push(bd.clone()),
+        }
+    }
+    project.contract.deliverables.extend(extra);
+
+    // Validators: the base's names keep the base's bindings; a component
+    // path is the base's, relative to the base's folder, not the project's.
+    let base_dir =
+        std::fs::canonicalize(base.doc.dir()).unwrap_or_else(|_| base.doc.dir().to_path_buf());
+    let base_validators: std::collections::BTreeMap<String, ValidatorRef> = b
+        .validators
+        .iter()
+        .map(|(name, v)| {
+            let mut v = v.clone();
+            if v.bundle.is_none() && v.builtin().is_none() && !v.component.is_empty() {
+                v.component = base_dir.join(&v.component).display().to_string();
+            }
+            (name.clone(), v)
+        })
+        .collect();
+    let base_validators = &base_validators;
+    let rebound: HashMap<&str, bool> = base_validators
+        .iter()
+        .map(|(name, v)| {
+            let differs = project
+                .contract
+                .validators
+                .get(name)
+                .is_some_and(|p| identity(p) != identity(v));
+            (name.as_str(), differs)
+        })
+        .collect();
+    for (name, v) in base_validators {
+        project
+            .contract
+            .validators
+            .entry(name.clone())
+            .or_insert_with(|| v.clone());
+    }
+
+    // Criteria: the project's (an override by id is checked against the
+    // base's), then the base's it does not redeclare.
+    let mut inherited = Vec::new();
+    let mut taken = Vec::new();
+    for bc in &b.criteria {
+        let Some(i) = project.contract.criteria.iter().position(|c| c.id == bc.id) else {
+            if rebound.get(bc.validator.as_str()) == Some(&true) {
+                problems.push(weakens(
+                    project,
+                    &root.key("validators").key(&bc.validator),
+                    format!(
+                        "validator `{}` is rebound here, which changes the validator of criterion `{}` of {label}",
+                        bc.validator, bc.id
+                    ),
+                ));
+            }
+            inherited.push(bc.id.clone());
+            taken.push(bc.clone());
+            continue;
+        };
+        let pc = &project.contract.criteria[i];
+        let at = root.key("criteria").index(i);
+        if pc.severity > bc.severity {
+            problems.push(weakens(
+                project,
+                &at.key("severity"),
+                format!(
+                    "criterion `{}` is {} in {label}; it cannot be lowered to {}",
+                    bc.id,
+                    bc.severity.as_str().to_uppercase(),
+                    pc.severity.as_str().to_uppercase()
+                ),
+            ));
+        }
+        let base_binding = base_validators.get(&bc.validator).map(identity);
+        let project_binding = project.contract.validators.get(&pc.validator).map(identity);
+        if base_binding != project_binding {
+            problems.push(weakens(
+                project,
+                &at.key("validator"),
+                format!(
+                    "criterion `{}` of {label} is judged by `{}`; it cannot be changed to `{}`",
+                    bc.id,
+                    base_binding.map(|b| b.0).unwrap_or_default(),
+                    project_binding.map(|b| b.0).unwrap_or_default()
+                ),
+            ));
+        }
+        if pc.params != bc.params {
+            problems.push(weakens(
+                project,
+                &at.key("params"),
+                format!(
+                    "criterion `{}` of {label} has other params; they cannot be changed",
+                    bc.id
+                ),
+            ));
+        }
+        let (pt, bt): (BTreeSet<&String>, BTreeSet<&String>) =
+            (pc.targets.iter().collect(), bc.targets.iter().collect());
+        if pt != bt {
+            problems.push(weakens(
+                project,
+                &at.key("targets"),
+                format!(
+                    "criterion `{}` of {label} judges {:?}; its targets cannot be changed",
+                    bc.id, bc.targets
+                ),
+            ));
+        }
+    }
+    project.contract.criteria.extend(taken);
+    if project.contract.limits.is_none() {
+        project.contract.limits = b.limits.clone();
+    }
+    project.bases.push(Based {
+        label: label.clone(),
+        digest: base.doc.digest.clone(),
+        criteria: inherited,
+    });
+    problems
+}

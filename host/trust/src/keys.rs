@@ -1,0 +1,229 @@
+//! Ed25519 keys: a private key in PKCS#8 PEM (mode 0600), a public key in
+//! SPKI PEM, and a key id — the sha256 of the public key's SPKI DER — which
+//! names a key in signatures.
+
+use std::fs;
+use std::io::Write;
+use std::os::unix::fs::OpenOptionsExt;
+use std::path::{Path, PathBuf};
+
+use ed25519_dalek::pkcs8::spki::der::pem::LineEnding;
+use ed25519_dalek::pkcs8::{DecodePrivateKey, DecodePublicKey, EncodePrivateKey, EncodePublicKey};
+use ed25519_dalek::{Signature, Signer, SigningKey, VerifyingKey};
+use sha2::{Digest, Sha256};
+
+use crate::Refusal;
+use crate::refusal::Code;
+
+/// A public key and its id.
+#[derive(Debug, Clone)]
+pub struct PublicKey {
+    key: VerifyingKey,
+    id: String,
+}
+
+/// A private key and its id.
+pub struct PrivateKey {
+    key: SigningKey,
+    id: String,
+}
+
+fn key_id(key: &VerifyingKey) -> String {
+    let der = key
+        .to_public_key_der()
+        .map(|d| d.as_bytes().to_vec())
+        .unwrap_or_default();
+    format!("sha256:{:x}", Sha256::digest(der))
+}
+
+/// Only the id: a private key is never printed.
+impl std::fmt::Debug for PrivateKey {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PrivateKey")
+            .field("id", &self.id)
+            .finish_non_exhaustive()
+    }
+}
+
+impl PublicKey {
+    /// Read an SPKI PEM public key. A private key given where a public key
+    /// belongs is refused by name: it would mean the private key was
+    /// copied somewhere it does not belong.
+    pub fn from_pem(pem: &str, what: &str) -> Result<PublicKey, Refusal> {
+        if pem.contains("PRIVATE KEY") {
+            return Err(Refusal::new(
+                Code::PrivateKeyGiven,
+                format!(
+                    "{what} is a private key; give the public key (NAME.pub), and keep the private key secret"
+                ),
+            ));
+        }
+        let key = VerifyingKey::from_public_key_pem(pem.trim()).map_err(|e| {
+            Refusal::new(
+                Code::MalformedKey,
+                format!("{what} is not an Ed25519 public key in SPKI PEM: {e}"),
+            )
+        })?;
+        Ok(PublicKey {
+            id: key_id(&key),
+            key,
+        })
+    }
+
+    pub fn read(path: &Path) -> Result<PublicKey, Refusal> {
+        let text = fs::read_to_string(path)
+            .map_err(|e| Refusal::new(Code::MalformedKey, format!("{}: {e}", path.display())))?;
+        PublicKey::from_pem(&text, &path.display().to_string())
+    }
+
+    pub fn id(&self) -> &str {
+        &self.id
+    }
+
+    pub fn to_pem(&self) -> String {
+        self.key
+            .to_public_key_pem(LineEnding::LF)
+            .unwrap_or_default()
+    }
+
+    /// Whether `sig` is this key's signature of `message` (strict: no
+    /// malleable or small-order signatures).
+    pub fn verifies(&self, message: &[u8], sig: &[u8]) -> bool {
+        let Ok(bytes) = <[u8; 64]>::try_from(sig) else {
+            return false;
+        };
+        self.key
+            .verify_strict(message, &Signature::from_bytes(&bytes))
+            .is_ok()
+    }
+}
+
+impl PrivateKey {
+    /// A new key from the operating system's randomness.
+    pub fn generate() -> std::io::Result<PrivateKey> {
+        let mut seed = [0u8; 32];
+        std::io::Read::read_exact(&mut fs::File::open("/dev/urandom")?, &mut seed)?;
+        let key = SigningKey::from_bytes(&seed);
+        Ok(PrivateKey {
+            id: key_id(&key.verifying_key()),
+            key,
+        })
+    }
+
+    /// Read a PKCS#8 PEM private key. One that others could read is
+    /// refused, as ssh refuses a loose key file.
+    pub fn read(path: &Path) -> Result<PrivateKey, Refusal> {
+        let bad = |m: String| Refusal::new(Code::MalformedKey, format!("{}: {m}", path.display()));
+        let text = fs::read_to_string(path).map_err(|e| bad(e.to_string()))?;
+        if text.contains("PUBLIC KEY") {
+            return Err(bad(
+                "this is a public key; signing needs the private key (NAME.key)".into(),
+            ));
+        }
+        let meta = fs::metadata(path).map_err(|e| bad(e.to_string()))?;
+        {
+            use std::os::unix::fs::MetadataExt;
+            if meta.mode() & 0o077 != 0 {
+                return Err(bad(format!(
+                    "the private key is readable by others (mode {:o}); run `chmod 600 {}`",
+                    meta.mode() & 0o777,
+                    path.display()
+                )));
+            }
+        }
+        let key = SigningKey::from_pkcs8_pem(text.trim())
+            .map_err(|e| bad(format!("not an Ed25519 private key in PKCS#8 PEM: {e}")))?;
+        Ok(PrivateKey {
+            id: key_id(&key.verifying_key()),
+            key,
+        })
+    }
+
+    pub fn id(&self) -> &str {
+        &self.id
+    }
+
+    pub fn public(&self) -> PublicKey {
+        PublicKey {
+            key: self.key.verifying_key(),
+            id: self.id.clone(),
+        }
+    }
+
+    pub fn sign(&self, message: &[u8]) -> Vec<u8> {
+        self.key.sign(message).to_bytes().to_vec()
+    }
+
+    /// Write `NAME.key` (mode 0600, never over an existing file) and
+    /// `NAME.pub`; their paths.
+    pub fn write(&self, name: &Path) -> std::io::Result<(PathBuf, PathBuf)> {
+        let private = name.with_extension("key");
+        let public = name.with_extension("pub");
+        let pem = self
+            .key
+            .to_pkcs8_pem(LineEnding::LF)
+            .map_err(|e| std::io::Error::other(e.to_string()))?;
+        let mut file = fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .mode(0o600)
+            .open(&private)?;
+        file.write_all(pem.as_bytes())?;
+        file.sync_all()?;
+        fs::write(&public, self.public().to_pem())?;
+        Ok((private, public))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keys_round_trip_and_sign() {
+        let dir = tempfile::tempdir().unwrap();
+        let key = PrivateKey::generate().unwrap();
+        let (private, public) = key.write(&dir.path().join("platform")).unwrap();
+        let back = PrivateKey::read(&private).unwrap();
+        let pubkey = PublicKey::read(&public).unwrap();
+        assert_eq!(back.id(), key.id());
+        assert_eq!(pubkey.id(), key.id());
+        assert!(key.id().starts_with("sha256:"));
+        let sig = back.sign(b"message");
+        assert!(pubkey.verifies(b"message", &sig));
+        assert!(!pubkey.verifies(b"messagE", &sig));
+        assert!(
+            key.write(&dir.path().join("platform")).is_err(),
+            "never overwritten"
+        );
+    }
+
+    #[test]
+    fn the_wrong_kind_of_pem_is_refused_by_name() {
+        let dir = tempfile::tempdir().unwrap();
+        let key = PrivateKey::generate().unwrap();
+        let (private, public) = key.write(&dir.path().join("k")).unwrap();
+        let given = PublicKey::read(&private).unwrap_err();
+        assert_eq!(given.code, Code::PrivateKeyGiven);
+        assert_eq!(
+            PrivateKey::read(&public).unwrap_err().code,
+            Code::MalformedKey
+        );
+        let garbage = PublicKey::from_pem(
+            "-----BEGIN PUBLIC KEY-----\nAAAA\n-----END PUBLIC KEY-----\n",
+            "x",
+        );
+        assert_eq!(garbage.unwrap_err().code, Code::MalformedKey);
+        std::fs::set_permissions(
+            &private,
+            std::os::unix::fs::PermissionsExt::from_mode(0o644),
+        )
+        .unwrap();
+        assert!(
+            PrivateKey::read(&private)
+                .unwrap_err()
+                .message
+                .contains("chmod 600")
+        );
+    }
+}

@@ -1,0 +1,179 @@
+//! The local bundle store: one OCI image layout holding every bundle that
+//! was pulled (and verified before it got here) with its signatures.
+//! `$VCC_STORE_DIR`, else `$XDG_DATA_HOME/vcc/store`, else
+//! `~/.local/share/vcc/store`. It holds code vcc runs, so, like the
+//! component cache, it must be the user's own and writable by nobody else.
+
+use std::path::{Path, PathBuf};
+
+use crate::bundle::{self, Bundle};
+use crate::dirs;
+use crate::layout::{self, Layout, annotation};
+use crate::refusal::{Code, Refusal};
+
+pub struct Store {
+    layout: Layout,
+}
+
+impl Store {
+    pub fn default_dir() -> Option<PathBuf> {
+        let var = |k: &str| {
+            std::env::var_os(k)
+                .filter(|v| !v.is_empty())
+                .map(PathBuf::from)
+        };
+        var("VCC_STORE_DIR")
+            .or_else(|| var("XDG_DATA_HOME").map(|d| d.join("vcc/store")))
+            .or_else(|| var("HOME").map(|h| h.join(".local/share/vcc/store")))
+    }
+
+    /// Open (or create) the store in `dir`, if it is safe to trust.
+    pub fn open(dir: &Path) -> Result<Store, Refusal> {
+        let untrusted = |why: String| {
+            Refusal::new(
+                Code::NotTrusted,
+                format!("refusing the bundle store {}: {why}", dir.display()),
+            )
+        };
+        dirs::create_private(dir).map_err(|e| untrusted(e.to_string()))?;
+        dirs::trusted(dir).map_err(untrusted)?;
+        let layout = match Layout::open(dir) {
+            Ok(layout) => layout,
+            Err(_) => Layout::create(dir).map_err(|e| untrusted(e.to_string()))?,
+        };
+        Ok(Store { layout })
+    }
+
+    pub fn dir(&self) -> &Path {
+        self.layout.dir()
+    }
+
+    /// Copy a (verified) bundle and its signatures in: blobs first, the
+    /// index entry last, so a crash leaves no entry without its blobs.
+    /// `source`: where it was pulled from (`HOST[:PORT]/REPO:TAG`).
+    pub fn import(&self, bundle: &Bundle, source: Option<&str>) -> Result<(), Refusal> {
+        let io = |e: std::io::Error| {
+            Refusal::new(
+                Code::MalformedBundle,
+                format!("{}: {e}", self.dir().display()),
+            )
+        };
+        let mut entries = Vec::new();
+        for descriptor in bundle.blobs() {
+            if !self.layout.has(&descriptor.digest) {
+                let bytes = bundle.layout.get(&descriptor, layout::MAX_LAYER)?;
+                self.layout
+                    .put(&descriptor.media_type, &bytes)
+                    .map_err(io)?;
+            }
+        }
+        // The blobs a signature manifest names (its envelope, its config).
+        for (descriptor, _) in &bundle.signatures {
+            let manifest: layout::Manifest =
+                serde_json::from_slice(&bundle.layout.get(descriptor, layout::MAX_MANIFEST)?)
+                    .map_err(|e| Refusal::new(Code::MalformedBundle, e.to_string()))?;
+            for blob in std::iter::once(&manifest.config).chain(&manifest.layers) {
+                let bytes = bundle.layout.get(blob, layout::MAX_ENVELOPE)?;
+                self.layout.put(&blob.media_type, &bytes).map_err(io)?;
+            }
+            entries.push(descriptor.clone());
+        }
+        let mut entry = bundle.descriptor.clone();
+        entry.artifact_type = Some(layout::media::BUNDLE.into());
+        entry
+            .annotations
+            .insert(annotation::BUNDLE_NAME.into(), bundle.config.name.clone());
+        entry
+            .annotations
+            .insert(annotation::REF_NAME.into(), bundle.config.version.clone());
+        if let Some(source) = source {
+            entry
+                .annotations
+                .insert(annotation::SOURCE.into(), source.to_string());
+        }
+        entries.push(entry);
+        let mut index = self.layout.index()?;
+        for e in entries {
+            match index.manifests.iter_mut().find(|m| m.digest == e.digest) {
+                // Pulled again, from elsewhere: remember the newest source.
+                Some(known) => known.annotations.extend(e.annotations),
+                None => index.manifests.push(e),
+            }
+        }
+        self.layout.set_index(&index).map_err(io)
+    }
+
+    /// The bundle whose manifest has this digest, read and checked.
+    pub fn bundle(&self, manifest: &str) -> Result<Bundle, Refusal> {
+        let descriptor = bundle::listed(&self.layout)?
+            .into_iter()
+            .find(|d| d.digest == manifest)
+            .ok_or_else(|| {
+                Refusal::new(
+                    Code::NotInStore,
+                    format!(
+                        "bundle manifest {manifest} is not in the store {} (run `vcc bundle pull`)",
+                        self.dir().display()
+                    ),
+                )
+            })?;
+        Bundle::read(&self.layout, &descriptor)
+    }
+
+    /// Where a stored bundle was pulled from, if it came from a registry.
+    pub fn source_of(&self, manifest: &str) -> Option<String> {
+        bundle::listed(&self.layout)
+            .ok()?
+            .into_iter()
+            .find(|d| d.digest == manifest)?
+            .annotations
+            .get(annotation::SOURCE)
+            .cloned()
+    }
+
+    /// A folder for a pull in progress, inside the store (so it is as
+    /// private as the store), removed when dropped.
+    pub fn staging(&self) -> Result<Staging, Refusal> {
+        static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+        let dir = self.dir().join(format!(
+            ".staging-{}-{}",
+            std::process::id(),
+            NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+        ));
+        let _ = std::fs::remove_dir_all(&dir);
+        let layout = Layout::create(&dir)
+            .map_err(|e| Refusal::new(Code::NotInStore, format!("{}: {e}", dir.display())))?;
+        Ok(Staging { layout })
+    }
+
+    /// (version, manifest digest) of every stored bundle named `name`,
+    /// highest version first.
+    pub fn versions(&self, name: &str) -> Result<Vec<(semver::Version, String)>, Refusal> {
+        let mut out: Vec<(semver::Version, String)> = bundle::listed(&self.layout)?
+            .into_iter()
+            .filter(|d| {
+                d.annotations
+                    .get(annotation::BUNDLE_NAME)
+                    .map(String::as_str)
+                    == Some(name)
+            })
+            .filter_map(|d| {
+                let v = semver::Version::parse(d.annotations.get(annotation::REF_NAME)?).ok()?;
+                Some((v, d.digest))
+            })
+            .collect();
+        out.sort_by(|a, b| b.0.cmp(&a.0));
+        Ok(out)
+    }
+}
+
+/// A temporary layout for a pull; removed when dropped.
+pub struct Staging {
+    pub layout: Layout,
+}
+
+impl Drop for Staging {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(self.layout.dir());
+    }
+}

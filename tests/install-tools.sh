@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Everything the test suite needs beyond Rust, installed by the project:
+#   - the validator tools (sdk/install-tools.sh: componentize-py/-js, the
+#     wasm32-wasip2 target);
+#   - a real OCI registry and an independent OCI client, from Debian:
+#     docker-registry (the CNCF distribution server) and skopeo;
+#   - an independent DSSE/Ed25519 implementation, from PyPI:
+#     securesystemslib, in $VCC_TOOLS_DIR/trust-py.
+# Safe to run again: what is installed is kept.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+bash sdk/install-tools.sh
+
+SECURESYSTEMSLIB=1.6.0
+
+missing=()
+command -v docker-registry >/dev/null || missing+=(docker-registry)
+command -v skopeo >/dev/null || missing+=(skopeo)
+if [ ${#missing[@]} -gt 0 ]; then
+    echo "installing ${missing[*]} (apt)" >&2
+    sudo=()
+    [ "$(id -u)" -eq 0 ] || sudo=(sudo -n)
+    export DEBIAN_FRONTEND=noninteractive
+    "${sudo[@]}" apt-get install -y -q "${missing[@]}" >/dev/null ||
+        { "${sudo[@]}" apt-get update -q >/dev/null && "${sudo[@]}" apt-get install -y -q "${missing[@]}" >/dev/null; }
+fi
+
+tools="${VCC_TOOLS_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/vcc-tools}"
+py="$tools/trust-py"
+if ! "$py/bin/python" -c "import securesystemslib, sys; sys.exit(securesystemslib.__version__ != '$SECURESYSTEMSLIB')" 2>/dev/null; then
+    echo "installing securesystemslib $SECURESYSTEMSLIB into $py" >&2
+    rm -rf "$py"
+    python3 -m venv "$py"
+    "$py/bin/pip" install --quiet --disable-pip-version-check "securesystemslib[crypto]==$SECURESYSTEMSLIB"
+fi
+
+echo "test tools ready" >&2
