@@ -5,7 +5,9 @@
 #   - a real OCI registry and an independent OCI client, from Debian:
 #     docker-registry (the CNCF distribution server) and skopeo;
 #   - an independent DSSE/Ed25519 implementation, from PyPI:
-#     securesystemslib, in $VCC_TOOLS_DIR/trust-py.
+#     securesystemslib, in $VCC_TOOLS_DIR/trust-py;
+#   - an independent MCP client and pre-commit itself, from PyPI: mcp and
+#     pre-commit, in $VCC_TOOLS_DIR/agents-py.
 # Safe to run again: what is installed is kept.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -13,6 +15,8 @@ cd "$(dirname "$0")/.."
 bash sdk/install-tools.sh
 
 SECURESYSTEMSLIB=1.6.0
+MCP=2.3.0
+PRE_COMMIT=4.7.0
 
 missing=()
 command -v docker-registry >/dev/null || missing+=(docker-registry)
@@ -33,6 +37,14 @@ if ! "$py/bin/python" -c "import securesystemslib, sys; sys.exit(securesystemsli
     rm -rf "$py"
     python3 -m venv "$py"
     "$py/bin/pip" install --quiet --disable-pip-version-check "securesystemslib[crypto]==$SECURESYSTEMSLIB"
+fi
+
+agents_py="$tools/agents-py"
+if ! "$agents_py/bin/python" -c "import importlib.metadata as m, sys; sys.exit(m.version('mcp') != '$MCP' or m.version('pre-commit') != '$PRE_COMMIT')" 2>/dev/null; then
+    echo "installing mcp $MCP and pre-commit $PRE_COMMIT into $agents_py" >&2
+    rm -rf "$agents_py"
+    python3 -m venv "$agents_py"
+    "$agents_py/bin/pip" install --quiet --disable-pip-version-check "mcp==$MCP" "pre-commit==$PRE_COMMIT"
 fi
 
 echo "test tools ready" >&2

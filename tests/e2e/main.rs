@@ -2,12 +2,14 @@
 //! source, real files. Each test asserts what a user sees: exit codes, the
 //! JSON report, messages, and that deliverables were left untouched.
 
+mod agents;
 mod authoring;
 mod bundles;
 mod cache;
 mod cases;
 mod cli;
 mod contracts;
+mod converge;
 mod deliverables;
 mod during;
 mod examples;

@@ -52,6 +52,94 @@ pub enum Command {
     /// its trust policy names), verify them, and pin them in vcc.lock
     /// beside the contract.
     Lock(LockArgs),
+    /// Run CMD until the contract is accepted, or stop for a stated reason
+    /// (budget, stagnation, abort, attempts): check; hand the failures
+    /// over ($VCC_FEEDBACK, $VCC_FEEDBACK_MD); run CMD; check again.
+    Converge(ConvergeArgs),
+    /// Where agents stop: a hook that lets an agent stop only when the
+    /// contract is accepted.
+    #[command(subcommand)]
+    Hook(HookCommand),
+    /// A Model Context Protocol server over stdio, with tools `check`,
+    /// `lint` and `explain`. A tool call reports; it admits nothing.
+    Mcp(McpArgs),
+}
+
+#[derive(Args)]
+pub struct ConvergeArgs {
+    /// The contract (YAML, or JSON with a .json extension).
+    pub contract: PathBuf,
+    /// The deliverable root [default: the contract's folder].
+    #[arg(long, value_name = "ROOT")]
+    pub dir: Option<PathBuf>,
+    /// Runs of CMD at most [default: the contract's budget.iterations, else 10].
+    #[arg(long, value_name = "N")]
+    pub max_iterations: Option<u32>,
+    /// Wall time of the whole loop, e.g. `20m` [default: the contract's budget.time].
+    #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
+    pub max_time: Option<vcc_contract::DurationSpec>,
+    /// Cost CMD may report through $VCC_USAGE [default: the contract's budget.cost].
+    #[arg(long, value_name = "X")]
+    pub max_cost: Option<f64>,
+    /// Tokens CMD may report through $VCC_USAGE [default: the contract's budget.tokens].
+    #[arg(long, value_name = "N")]
+    pub max_tokens: Option<u64>,
+    /// Stop when the failing MUST criteria and their findings are unchanged
+    /// after K runs in a row [default: the contract's budget.stagnation, else 2].
+    #[arg(long, value_name = "K")]
+    pub stagnation: Option<u32>,
+    /// Stop (reason `command_error`) when CMD exits non-zero.
+    #[arg(long)]
+    pub stop_on_command_error: bool,
+    /// Also write the converge report (JSON) to FILE.
+    #[arg(long, value_name = "FILE")]
+    pub report: Option<PathBuf>,
+    /// human (progress to stderr) or json (the converge report, to stdout).
+    #[arg(long, value_enum, default_value_t = Format::Human)]
+    pub format: Format,
+    /// Criteria evaluated at once [default: the number of cores].
+    #[arg(long, value_name = "N")]
+    pub jobs: Option<usize>,
+    #[command(flatten)]
+    pub gate: GateArgs,
+    /// The command and its arguments, after `--`.
+    #[arg(last = true, required = true, value_name = "CMD")]
+    pub command: Vec<String>,
+}
+
+fn parse_duration(text: &str) -> Result<vcc_contract::DurationSpec, String> {
+    vcc_contract::DurationSpec::parse(text)
+}
+
+#[derive(Subcommand)]
+pub enum HookCommand {
+    /// A Claude Code Stop/SubagentStop hook: reads the hook's JSON on
+    /// stdin, checks the contract (with the session's transcript attached
+    /// at .vcc/transcript.jsonl), and blocks the stop with the feedback
+    /// until the contract is accepted.
+    ClaudeCode(HookArgs),
+}
+
+#[derive(Args)]
+pub struct HookArgs {
+    /// The contract.
+    #[arg(long, value_name = "FILE")]
+    pub contract: PathBuf,
+    /// The deliverable root [default: the contract's folder].
+    #[arg(long, value_name = "ROOT")]
+    pub dir: Option<PathBuf>,
+    /// Stops blocked per session at most; past it the stop is allowed and
+    /// the work is reported withheld, never accepted.
+    #[arg(long, value_name = "N", default_value_t = 10)]
+    pub max_blocks: u32,
+    #[command(flatten)]
+    pub gate: GateArgs,
+}
+
+#[derive(Args)]
+pub struct McpArgs {
+    #[command(flatten)]
+    pub gate: GateArgs,
 }
 
 /// Where trust comes from, and how registries are reached.

@@ -11,7 +11,8 @@ use vcc_report::{Report, Verdict};
 use vcc_runtime::{Builtin, Cache, CheckOptions, Runtime, WalkLimits};
 
 use crate::args::{
-    BundleCommand, CheckArgs, Cli, Command, Format, KeyCommand, LintArgs, ValidatorCommand,
+    BundleCommand, CheckArgs, Cli, Command, Format, HookCommand, KeyCommand, LintArgs,
+    ValidatorCommand,
 };
 use crate::render::{self, Style};
 
@@ -59,6 +60,12 @@ pub fn run() -> i32 {
             Ok(rt) => crate::gate::lock(&rt, args),
             Err(code) => code,
         },
+        Command::Converge(args) => match runtime(&cli) {
+            Ok(rt) => crate::converge::run(&rt, args),
+            Err(code) => code,
+        },
+        Command::Hook(HookCommand::ClaudeCode(args)) => crate::hook::claude_code(&cli, args),
+        Command::Mcp(args) => crate::mcp::serve(&cli, args),
     }
 }
 
@@ -92,44 +99,56 @@ fn bundle(cli: &Cli, command: &BundleCommand) -> i32 {
     }
 }
 
-fn runtime(cli: &Cli) -> Result<Runtime, i32> {
-    let cache_dir = if cli.no_cache {
-        None
-    } else {
-        cli.cache_dir.clone().or_else(Cache::default_dir)
-    };
-    let builtins = vcc_std::BUILTINS
-        .iter()
-        .map(|b| Builtin {
-            name: b.name,
-            bytes: b.bytes,
-            digest: b.digest,
-            precompiled: b.precompiled,
-        })
-        .collect();
-    // A knob for tests and slow machines: how long one component may take
-    // to compile (a duration like `300s`).
-    let compile_timeout = match std::env::var("VCC_COMPILE_TIMEOUT") {
-        Ok(text) if !text.is_empty() => match vcc_contract::DurationSpec::parse(&text) {
-            Ok(d) => d.0,
-            Err(e) => {
-                eprintln!("vcc: VCC_COMPILE_TIMEOUT: {e}");
-                return Err(exit::INVALID);
-            }
-        },
-        _ => vcc_runtime::DEFAULT_COMPILE_TIMEOUT,
-    };
-    match Runtime::new(builtins, cache_dir.as_deref(), compile_timeout) {
-        Ok((runtime, warning)) => {
-            if let Some(warning) = warning {
-                eprintln!("vcc: warning: {warning}");
-            }
-            Ok(runtime)
+pub fn runtime(cli: &Cli) -> Result<Runtime, i32> {
+    RuntimeSettings::of(cli).runtime().map_err(|e| {
+        eprintln!("vcc: {e}");
+        exit::INVALID
+    })
+}
+
+/// What a runtime is made from (for `vcc mcp`, which makes one per call).
+#[derive(Clone)]
+pub struct RuntimeSettings {
+    cache_dir: Option<PathBuf>,
+}
+
+impl RuntimeSettings {
+    pub fn of(cli: &Cli) -> RuntimeSettings {
+        RuntimeSettings {
+            cache_dir: if cli.no_cache {
+                None
+            } else {
+                cli.cache_dir.clone().or_else(Cache::default_dir)
+            },
         }
-        Err(err) => {
-            eprintln!("vcc: cannot start the WebAssembly runtime: {err:#}");
-            Err(exit::INVALID)
+    }
+
+    pub fn runtime(&self) -> Result<Runtime, String> {
+        let builtins = vcc_std::BUILTINS
+            .iter()
+            .map(|b| Builtin {
+                name: b.name,
+                bytes: b.bytes,
+                digest: b.digest,
+                precompiled: b.precompiled,
+            })
+            .collect();
+        // A knob for tests and slow machines: how long one component may take
+        // to compile (a duration like `300s`).
+        let compile_timeout = match std::env::var("VCC_COMPILE_TIMEOUT") {
+            Ok(text) if !text.is_empty() => {
+                vcc_contract::DurationSpec::parse(&text)
+                    .map_err(|e| format!("VCC_COMPILE_TIMEOUT: {e}"))?
+                    .0
+            }
+            _ => vcc_runtime::DEFAULT_COMPILE_TIMEOUT,
+        };
+        let (runtime, warning) = Runtime::new(builtins, self.cache_dir.as_deref(), compile_timeout)
+            .map_err(|err| format!("cannot start the WebAssembly runtime: {err:#}"))?;
+        if let Some(warning) = warning {
+            eprintln!("vcc: warning: {warning}");
         }
+        Ok(runtime)
     }
 }
 
@@ -140,32 +159,15 @@ fn schema() -> i32 {
 }
 
 fn lint(cli: &Cli, args: &LintArgs, style: &Style) -> i32 {
-    let doc = match vcc_contract::load(&args.contract) {
-        Ok(doc) => doc,
-        Err(problem) => {
-            let problems = vec![*problem];
-            emit_lint(&args.contract, None, &problems, args.format, style);
-            return exit::INVALID;
-        }
-    };
     let runtime = match runtime(cli) {
         Ok(r) => r,
         Err(code) => return code,
     };
-    let root = args.dir.clone().unwrap_or_else(|| doc.dir().to_path_buf());
-    let digest = doc.digest.clone();
-    let doc = match crate::gate::prepare(&runtime, doc, &root, &args.gate) {
-        Ok(prepared) => prepared.doc,
-        Err(problems) => {
-            emit_lint(&args.contract, Some(&digest), &problems, args.format, style);
-            return exit::INVALID;
-        }
-    };
-    let (problems, _) =
-        vcc_runtime::lint_with_validators(runtime.loader(), &doc, args.dir.as_deref());
+    let (digest, problems) =
+        lint_problems(&runtime, &args.contract, args.dir.as_deref(), &args.gate);
     emit_lint(
         &args.contract,
-        Some(&doc.digest),
+        digest.as_deref(),
         &problems,
         args.format,
         style,
@@ -175,6 +177,28 @@ fn lint(cli: &Cli, args: &LintArgs, style: &Style) -> i32 {
     } else {
         exit::ACCEPTED
     }
+}
+
+/// The integrity pass of `vcc lint`: the contract's digest (when it could
+/// be read) and its problems.
+pub fn lint_problems(
+    runtime: &Runtime,
+    contract: &Path,
+    dir: Option<&Path>,
+    gate: &crate::args::GateArgs,
+) -> (Option<String>, Vec<vcc_contract::Problem>) {
+    let doc = match vcc_contract::load(contract) {
+        Ok(doc) => doc,
+        Err(problem) => return (None, vec![*problem]),
+    };
+    let root = dir.map_or_else(|| doc.dir().to_path_buf(), Path::to_path_buf);
+    let digest = doc.digest.clone();
+    let doc = match crate::gate::prepare(runtime, doc, &root, gate) {
+        Ok(prepared) => prepared.doc,
+        Err(problems) => return (Some(digest), problems),
+    };
+    let (problems, _) = vcc_runtime::lint_with_validators(runtime.loader(), &doc, dir);
+    (Some(doc.digest.clone()), problems)
 }
 
 fn emit_lint(
@@ -237,41 +261,76 @@ fn check(cli: &Cli, args: &CheckArgs, style: &Style) -> i32 {
         Ok(r) => r,
         Err(code) => return code,
     };
-    let report = match vcc_contract::load(&args.contract) {
-        Ok(doc) => {
-            let root = args.dir.clone().unwrap_or_else(|| doc.dir().to_path_buf());
-            let (path, digest) = (doc.path.clone(), doc.digest.clone());
-            let prepared = match crate::gate::prepare(&runtime, doc, &root, &args.gate) {
-                Ok(prepared) => prepared,
-                Err(problems) => {
-                    let report = refused_report(&path, &digest, problems, runtime.loader().stats());
-                    return finish_check(report, args, style);
-                }
-            };
-            let doc = prepared.doc;
-            let defaults = CheckOptions::default();
-            let walk = WalkLimits {
-                max_files: args.max_files.unwrap_or(defaults.walk.max_files),
-                max_depth: args.max_depth.unwrap_or(defaults.walk.max_depth),
-                max_file_size: args
-                    .max_file_size
-                    .map_or(defaults.walk.max_file_size, |s| s.0),
-                ..defaults.walk.clone()
-            };
-            let options = CheckOptions {
-                jobs: args.jobs.unwrap_or(defaults.jobs),
-                evidence_dir: args.evidence_dir.clone(),
-                host_digest: runtime.host_digest(),
-                walk,
-                base_bundles: prepared.base_bundles,
-            };
-            vcc_runtime::check(runtime.loader(), &doc, &root, &options)
-        }
+    let defaults = CheckOptions::default();
+    let walk = WalkLimits {
+        max_files: args.max_files.unwrap_or(defaults.walk.max_files),
+        max_depth: args.max_depth.unwrap_or(defaults.walk.max_depth),
+        max_file_size: args
+            .max_file_size
+            .map_or(defaults.walk.max_file_size, |s| s.0),
+        ..defaults.walk.clone()
+    };
+    let options = CheckOptions {
+        jobs: args.jobs.unwrap_or(defaults.jobs),
+        evidence_dir: args.evidence_dir.clone(),
+        walk,
+        ..defaults
+    };
+    let evaluation = evaluate(
+        &runtime,
+        &args.contract,
+        args.dir.as_deref(),
+        &args.gate,
+        options,
+    );
+    finish_check(evaluation.report, args, style)
+}
+
+/// A check's report, and the budget of the contract it evaluated (with
+/// its bases).
+pub struct Evaluation {
+    pub report: Report,
+    pub budget: Option<vcc_contract::Budget>,
+}
+
+/// Load a contract, verify what binds it (trust policy, vcc.lock, bases),
+/// and check it against the deliverables under `dir` (default: the
+/// contract's folder). What `vcc check`, `converge`, `hook` and `mcp`
+/// share.
+pub fn evaluate(
+    runtime: &Runtime,
+    contract: &Path,
+    dir: Option<&Path>,
+    gate: &crate::args::GateArgs,
+    mut options: CheckOptions,
+) -> Evaluation {
+    let doc = match vcc_contract::load(contract) {
+        Ok(doc) => doc,
         Err(problem) => {
-            vcc_runtime::unreadable_contract(&args.contract, *problem, runtime.loader().stats())
+            let report =
+                vcc_runtime::unreadable_contract(contract, *problem, runtime.loader().stats());
+            return Evaluation {
+                report,
+                budget: None,
+            };
         }
     };
-    finish_check(report, args, style)
+    let root = dir.map_or_else(|| doc.dir().to_path_buf(), Path::to_path_buf);
+    let (path, digest) = (doc.path.clone(), doc.digest.clone());
+    match crate::gate::prepare(runtime, doc, &root, gate) {
+        Ok(prepared) => {
+            options.host_digest = runtime.host_digest();
+            options.base_bundles = prepared.base_bundles;
+            Evaluation {
+                report: vcc_runtime::check(runtime.loader(), &prepared.doc, &root, &options),
+                budget: prepared.doc.contract.budget.clone(),
+            }
+        }
+        Err(problems) => Evaluation {
+            report: refused_report(&path, &digest, problems, runtime.loader().stats()),
+            budget: None,
+        },
+    }
 }
 
 /// A check refused before evaluation: its bundles, lock, trust policy or
@@ -337,7 +396,7 @@ fn emit(report: Report, args: &CheckArgs, style: &Style) -> i32 {
     code
 }
 
-fn report_json(report: &Report) -> String {
+pub fn report_json(report: &Report) -> String {
     serde_json::to_string_pretty(report)
         .map_or_else(|e| format!("{{\"error\": \"{e}\"}}\n"), |s| s + "\n")
 }

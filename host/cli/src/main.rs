@@ -4,8 +4,11 @@ mod args;
 mod author;
 mod bundles;
 mod commands;
+mod converge;
 mod gate;
 mod golden;
+mod hook;
+mod mcp;
 mod record;
 mod render;
 

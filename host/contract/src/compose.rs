@@ -9,7 +9,8 @@
 //! lower a criterion's severity; change its validator (by binding another
 //! one, or rebinding the validator's name), its params or its targets;
 //! make a required deliverable optional or move its path; declare the
-//! contract advisory. Dropping `extends` altogether is caught against
+//! contract advisory. The budget of `vcc converge` is the lower of the
+//! two, limit by limit. Dropping `extends` altogether is caught against
 //! `vcc.lock`, which records it (see the CLI).
 
 use std::collections::{BTreeSet, HashMap};
@@ -223,6 +224,9 @@ fn merge(project: &mut Document, base: &Base) -> Vec<Problem> {
     if project.contract.limits.is_none() {
         project.contract.limits = b.limits.clone();
     }
+    // A base's budget binds the loop too: the lower limit of each holds.
+    let budget = project.contract.budget.take();
+    project.contract.budget = crate::model::Budget::tightest(budget, b.budget.as_ref());
     project.bases.push(Based {
         label: label.clone(),
         digest: base.doc.digest.clone(),

@@ -11,7 +11,9 @@ use std::time::Duration;
 
 use serde_json::Value;
 
-use crate::model::{BUILTIN_PREFIX, Limits, Severity, ValidatorRef};
+use crate::model::{
+    BUILTIN_PREFIX, Budget, Criterion, FailAction, Limits, OnFail, Severity, ValidatorRef,
+};
 use crate::parse::Document;
 use crate::paths;
 use crate::problem::{Code, FieldPath, Level, Problem, Seg};
@@ -166,6 +168,9 @@ pub fn lint(
     let used = lint.criteria(&deliverables);
     if let Some(limits) = &c.limits {
         lint.limits(&root.key("limits"), limits);
+    }
+    if let Some(budget) = &c.budget {
+        lint.budget(&root.key("budget"), budget);
     }
 
     // A MUST that could not even be translated is reported already; saying
@@ -498,8 +503,63 @@ impl<'a> Lint<'a> {
             if let Some(limits) = &c.limits {
                 self.limits(&at.key("limits"), limits);
             }
+            if let Some(on_fail) = &c.on_fail {
+                self.on_fail(&at.key("on_fail"), c, on_fail);
+            }
         }
         used
+    }
+
+    fn on_fail(&mut self, at: &FieldPath, c: &Criterion, on_fail: &OnFail) {
+        if on_fail.action == FailAction::Warn && c.severity == Severity::Must {
+            let mut p = self.problem(
+                Code::WaivesMust,
+                Level::Error,
+                &at.key("action"),
+                format!(
+                    "criterion `{}` is a MUST, and `warn` would let a loop go on past its failure: a MUST is never waived",
+                    c.id
+                ),
+            );
+            p.help = Some(
+                "use `retry` or `abort`, or lower the criterion to `should` if it may fail".into(),
+            );
+            self.problems.push(p);
+        }
+        if on_fail.max_attempts == Some(0) {
+            self.push(
+                Code::LimitOutOfRange,
+                Level::Error,
+                &at.key("max_attempts"),
+                "max_attempts is 0: the criterion could never be retried; give 1 or more, or use `action: abort`".into(),
+            );
+        }
+    }
+
+    fn budget(&mut self, at: &FieldPath, budget: &Budget) {
+        for (field, value) in [
+            ("iterations", budget.iterations),
+            ("stagnation", budget.stagnation),
+        ] {
+            if value == Some(0) {
+                self.push(
+                    Code::LimitOutOfRange,
+                    Level::Error,
+                    &at.key(field),
+                    format!("{field} is 0; give 1 or more"),
+                );
+            }
+        }
+        if let Some(cost) = budget.cost
+            && !(cost.is_finite() && cost >= 0.0)
+        {
+            self.push(
+                Code::LimitOutOfRange,
+                Level::Error,
+                &at.key("cost"),
+                format!("cost {cost} is not a number of 0 or more"),
+            );
+        }
     }
 
     fn limits(&mut self, at: &FieldPath, limits: &Limits) {
@@ -878,6 +938,46 @@ mod tests {
         assert!(codes(&lint_yaml(&text)).contains(&Code::NoMust));
         let text = text.replace("id: t\n", "id: t\nadvisory: true\n");
         assert!(!codes(&lint_yaml(&text)).contains(&Code::NoMust));
+    }
+
+    #[test]
+    fn warn_never_waives_a_must() {
+        let warned = "targets: [a, b], on_fail: { action: warn } }";
+        let text = GOOD.replace("targets: [a, b] }", warned);
+        let problems = lint_yaml(&text);
+        assert_eq!(codes(&problems), vec![Code::WaivesMust]);
+        assert_eq!(
+            problems[0].field.as_deref(),
+            Some("criteria[0].on_fail.action")
+        );
+        assert!(
+            problems[0].message.contains("never waived"),
+            "{}",
+            problems[0].message
+        );
+        let text = text.replace("severity: must", "severity: should")
+            + "  - { id: AC-2, severity: must, validator: fx, targets: [a] }\n";
+        assert_eq!(lint_yaml(&text), vec![]);
+    }
+
+    #[test]
+    fn a_budget_of_nothing_is_refused() {
+        let text = format!("{GOOD}budget: {{ iterations: 0, stagnation: 0, cost: -1 }}\n");
+        let fields: Vec<_> = lint_yaml(&text)
+            .into_iter()
+            .map(|p| (p.code, p.field.unwrap_or_default()))
+            .collect();
+        let want = ["budget.iterations", "budget.stagnation", "budget.cost"];
+        assert_eq!(
+            fields,
+            want.map(|f| (Code::LimitOutOfRange, f.to_string()))
+                .to_vec()
+        );
+        // The names of the first release still read.
+        let old = format!(
+            "{GOOD}budget: {{ max_iterations: 3, stagnation_window: 2, max_duration: 1m }}\n"
+        );
+        assert_eq!(lint_yaml(&old), vec![]);
     }
 
     #[test]

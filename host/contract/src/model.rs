@@ -205,25 +205,38 @@ impl Severity {
     }
 }
 
-#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
+/// What `vcc converge` (and the agent hook) does when a criterion fails.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 #[schemars(extend("patternProperties" = {"^x-": {}}))]
 pub struct OnFail {
+    /// `retry` (the default), `abort`, or `warn` (SHOULD and MAY only).
+    #[serde(default)]
     pub action: FailAction,
     /// Handed to the command `vcc converge` runs, with the failing criteria.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub prompt: Option<String>,
+    /// How many times the command is run to fix this criterion: a MUST
+    /// still failing after that stops the loop (`attempts`); a SHOULD is
+    /// no longer handed over.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 1))]
+    pub max_attempts: Option<u32>,
     #[serde(skip)]
     pub extensions: Extensions,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum FailAction {
-    /// Run the refine command again with this criterion's prompt.
+    /// Hand the failure to the command again, with this criterion's prompt.
+    #[default]
     Retry,
-    /// Stop `vcc converge` at once.
+    /// Stop `vcc converge` at once: more attempts cannot help.
     Abort,
+    /// Report the failure, and do not ask for a fix. Never on a MUST: a
+    /// MUST is never waived.
+    Warn,
 }
 
 /// Per validator run.
@@ -241,20 +254,68 @@ pub struct Limits {
     pub extensions: Extensions,
 }
 
-/// The budget of the convergence loop (`vcc converge`).
-#[derive(Debug, Clone, Default, Deserialize, Serialize, JsonSchema)]
+/// The budget of the convergence loop (`vcc converge`). Command-line
+/// flags may lower each limit, never raise it.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 #[schemars(extend("patternProperties" = {"^x-": {}}))]
 pub struct Budget {
+    /// Runs of the command at most.
+    #[serde(
+        default,
+        alias = "max_iterations",
+        skip_serializing_if = "Option::is_none"
+    )]
+    #[schemars(range(min = 1))]
+    pub iterations: Option<u32>,
+    /// Wall time of the whole loop, e.g. `30m`.
+    #[serde(
+        default,
+        alias = "max_duration",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub time: Option<DurationSpec>,
+    /// Cost the command may report through `$VCC_USAGE`, in its own unit
+    /// (e.g. US dollars).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub max_iterations: Option<u32>,
-    /// Stop when the set of failing MUST ids is unchanged this many times.
+    #[schemars(range(min = 0))]
+    pub cost: Option<f64>,
+    /// Tokens the command may report through `$VCC_USAGE`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub stagnation_window: Option<u32>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub max_duration: Option<DurationSpec>,
+    pub tokens: Option<u64>,
+    /// Stop when the failing MUST criteria and their findings are
+    /// unchanged after this many runs in a row [default: 2].
+    #[serde(
+        default,
+        alias = "stagnation_window",
+        skip_serializing_if = "Option::is_none"
+    )]
+    #[schemars(range(min = 1))]
+    pub stagnation: Option<u32>,
     #[serde(skip)]
     pub extensions: Extensions,
+}
+
+impl Budget {
+    /// Each limit at the lower of the two (absent: no limit).
+    pub fn tightest(a: Option<Budget>, b: Option<&Budget>) -> Option<Budget> {
+        let Some(b) = b else { return a };
+        let Some(a) = a else { return Some(b.clone()) };
+        fn low<T: PartialOrd + Copy>(x: Option<T>, y: Option<T>) -> Option<T> {
+            match (x, y) {
+                (Some(x), Some(y)) => Some(if y < x { y } else { x }),
+                (x, y) => x.or(y),
+            }
+        }
+        Some(Budget {
+            iterations: low(a.iterations, b.iterations),
+            time: low(a.time.map(|t| t.0), b.time.map(|t| t.0)).map(DurationSpec),
+            cost: low(a.cost, b.cost),
+            tokens: low(a.tokens, b.tokens),
+            stagnation: low(a.stagnation, b.stagnation),
+            extensions: a.extensions,
+        })
+    }
 }
 
 /// The `vcc:` field. Only version 1 exists.

@@ -41,6 +41,8 @@ pub enum Code {
     UnverifiableCriterion,
     InvalidParams,
     UnpinnedValidator,
+    /// `on_fail: { action: warn }` on a MUST: a MUST is never waived.
+    WaivesMust,
     // Warnings.
     UnusedValidator,
     UncheckedDeliverable,
@@ -130,6 +132,7 @@ impl Code {
             Code::UnverifiableCriterion => "UNVERIFIABLE_CRITERION",
             Code::InvalidParams => "INVALID_PARAMS",
             Code::UnpinnedValidator => "UNPINNED_VALIDATOR",
+            Code::WaivesMust => "WAIVES_MUST",
             Code::UnusedValidator => "UNUSED_VALIDATOR",
             Code::UncheckedDeliverable => "UNCHECKED_DELIVERABLE",
             Code::WeakensBase => "WEAKENS_BASE",

@@ -342,20 +342,17 @@ pub fn translate(doc: Value) -> Result<Translated, Failure> {
     if let Some(c) = &v1.resource_constraints {
         let mut budget = Map::new();
         if let Some(n) = c.max_iterations {
-            budget.insert("max_iterations".into(), json!(n));
+            budget.insert("iterations".into(), json!(n));
         }
         if let Some(n) = c.stagnation_window {
-            budget.insert("stagnation_window".into(), json!(n));
+            budget.insert("stagnation".into(), json!(n));
         }
         if let Some(ms) = c.max_time_ms {
-            budget.insert("max_duration".into(), json!(format!("{ms}ms")));
+            budget.insert("time".into(), json!(format!("{ms}ms")));
         }
-        if c.max_cost_usd.is_some() {
-            t.note(
-                Code::NotEvaluated,
-                root.key("resourceConstraints").key("maxCostUsd"),
-                "`maxCostUsd` is not evaluated: vcc does not see what a run cost".into(),
-            );
+        if let Some(cost) = c.max_cost_usd {
+            // What a run cost is what the command reports through $VCC_USAGE.
+            budget.insert("cost".into(), json!(cost));
         }
         native.insert("budget".into(), Value::Object(budget));
     }
@@ -995,10 +992,7 @@ resourceConstraints: { maxIterations: 5, stagnationWindow: 2, maxTimeMs: 60000, 
             "schemas/catalog.schema.json"
         );
         let budget = c.budget.as_ref().unwrap();
-        assert_eq!(
-            (budget.max_iterations, budget.stagnation_window),
-            (Some(5), Some(2))
-        );
+        assert_eq!((budget.iterations, budget.stagnation), (Some(5), Some(2)));
         assert!(
             c.extensions.contains_key("x-vcc1-intent"),
             "unevaluated sections are kept"
@@ -1024,7 +1018,6 @@ resourceConstraints: { maxIterations: 5, stagnationWindow: 2, maxTimeMs: 60000, 
             "artifacts[2].formats[0].uri",
             "acceptance[0].rule.checklist",
             "acceptance[2].type",
-            "resourceConstraints.maxCostUsd",
         ] {
             assert!(noted.contains(&field), "{field} not noted in {noted:?}");
         }

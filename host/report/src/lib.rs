@@ -7,6 +7,7 @@
 use serde::{Deserialize, Serialize};
 use vcc_contract::{OnFail, Problem, Severity};
 
+pub mod converge;
 pub mod output;
 pub mod text;
 
@@ -193,6 +194,17 @@ pub struct DeliverablesInfo {
     pub unreadable: Vec<UnreadableEntry>,
     /// Files that changed, appeared or disappeared while validators ran.
     pub changed: Vec<String>,
+    /// Files from outside the root judged as if they were under it (the
+    /// agent transcript `vcc hook` attaches), with where they came from.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub attached: Vec<AttachedFile>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct AttachedFile {
+    pub path: String,
+    pub source: String,
+    pub digest: String,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

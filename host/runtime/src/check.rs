@@ -16,9 +16,9 @@ use std::time::{Duration, Instant};
 use vcc_contract::paths::{self, PathSpec};
 use vcc_contract::{Contract, Criterion, Document, Problem, Severity, lint};
 use vcc_report::{
-    BaseInfo, BundleRef, CacheStats, ContractInfo, CriterionReport, DeliverablesInfo, EvidenceRef,
-    Reason, Report, RuntimeInfo, SCHEMA_VERSION, Status, TargetReport, ValidatorReport, Verdict,
-    law,
+    AttachedFile, BaseInfo, BundleRef, CacheStats, ContractInfo, CriterionReport, DeliverablesInfo,
+    EvidenceRef, Reason, Report, RuntimeInfo, SCHEMA_VERSION, Status, TargetReport,
+    ValidatorReport, Verdict, law,
 };
 
 use crate::guard::{Stopped, grace, guarded};
@@ -46,6 +46,19 @@ pub struct CheckOptions {
     pub host_digest: Option<String>,
     /// The bundle each base contract came from, by its label.
     pub base_bundles: HashMap<String, BundleRef>,
+    /// Files from outside the root, judged as if they were at a path under
+    /// it (`vcc hook` attaches the agent's transcript).
+    pub attached: Vec<Attached>,
+}
+
+/// A file from outside the deliverable root, read by the caller.
+#[derive(Debug, Clone)]
+pub struct Attached {
+    /// Where validators see it, relative to the root.
+    pub path: String,
+    /// Where it came from, for the report.
+    pub source: String,
+    pub bytes: Arc<[u8]>,
 }
 
 impl Default for CheckOptions {
@@ -56,6 +69,7 @@ impl Default for CheckOptions {
             walk: WalkLimits::default(),
             host_digest: None,
             base_bundles: HashMap::new(),
+            attached: Vec::new(),
         }
     }
 }
@@ -131,8 +145,12 @@ fn run(
         .map(|c| c.load_memo(&folder))
         .unwrap_or_default();
     let started_reading = memo::now();
-    let snapshot =
-        Arc::new(Snapshot::take(root, options.walk.clone(), &known).map_err(|e| e.to_string())?);
+    let mut snapshot =
+        Snapshot::take(root, options.walk.clone(), &known).map_err(|e| e.to_string())?;
+    for a in &options.attached {
+        snapshot.attach(&a.path, a.bytes.clone())?;
+    }
+    let snapshot = Arc::new(snapshot);
 
     let origins = doc
         .bases
@@ -158,6 +176,7 @@ fn run(
         let files = snapshot
             .files
             .iter()
+            .filter(|(path, _)| !snapshot.attached.contains(*path))
             .map(|(path, e)| (path.as_str(), &e.stat, &e.digest));
         let _ = cache.save_memo(&folder, started_reading, files);
     }
@@ -168,6 +187,15 @@ fn run(
         bytes: snapshot.total_bytes,
         unreadable: snapshot.unreadable.clone(),
         changed: changed.clone(),
+        attached: options
+            .attached
+            .iter()
+            .map(|a| AttachedFile {
+                path: a.path.clone(),
+                source: a.source.clone(),
+                digest: digest_string(&blake3::hash(&a.bytes)),
+            })
+            .collect(),
     });
     // Evidence is written after the second look: the evidence folder may
     // be under the root, and writing it earlier would be a change.

@@ -18,8 +18,8 @@ use std::time::Duration;
 
 pub use cache::{Cache, OpenError};
 pub use check::{
-    CheckOptions, DEFAULT_MEMORY, DEFAULT_TIMEOUT, WASMTIME_VERSION, check, lint_with_validators,
-    unreadable_contract,
+    Attached, CheckOptions, DEFAULT_MEMORY, DEFAULT_TIMEOUT, WASMTIME_VERSION, check,
+    lint_with_validators, unreadable_contract,
 };
 pub use sandbox::{Description, GUEST_ROOT, ImportUse, SUPPORTED_WIT, import_use};
 pub use snapshot::{Snapshot, WalkLimits};

@@ -81,6 +81,15 @@ pub struct StatKey {
 }
 
 impl StatKey {
+    /// An attached file's: no walk of the root ever finds it.
+    const ATTACHED: StatKey = StatKey {
+        dev: 0,
+        ino: 0,
+        size: 0,
+        mtime: (0, 0),
+        ctime: (0, 0),
+    };
+
     fn of(m: &Metadata) -> StatKey {
         StatKey {
             dev: m.dev(),
@@ -146,6 +155,8 @@ pub struct Snapshot {
     pub total_bytes: u64,
     /// Files whose digest came from the memo of an earlier run, unread.
     pub remembered: usize,
+    /// Paths of files attached from outside the root ([`Snapshot::attach`]).
+    pub attached: HashSet<String>,
 }
 
 /// An entry found by the walk, before hashing.
@@ -238,7 +249,39 @@ impl Snapshot {
             root_digest,
             total_bytes,
             remembered: remembered.into_inner(),
+            attached: HashSet::new(),
         })
+    }
+
+    /// A file from outside the root (an agent's transcript), judged as if
+    /// it were at `path` under the root. Its bytes are held in memory, so
+    /// what a validator reads is exactly what was hashed, whatever happens
+    /// to the file later. The path must be free in the root.
+    pub fn attach(&mut self, path: &str, bytes: Arc<[u8]>) -> Result<(), String> {
+        let mut ancestors = path.match_indices('/').map(|(i, _)| &path[..i]);
+        let taken = self.files.contains_key(path)
+            || self.unhashed.contains_key(path)
+            || self.dirs.contains_key(path)
+            || ancestors.any(|a| self.files.contains_key(a) || self.unhashed.contains_key(a));
+        if taken {
+            return Err(format!(
+                "{path}: the deliverable root holds this path already; an attached file cannot take its place"
+            ));
+        }
+        let size = bytes.len() as u64;
+        self.files.insert(
+            path.to_string(),
+            FileEntry {
+                size,
+                digest: blake3::hash(&bytes),
+                bytes: Some(bytes),
+                stat: StatKey::ATTACHED,
+            },
+        );
+        self.attached.insert(path.to_string());
+        self.root_digest = manifest_digest(&self.files);
+        self.total_bytes += size;
+        Ok(())
     }
 
     pub fn root(&self) -> &Path {
@@ -318,7 +361,7 @@ impl Snapshot {
             self.files
                 .keys()
                 .chain(self.unhashed.keys())
-                .filter(|p| !present.contains(p.as_str()))
+                .filter(|p| !present.contains(p.as_str()) && !self.attached.contains(*p))
                 .cloned(),
         );
         let folder = |path: &str| {
@@ -753,6 +796,35 @@ mod tests {
         fs::write(dir.path().join("a.txt"), "hellO").unwrap();
         let changed = Snapshot::take(dir.path(), WalkLimits::default(), &Memo::default()).unwrap();
         assert_ne!(snap.root_digest, changed.root_digest);
+    }
+
+    #[test]
+    fn an_attached_file_is_judged_from_memory_and_never_a_change() {
+        let dir = tree(&[("a.txt", "x"), ("docs/b.md", "x")]);
+        let mut snap = Snapshot::take(dir.path(), WalkLimits::default(), &Memo::default()).unwrap();
+        let before = snap.root_digest;
+        snap.attach(".vcc/transcript.jsonl", Arc::from(&b"{}\n"[..]))
+            .unwrap();
+        assert_ne!(
+            snap.root_digest, before,
+            "the attached bytes are part of the manifest"
+        );
+        assert_eq!(&*snap.read(".vcc/transcript.jsonl").unwrap(), b"{}\n");
+        let r = snap.resolve(&paths::check(".vcc/transcript.jsonl").unwrap());
+        assert_eq!(r.files, vec![".vcc/transcript.jsonl"]);
+        assert_eq!(snap.changes(), Vec::<String>::new());
+        // A path the root holds cannot be attached over, nor under a file.
+        for taken in ["a.txt", "docs", "a.txt/x"] {
+            let err = snap.attach(taken, Arc::from(&b""[..])).unwrap_err();
+            assert!(err.contains("holds this path already"), "{err}");
+        }
+        // The producer writing a file where the attachment sits is a change.
+        fs::create_dir_all(dir.path().join(".vcc")).unwrap();
+        fs::write(dir.path().join(".vcc/transcript.jsonl"), "forged").unwrap();
+        assert!(
+            snap.changes()
+                .contains(&".vcc/transcript.jsonl".to_string())
+        );
     }
 
     #[test]

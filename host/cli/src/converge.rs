@@ -1,0 +1,586 @@
+//! `vcc converge`: check; while not accepted and no stop rule applies, hand
+//! the failures to CMD and run it; check again. The stop rules live in
+//! `vcc_report::converge`; this module runs the command, measures, and
+//! writes the report.
+
+use std::io::Read as _;
+use std::os::unix::process::CommandExt as _;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use vcc_report::converge::{
+    CheckSummary, CommandRun, ConvergeReport, CriterionProgress, DEFAULT_ITERATIONS,
+    DEFAULT_STAGNATION, FeedbackContract, Iteration, Limits, Loop, Metrics, SCHEMA_VERSION, Step,
+    Termination, TerminationInfo, Usage,
+};
+use vcc_report::law::exit;
+use vcc_report::{Report, Verdict};
+use vcc_runtime::{CheckOptions, Runtime};
+
+use crate::args::{ConvergeArgs, Format};
+use crate::commands::{Evaluation, evaluate, print_stdout, write_atomically};
+
+/// How often a running command is looked at (exit, interrupt, budgets).
+const POLL: Duration = Duration::from_millis(50);
+/// How long a command asked to stop may take before it is killed.
+const GRACE: Duration = Duration::from_secs(5);
+/// `$VCC_USAGE` is read at most this often while the command runs.
+const USAGE_POLL: Duration = Duration::from_millis(250);
+/// A usage file larger than this is not read (its lines are tiny).
+const MAX_USAGE_FILE: u64 = 16 << 20;
+
+pub fn run(rt: &Runtime, args: &ConvergeArgs) -> i32 {
+    let stop = Arc::new(AtomicBool::new(false));
+    for signal in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
+        // The first signal asks for a clean stop; a second one exits at
+        // once (the report then says `unfinished`).
+        let registered = signal_hook::flag::register_conditional_shutdown(
+            signal,
+            exit::NOT_ACCEPTED,
+            stop.clone(),
+        )
+        .and_then(|_| signal_hook::flag::register(signal, stop.clone()));
+        if let Err(e) = registered {
+            eprintln!("vcc converge: cannot handle signal {signal}: {e}");
+            return exit::INVALID;
+        }
+    }
+    let work = match tempfile::Builder::new().prefix("vcc-converge-").tempdir() {
+        Ok(dir) => dir,
+        Err(e) => {
+            eprintln!("vcc converge: cannot create a folder for the feedback: {e}");
+            return exit::INVALID;
+        }
+    };
+    let mut c = Converge {
+        rt,
+        args,
+        stop,
+        started: Instant::now(),
+        work: work.path().to_path_buf(),
+        iterations: Vec::new(),
+        checks: Vec::new(),
+        lp: None,
+    };
+    if let Some(path) = &args.report {
+        let unfinished = c.report(
+            Termination::Unfinished,
+            "the loop did not finish: vcc was stopped before it could say why".into(),
+        );
+        if let Err(e) = write_atomically(path, json(&unfinished).as_bytes()) {
+            eprintln!(
+                "vcc converge: the report cannot be written to {}: {e}",
+                path.display()
+            );
+            return exit::INVALID;
+        }
+    }
+    let (why, detail) = c.converge();
+    c.finish(why, detail)
+}
+
+struct Converge<'a> {
+    rt: &'a Runtime,
+    args: &'a ConvergeArgs,
+    stop: Arc<AtomicBool>,
+    started: Instant,
+    /// Feedback and usage files: outside the deliverable root.
+    work: PathBuf,
+    iterations: Vec<Iteration>,
+    /// Every check's report, in order.
+    checks: Vec<Report>,
+    lp: Option<Loop>,
+}
+
+/// How one run of the command went.
+struct Ran {
+    run: CommandRun,
+    not_started: Option<String>,
+    usage_error: Option<String>,
+}
+
+impl Converge<'_> {
+    /// The loop; why it stopped.
+    fn converge(&mut self) -> (Termination, String) {
+        let first = self.check();
+        if first.report.verdict == Verdict::Invalid {
+            return (Termination::Invalid, first.report.reason.clone());
+        }
+        let digest = first.report.contract.digest.clone();
+        let limits = match limits(first.budget.as_ref(), self.args) {
+            Ok(l) => l,
+            Err(why) => return (Termination::Invalid, why),
+        };
+        self.lp = Some(Loop::new(limits));
+        loop {
+            if self.interrupted() {
+                return (Termination::Interrupted, "stopped by a signal".into());
+            }
+            let elapsed = self.started.elapsed();
+            let (Some(lp), Some(report)) = (self.lp.as_mut(), self.checks.last()) else {
+                return (Termination::Invalid, "internal: no check to go on".into());
+            };
+            if let Step::Stop(why, detail) = lp.after_check(report, elapsed) {
+                return (why, detail);
+            }
+            lp.start_run(report);
+            let feedback = lp.feedback(report, elapsed);
+            let handed = lp.handed.clone();
+            let left = lp.left(elapsed);
+            let run = lp.runs;
+            self.progress(&format!(
+                "run {run} of at most {}: {} criteria handed over ({})",
+                limits.iterations,
+                handed.len(),
+                handed.join(", ")
+            ));
+            let files = match self.write_feedback(run, &feedback) {
+                Ok(files) => files,
+                Err(e) => {
+                    return (
+                        Termination::Invalid,
+                        format!("the feedback cannot be written: {e}"),
+                    );
+                }
+            };
+            let ran = self.run_command(run, &files, &left, limits);
+            let mut command = ran.run;
+            command.handed = handed;
+            let (exit_code, stopped) = (command.exit_code, command.stopped.clone());
+            if let Some(lp) = self.lp.as_mut() {
+                lp.usage.add(command.usage);
+            }
+            self.progress(&format!(
+                "run {run}: {} in {:.1} s",
+                match (exit_code, &stopped) {
+                    (Some(code), None) => format!("exit {code}"),
+                    (Some(code), Some(why)) => format!("exit {code} ({why})"),
+                    (None, Some(why)) => why.clone(),
+                    (None, None) => "ended".into(),
+                },
+                command.duration_ms as f64 / 1000.0
+            ));
+            self.iterations.push(Iteration {
+                index: run,
+                command: Some(command),
+                check: None,
+            });
+            if let Some(why) = ran.not_started {
+                return (Termination::CommandNotStarted, why);
+            }
+            if self.interrupted() {
+                return (Termination::Interrupted, "stopped by a signal".into());
+            }
+            if let Some(why) = ran.usage_error
+                && (limits.cost.is_some() || limits.tokens.is_some())
+            {
+                return (Termination::UsageInvalid, why);
+            }
+            if self.args.stop_on_command_error && exit_code != Some(0) {
+                return (
+                    Termination::CommandError,
+                    format!(
+                        "the command {} (--stop-on-command-error)",
+                        exit_code.map_or_else(
+                            || stopped.unwrap_or_else(|| "was stopped".into()),
+                            |c| format!("exited {c}")
+                        )
+                    ),
+                );
+            }
+            let next = self.check();
+            if next.report.contract.digest != digest {
+                return (
+                    Termination::ContractChanged,
+                    format!(
+                        "the contract changed during the loop ({} → {}): the loop judges the contract it started with",
+                        digest.as_deref().unwrap_or("?"),
+                        next.report
+                            .contract
+                            .digest
+                            .as_deref()
+                            .unwrap_or("unreadable")
+                    ),
+                );
+            }
+        }
+    }
+
+    /// One check; its summary joins the current iteration.
+    fn check(&mut self) -> Evaluation {
+        let started = Instant::now();
+        let defaults = CheckOptions::default();
+        let options = CheckOptions {
+            jobs: self.args.jobs.unwrap_or(defaults.jobs),
+            ..defaults
+        };
+        let evaluation = evaluate(
+            self.rt,
+            &self.args.contract,
+            self.args.dir.as_deref(),
+            &self.args.gate,
+            options,
+        );
+        let summary = CheckSummary::of(&evaluation.report, started.elapsed());
+        let failing = if summary.failing.is_empty() {
+            String::new()
+        } else {
+            format!(
+                " ({} MUST not passed: {})",
+                summary.failing.len(),
+                summary.failing.join(", ")
+            )
+        };
+        let verdict = summary.verdict;
+        let index = match self.iterations.last_mut() {
+            Some(it) if it.check.is_none() => {
+                it.check = Some(summary);
+                it.index
+            }
+            _ => {
+                self.iterations.push(Iteration {
+                    index: 0,
+                    command: None,
+                    check: Some(summary),
+                });
+                0
+            }
+        };
+        self.progress(&format!("check {index}: {}{failing}", verdict.as_str()));
+        self.checks.push(evaluation.report.clone());
+        evaluation
+    }
+
+    /// The deliverable root: `--dir`, else the contract's folder.
+    fn root(&self) -> PathBuf {
+        match &self.args.dir {
+            Some(dir) => dir.clone(),
+            None => match self.args.contract.parent() {
+                Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+                _ => PathBuf::from("."),
+            },
+        }
+    }
+
+    fn interrupted(&self) -> bool {
+        self.stop.load(Ordering::SeqCst)
+    }
+
+    fn progress(&self, line: &str) {
+        if self.args.format == Format::Human {
+            eprintln!("vcc converge: {line}");
+        }
+    }
+
+    fn write_feedback(
+        &self,
+        run: u32,
+        feedback: &vcc_report::converge::Feedback,
+    ) -> std::io::Result<[PathBuf; 3]> {
+        let json_path = self.work.join(format!("feedback-{run}.json"));
+        let md_path = self.work.join(format!("feedback-{run}.md"));
+        let usage_path = self.work.join(format!("usage-{run}.jsonl"));
+        let text = serde_json::to_string_pretty(feedback).map_err(std::io::Error::other)?;
+        write_atomically(&json_path, format!("{text}\n").as_bytes())?;
+        write_atomically(&md_path, feedback.markdown().as_bytes())?;
+        std::fs::write(&usage_path, b"")?;
+        Ok([json_path, md_path, usage_path])
+    }
+
+    /// Run the command once, with the feedback in its environment; stop
+    /// it (and what it started) on a signal or when a budget runs out.
+    fn run_command(
+        &self,
+        run: u32,
+        [feedback, feedback_md, usage]: &[PathBuf; 3],
+        left: &vcc_report::converge::BudgetLeft,
+        limits: Limits,
+    ) -> Ran {
+        let started = Instant::now();
+        let argv = &self.args.command;
+        let mut cmd = Command::new(&argv[0]);
+        cmd.args(&argv[1..])
+            .env("VCC_FEEDBACK", feedback)
+            .env("VCC_FEEDBACK_MD", feedback_md)
+            .env("VCC_USAGE", usage)
+            .env(
+                "VCC_BUDGET_LEFT",
+                serde_json::to_string(left).unwrap_or_default(),
+            )
+            .env("VCC_ITERATION", run.to_string())
+            .env("VCC_CONTRACT", absolute(&self.args.contract))
+            .env("VCC_ROOT", absolute(&self.root()))
+            // Its own process group: vcc can stop it and whatever it started.
+            .process_group(0);
+        // A background process group must not read the terminal (it would
+        // be stopped); from a pipe or a file it may.
+        if std::io::IsTerminal::is_terminal(&std::io::stdin()) {
+            cmd.stdin(Stdio::null());
+        }
+        if self.args.format == Format::Json {
+            // stdout carries the report; the command's output goes to stderr.
+            if let Ok(fd) = std::os::fd::AsFd::as_fd(&std::io::stderr()).try_clone_to_owned() {
+                cmd.stdout(Stdio::from(fd));
+            }
+        }
+        let mut child = match cmd.spawn() {
+            Ok(child) => child,
+            Err(e) => {
+                let why = format!("cannot run `{}`: {e}", argv[0]);
+                return Ran {
+                    run: CommandRun {
+                        exit_code: None,
+                        stopped: Some(why.clone()),
+                        duration_ms: 0,
+                        usage: Usage::default(),
+                        handed: Vec::new(),
+                    },
+                    not_started: Some(why),
+                    usage_error: None,
+                };
+            }
+        };
+        let spent_before = self.lp.as_ref().map(|l| l.usage).unwrap_or_default();
+        let deadline = limits
+            .time_ms
+            .map(|ms| self.started + Duration::from_millis(ms));
+        let mut stopped = None;
+        let mut last_usage_look = Instant::now();
+        let status = loop {
+            match child.try_wait() {
+                Ok(Some(status)) => break Some(status),
+                Ok(None) => {}
+                Err(_) => break None,
+            }
+            let why = if self.interrupted() {
+                Some(("interrupted", libc::SIGINT))
+            } else if deadline.is_some_and(|d| Instant::now() >= d) {
+                Some(("stopped: the budget's time ran out", libc::SIGTERM))
+            } else if last_usage_look.elapsed() >= USAGE_POLL {
+                last_usage_look = Instant::now();
+                let (now, _) = read_usage(usage);
+                let mut total = spent_before;
+                total.add(now);
+                over_usage(total, limits).map(|why| (why, libc::SIGTERM))
+            } else {
+                None
+            };
+            if let Some((why, signal)) = why {
+                stopped = Some(why.to_string());
+                break stop_group(&mut child, signal);
+            }
+            std::thread::sleep(POLL);
+        };
+        let (used, usage_error) = read_usage(usage);
+        Ran {
+            run: CommandRun {
+                exit_code: status.and_then(|s| s.code()),
+                stopped: stopped.or_else(|| {
+                    use std::os::unix::process::ExitStatusExt as _;
+                    status
+                        .and_then(|s| s.signal())
+                        .map(|sig| format!("killed by signal {sig}"))
+                }),
+                duration_ms: started.elapsed().as_millis() as u64,
+                usage: used,
+                handed: Vec::new(),
+            },
+            not_started: None,
+            usage_error,
+        }
+    }
+
+    fn report(&self, why: Termination, detail: String) -> ConvergeReport {
+        let last = self.checks.last();
+        let lp = self.lp.as_ref();
+        let accepted = last.is_some_and(|r| r.verdict == Verdict::Accepted);
+        let checks: Vec<&Report> = self.checks.iter().collect();
+        ConvergeReport {
+            schema_version: SCHEMA_VERSION,
+            termination: TerminationInfo {
+                reason: why,
+                detail,
+            },
+            accepted,
+            contract: FeedbackContract {
+                path: self.args.contract.display().to_string(),
+                id: last.and_then(|r| r.contract.id.clone()),
+                title: last.and_then(|r| r.contract.title.clone()),
+            },
+            contract_digest: self.checks.first().and_then(|r| r.contract.digest.clone()),
+            command: self.args.command.clone(),
+            limits: lp.map(|l| l.limits),
+            iterations: self.iterations.clone(),
+            criteria: last
+                .map(|r| {
+                    r.criteria
+                        .iter()
+                        .map(|c| CriterionProgress {
+                            id: c.id.clone(),
+                            severity: c.severity,
+                            status: c.status,
+                            attempts: lp.map_or(0, |l| l.attempts(&c.id)),
+                            passed_at: lp.and_then(|l| l.passed_at.get(&c.id).copied()),
+                            attempts_until_pass: lp
+                                .and_then(|l| l.attempts_to_pass.get(&c.id).copied()),
+                        })
+                        .collect()
+                })
+                .unwrap_or_default(),
+            usage: lp.map(|l| l.usage).unwrap_or_default(),
+            metrics: Metrics::of(accepted, &self.iterations, &checks),
+            duration_ms: self.started.elapsed().as_millis() as u64,
+            last_check: last.cloned(),
+        }
+    }
+
+    fn finish(&self, why: Termination, detail: String) -> i32 {
+        let mut report = self.report(why, detail);
+        let mut code = why.exit_code();
+        if let Some(path) = &self.args.report
+            && let Err(e) = write_atomically(path, json(&report).as_bytes())
+        {
+            eprintln!(
+                "vcc converge: the report cannot be written to {}: {e}",
+                path.display()
+            );
+            report.accepted = false;
+            code = exit::INVALID;
+        }
+        match self.args.format {
+            Format::Json => print_stdout(&json(&report)),
+            Format::Human => {
+                let runs = report.metrics.remediation_iterations;
+                eprintln!(
+                    "vcc converge: {} after {runs} run(s) of the command: {}",
+                    if report.accepted {
+                        "ACCEPTED".to_string()
+                    } else {
+                        format!("stopped, NOT accepted ({})", why.as_str())
+                    },
+                    vcc_report::text::clean(&report.termination.detail)
+                );
+            }
+        }
+        code
+    }
+}
+
+/// The contract's budget, lowered by the flags (which may not raise it).
+fn limits(budget: Option<&vcc_contract::Budget>, args: &ConvergeArgs) -> Result<Limits, String> {
+    let b = budget.cloned().unwrap_or_default();
+    fn lower<T: PartialOrd + std::fmt::Display + Copy>(
+        flag: Option<T>,
+        contract: Option<T>,
+        name: &str,
+    ) -> Result<Option<T>, String> {
+        match (flag, contract) {
+            (Some(f), Some(c)) if f > c => Err(format!(
+                "--max-{name} {f} is above the contract's budget ({name}: {c}): flags may lower the budget, never raise it"
+            )),
+            (Some(f), _) => Ok(Some(f)),
+            (None, c) => Ok(c),
+        }
+    }
+    if args.max_iterations == Some(0) || args.stagnation == Some(0) {
+        return Err("--max-iterations and --stagnation must be 1 or more".into());
+    }
+    if args.max_cost.is_some_and(|c| !(c.is_finite() && c >= 0.0)) {
+        return Err("--max-cost must be a number of 0 or more".into());
+    }
+    let stagnation = match (args.stagnation, b.stagnation) {
+        (Some(f), Some(c)) if f > c => {
+            return Err(format!(
+                "--stagnation {f} is above the contract's budget (stagnation: {c}): flags may lower the budget, never raise it"
+            ));
+        }
+        (f, c) => f.or(c).unwrap_or(DEFAULT_STAGNATION),
+    };
+    let ms = |d: vcc_contract::DurationSpec| d.0.as_millis() as u64;
+    Ok(Limits {
+        iterations: lower(args.max_iterations, b.iterations, "iterations")?
+            .unwrap_or(DEFAULT_ITERATIONS),
+        time_ms: lower(args.max_time.map(ms), b.time.map(ms), "time")?,
+        cost: lower(args.max_cost, b.cost, "cost")?,
+        tokens: lower(args.max_tokens, b.tokens, "tokens")?,
+        stagnation,
+    })
+}
+
+/// What a run's `$VCC_USAGE` file adds up to, and the first line that
+/// could not be read.
+fn read_usage(path: &Path) -> (Usage, Option<String>) {
+    let mut text = String::new();
+    let read = std::fs::File::open(path)
+        .and_then(|f| f.take(MAX_USAGE_FILE + 1).read_to_string(&mut text));
+    if let Err(e) = read {
+        return (
+            Usage::default(),
+            Some(format!("$VCC_USAGE ({}): {e}", path.display())),
+        );
+    }
+    if text.len() as u64 > MAX_USAGE_FILE {
+        return (
+            Usage::default(),
+            Some(format!("$VCC_USAGE is over {MAX_USAGE_FILE} bytes")),
+        );
+    }
+    let mut total = Usage::default();
+    let mut error = None;
+    for (i, line) in text.lines().enumerate() {
+        if line.trim().is_empty() {
+            continue;
+        }
+        match Usage::parse_line(line) {
+            Ok(u) => total.add(u),
+            Err(e) => {
+                error.get_or_insert_with(|| format!("$VCC_USAGE line {}: {e}", i + 1));
+            }
+        }
+    }
+    (total, error)
+}
+
+fn over_usage(total: Usage, limits: Limits) -> Option<&'static str> {
+    if limits.cost.is_some_and(|c| total.cost >= c) {
+        return Some("stopped: the budget's cost is spent");
+    }
+    if limits.tokens.is_some_and(|t| total.tokens >= t) {
+        return Some("stopped: the budget's tokens are spent");
+    }
+    None
+}
+
+/// Ask the command's process group to stop, then kill it after the grace
+/// period; its exit status.
+fn stop_group(child: &mut Child, signal: libc::c_int) -> Option<std::process::ExitStatus> {
+    let group = child.id() as libc::pid_t;
+    // SAFETY: kill(2) with a negative pid signals the process group the
+    // child leads (it was spawned with process_group(0)); no memory is
+    // involved.
+    unsafe { libc::kill(-group, signal) };
+    let asked = Instant::now();
+    while asked.elapsed() < GRACE {
+        if let Ok(Some(status)) = child.try_wait() {
+            // Whatever it started and left behind goes too.
+            unsafe { libc::kill(-group, libc::SIGKILL) };
+            return Some(status);
+        }
+        std::thread::sleep(POLL);
+    }
+    // SAFETY: as above.
+    unsafe { libc::kill(-group, libc::SIGKILL) };
+    child.wait().ok()
+}
+
+fn absolute(path: &Path) -> PathBuf {
+    std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf())
+}
+
+fn json(report: &ConvergeReport) -> String {
+    serde_json::to_string_pretty(report)
+        .map_or_else(|e| format!("{{\"error\": \"{e}\"}}\n"), |s| s + "\n")
+}

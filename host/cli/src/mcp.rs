@@ -1,0 +1,179 @@
+//! `vcc mcp`: a Model Context Protocol server over stdio (the `rmcp`
+//! crate), so an agent can ask how its work stands. Tools: `check` (the
+//! verdict, the failing criteria and the feedback), `lint` (the integrity
+//! pass) and `explain` (the feedback as Markdown). A tool call reports; it
+//! never admits anything: acceptance is for `vcc check`, `vcc converge`
+//! and the hook, run by whoever gates the agent.
+
+use std::path::PathBuf;
+
+use rmcp::handler::server::router::tool::ToolRouter;
+use rmcp::handler::server::wrapper::Parameters;
+use rmcp::model::{Implementation, ServerCapabilities, ServerConfig};
+use rmcp::{ServerHandler, ServiceExt, schemars, tool, tool_handler, tool_router};
+use serde::Deserialize;
+use serde_json::json;
+use vcc_report::converge::Feedback;
+use vcc_report::law::exit;
+use vcc_runtime::CheckOptions;
+
+use crate::args::{Cli, GateArgs, McpArgs};
+use crate::commands::{RuntimeSettings, evaluate, lint_problems};
+
+/// What every tool is asked about.
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
+struct Target {
+    /// The contract file (YAML, or JSON with a .json extension), relative
+    /// to the server's working folder or absolute.
+    contract: String,
+    /// The deliverable root [default: the contract's folder].
+    #[serde(default)]
+    dir: Option<String>,
+}
+
+#[derive(Clone)]
+struct Server {
+    tool_router: ToolRouter<Self>,
+    settings: RuntimeSettings,
+    gate: GateArgs,
+}
+
+const NOT_AN_ADMISSION: &str = "This is a report, not an admission: only `vcc check`, `vcc converge` or the vcc hook, run by whoever gates the work, decide acceptance.";
+
+#[tool_router]
+impl Server {
+    /// Check the deliverables against a contract.
+    #[tool(
+        description = "Check deliverables against a vcc contract: the verdict, the MUST criteria that did not pass, and the feedback (findings with file:line). Reports only; it admits nothing."
+    )]
+    async fn check(&self, Parameters(t): Parameters<Target>) -> Result<String, String> {
+        let (settings, gate) = (self.settings.clone(), self.gate.clone());
+        blocking(move || {
+            let rt = settings.runtime()?;
+            let report = evaluate(
+                &rt,
+                &PathBuf::from(&t.contract),
+                t.dir.as_deref().map(std::path::Path::new),
+                &gate,
+                CheckOptions::default(),
+            )
+            .report;
+            let failing: Vec<&str> = vcc_report::converge::blocking(&report)
+                .map(|c| c.id.as_str())
+                .collect();
+            let out = json!({
+                "verdict": report.verdict,
+                "reason": report.reason,
+                "failing": failing,
+                "feedback": Feedback::of(&report, None, 0),
+                "note": NOT_AN_ADMISSION,
+            });
+            Ok(serde_json::to_string_pretty(&out).unwrap_or_default())
+        })
+        .await
+    }
+
+    /// The integrity pass.
+    #[tool(
+        description = "Lint a vcc contract (the integrity pass): problems with their code, field and line."
+    )]
+    async fn lint(&self, Parameters(t): Parameters<Target>) -> Result<String, String> {
+        let (settings, gate) = (self.settings.clone(), self.gate.clone());
+        blocking(move || {
+            let rt = settings.runtime()?;
+            let (digest, problems) = lint_problems(
+                &rt,
+                &PathBuf::from(&t.contract),
+                t.dir.as_deref().map(std::path::Path::new),
+                &gate,
+            );
+            let errors = problems.iter().filter(|p| p.is_error()).count();
+            let out = json!({
+                "ok": errors == 0,
+                "errors": errors,
+                "contract": { "path": t.contract, "digest": digest },
+                "problems": problems,
+            });
+            Ok(serde_json::to_string_pretty(&out).unwrap_or_default())
+        })
+        .await
+    }
+
+    /// The feedback as Markdown.
+    #[tool(
+        description = "Explain what is missing: check the deliverables against a vcc contract and return the feedback as Markdown, ready for a prompt."
+    )]
+    async fn explain(&self, Parameters(t): Parameters<Target>) -> Result<String, String> {
+        let (settings, gate) = (self.settings.clone(), self.gate.clone());
+        blocking(move || {
+            let rt = settings.runtime()?;
+            let report = evaluate(
+                &rt,
+                &PathBuf::from(&t.contract),
+                t.dir.as_deref().map(std::path::Path::new),
+                &gate,
+                CheckOptions::default(),
+            )
+            .report;
+            let mut md = Feedback::of(&report, None, 0).markdown();
+            md.push_str(&format!("\n_{NOT_AN_ADMISSION}_\n"));
+            Ok(md)
+        })
+        .await
+    }
+}
+
+#[tool_handler(router = self.tool_router)]
+impl ServerHandler for Server {
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+            .with_server_info(Implementation::new("vcc", env!("CARGO_PKG_VERSION")))
+            .with_instructions(format!(
+                "vcc checks deliverables against a Verifiable Completion Contract. {NOT_AN_ADMISSION}"
+            ))
+    }
+}
+
+/// Checks run WebAssembly validators on threads of their own; keep them
+/// off the async workers.
+async fn blocking(
+    f: impl FnOnce() -> Result<String, String> + Send + 'static,
+) -> Result<String, String> {
+    tokio::task::spawn_blocking(f)
+        .await
+        .unwrap_or_else(|e| Err(format!("internal: the tool call failed: {e}")))
+}
+
+pub fn serve(cli: &Cli, args: &McpArgs) -> i32 {
+    let server = Server {
+        tool_router: Server::tool_router(),
+        settings: RuntimeSettings::of(cli),
+        gate: args.gate.clone(),
+    };
+    let tokio = match tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("vcc mcp: cannot start: {e}");
+            return exit::INVALID;
+        }
+    };
+    let served = tokio.block_on(async move {
+        let service = server
+            .serve(rmcp::transport::stdio())
+            .await
+            .map_err(|e| e.to_string())?;
+        service.waiting().await.map_err(|e| e.to_string())?;
+        Ok::<(), String>(())
+    });
+    match served {
+        Ok(()) => exit::ACCEPTED,
+        Err(e) => {
+            eprintln!("vcc mcp: {e}");
+            exit::INVALID
+        }
+    }
+}

@@ -1,0 +1,352 @@
+//! Where agents stop: `vcc hook claude-code` fed recorded hook input, and
+//! `vcc mcp` driven by an MCP client that is not vcc's (PyPI `mcp`).
+
+use std::io::Write as _;
+use std::path::Path;
+use std::process::{Command, Stdio};
+
+use serde_json::{Value, json};
+use vcc_test_support::Scratch;
+
+use crate::world::tools_dir;
+use crate::{Run, repo};
+
+/// The report must exist, and the agent must really have run the tests:
+/// its transcript, attached by the hook, says so.
+const CONTRACT: &str = "vcc: 1
+id: agent-task
+deliverables:
+  - { id: report, path: REPORT.md }
+  - { id: transcript, path: .vcc/transcript.jsonl }
+validators:
+  exists: { component: std/file-exists }
+  calls: { component: std/tool-calls }
+criteria:
+  - { id: REPORT, severity: must, validator: exists, targets: [report], on_fail: { prompt: Write REPORT.md. } }
+  - id: RAN-TESTS
+    severity: must
+    validator: calls
+    targets: [transcript]
+    params: { required: [{ name: Bash, args: { command: { matches: '^cargo test' } } }] }
+";
+
+/// A Claude Code session that ran `cargo test` (tests/cases fixture).
+fn ran_tests() -> std::path::PathBuf {
+    repo().join("tests/cases/tool-calls/fail-forbidden-claude-code/out/session.jsonl")
+}
+
+struct Hook {
+    root: Scratch,
+    /// The cache folder, where the hook keeps per-session state.
+    cache: Scratch,
+}
+
+impl Hook {
+    fn new() -> Hook {
+        let root = Scratch::new();
+        root.write("contract.yaml", CONTRACT);
+        Hook {
+            root,
+            cache: Scratch::new(),
+        }
+    }
+
+    /// Run the hook with recorded Stop input for `session`.
+    fn stop(&self, session: &str, transcript: &Path, extra: &[&str]) -> (Run, Value) {
+        // What Claude Code sends a Stop hook (recorded from a session).
+        let input = json!({
+            "session_id": session,
+            "transcript_path": transcript,
+            "cwd": self.root.path(),
+            "permission_mode": "default",
+            "hook_event_name": "Stop",
+            "stop_hook_active": false
+        });
+        let contract = self.root.path().join("contract.yaml");
+        let mut child = Command::new(env!("CARGO_BIN_EXE_vcc"))
+            .args(["hook", "claude-code", "--contract"])
+            .arg(&contract)
+            .args(extra)
+            .env("VCC_CACHE_DIR", self.cache.path())
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(input.to_string().as_bytes())
+            .unwrap();
+        let out = child.wait_with_output().unwrap();
+        let run = Run {
+            code: out.status.code().unwrap_or(-1),
+            stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        };
+        let decision = run.json();
+        (run, decision)
+    }
+}
+
+#[test]
+fn the_hook_blocks_a_stop_until_the_contract_is_accepted() {
+    let h = Hook::new();
+    let (run, out) = h.stop("s-1", &ran_tests(), &[]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(out["decision"], "block", "{out}");
+    let reason = out["reason"].as_str().unwrap();
+    assert!(reason.contains("### REPORT (MUST, fail)"), "{reason}");
+    assert!(reason.contains("What to do: Write REPORT.md."), "{reason}");
+    assert!(
+        !reason.contains("### RAN-TESTS"),
+        "the transcript shows cargo test: {reason}"
+    );
+    assert!(reason.contains("1 of at most 10"), "{reason}");
+
+    h.root.write("REPORT.md", "# Done\n");
+    let (run, out) = h.stop("s-1", &ran_tests(), &[]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(
+        out.get("decision").is_none(),
+        "accepted: the stop is allowed: {out}"
+    );
+    assert!(out["systemMessage"].as_str().unwrap().contains("accepted"));
+}
+
+#[test]
+fn a_transcript_without_the_tests_keeps_the_agent_working() {
+    let h = Hook::new();
+    h.root.write("REPORT.md", "# Done\n");
+    // The same session without its Bash calls: the agent never ran the tests.
+    let lazy: String = std::fs::read_to_string(ran_tests())
+        .unwrap()
+        .lines()
+        .filter(|l| !l.contains(r#""name":"Bash""#))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    let transcript = h.cache.write("lazy.jsonl", lazy);
+    let (_, out) = h.stop("s-2", &transcript, &[]);
+    assert_eq!(out["decision"], "block", "{out}");
+    assert!(
+        out["reason"]
+            .as_str()
+            .unwrap()
+            .contains("### RAN-TESTS (MUST, fail)")
+    );
+    // The agent writing its own "transcript" into the root does not help:
+    // the attached one takes that path, and a file there is refused.
+    h.root
+        .write(".vcc/transcript.jsonl", std::fs::read(ran_tests()).unwrap());
+    let (_, out) = h.stop("s-2", &transcript, &[]);
+    assert_eq!(out["decision"], "block", "{out}");
+}
+
+#[test]
+fn past_max_blocks_the_stop_is_allowed_and_the_work_is_withheld() {
+    let h = Hook::new();
+    for n in 1..=2 {
+        let (_, out) = h.stop("s-3", &ran_tests(), &["--max-blocks", "2"]);
+        assert_eq!(out["decision"], "block", "stop {n}: {out}");
+    }
+    let (run, out) = h.stop("s-3", &ran_tests(), &["--max-blocks", "2"]);
+    assert_eq!(run.code, 0);
+    assert!(out.get("decision").is_none(), "{out}");
+    let message = out["systemMessage"].as_str().unwrap();
+    assert!(message.contains("WITHHELD, not accepted"), "{message}");
+    assert!(message.contains("after 2 blocked stop(s)"), "{message}");
+    // Another session has its own count.
+    let (_, out) = h.stop("s-4", &ran_tests(), &["--max-blocks", "2"]);
+    assert_eq!(out["decision"], "block");
+}
+
+#[test]
+fn a_contract_edited_during_the_session_is_not_accepted() {
+    let h = Hook::new();
+    let (_, out) = h.stop("s-5", &ran_tests(), &[]);
+    assert_eq!(out["decision"], "block");
+    // The agent drops the criterion it cannot meet.
+    let weakened = CONTRACT.replace(
+        "severity: must, validator: exists",
+        "severity: may, validator: exists",
+    );
+    h.root.write("contract.yaml", weakened);
+    let (_, out) = h.stop("s-5", &ran_tests(), &[]);
+    assert_eq!(out["decision"], "block", "{out}");
+    assert!(
+        out["reason"]
+            .as_str()
+            .unwrap()
+            .contains("changed during this session")
+    );
+}
+
+#[test]
+fn input_that_is_not_a_stop_hook_is_an_error_not_an_allow() {
+    let h = Hook::new();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_vcc"))
+        .args(["hook", "claude-code", "--contract"])
+        .arg(h.root.path().join("contract.yaml"))
+        .env("VCC_CACHE_DIR", h.cache.path())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(b"[]").unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(out.stdout.is_empty());
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("not the JSON of a Claude Code Stop hook")
+    );
+}
+
+#[test]
+fn an_mcp_client_checks_lints_and_explains_and_is_admitted_nothing() {
+    let python = tools_dir().join("agents-py/bin/python");
+    assert!(
+        python.exists(),
+        "{} is missing: run tests/install-tools.sh",
+        python.display()
+    );
+    let root = Scratch::new();
+    root.write("contract.yaml", CONTRACT);
+    let cache = Scratch::new();
+    let out = Command::new(&python)
+        .arg(repo().join("tests/agents/mcp_client.py"))
+        .arg(env!("CARGO_BIN_EXE_vcc"))
+        .arg(root.path().join("contract.yaml"))
+        .env("VCC_CACHE_DIR", cache.path())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let r: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(r["server"], "vcc");
+    assert_eq!(r["tools"], json!(["check", "explain", "lint"]));
+
+    let check: Value = serde_json::from_str(r["check"]["text"].as_str().unwrap()).unwrap();
+    assert_eq!(check["verdict"], "rejected");
+    // No transcript is attached over MCP: both MUSTs are missing.
+    assert_eq!(check["failing"], json!(["REPORT", "RAN-TESTS"]));
+    assert!(check["note"].as_str().unwrap().contains("not an admission"));
+    assert_eq!(check["feedback"]["must"][0]["prompt"], "Write REPORT.md.");
+
+    let lint: Value = serde_json::from_str(r["lint"]["text"].as_str().unwrap()).unwrap();
+    assert_eq!(lint["ok"], true, "{lint}");
+
+    let explain = r["explain"]["text"].as_str().unwrap();
+    assert!(
+        explain.starts_with("# vcc: contract `agent-task` is not accepted"),
+        "{explain}"
+    );
+
+    // A contract that cannot be read is an invalid verdict, said plainly.
+    let missing: Value = serde_json::from_str(r["missing"]["text"].as_str().unwrap()).unwrap();
+    assert_eq!(missing["verdict"], "invalid");
+}
+
+/// `git` in `dir`, as a throwaway identity.
+fn git(dir: &Path, args: &[&str]) -> String {
+    let out = Command::new("git")
+        .args([
+            "-c",
+            "user.name=vcc-test",
+            "-c",
+            "user.email=vcc@test.invalid",
+        ])
+        .args([
+            "-c",
+            "init.defaultBranch=main",
+            "-c",
+            "commit.gpgsign=false",
+        ])
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).trim().to_string()
+}
+
+#[test]
+fn pre_commit_runs_vcc_check_from_the_hook_definition() {
+    let pre_commit = tools_dir().join("agents-py/bin/pre-commit");
+    assert!(
+        pre_commit.exists(),
+        "{} is missing: run tests/install-tools.sh",
+        pre_commit.display()
+    );
+    // A hook repository holding this checkout's .pre-commit-hooks.yaml.
+    let hooks = Scratch::new();
+    std::fs::copy(
+        repo().join(".pre-commit-hooks.yaml"),
+        hooks.path().join(".pre-commit-hooks.yaml"),
+    )
+    .unwrap();
+    git(hooks.path(), &["init", "-q"]);
+    git(hooks.path(), &["add", "."]);
+    git(hooks.path(), &["commit", "-q", "-m", "hooks"]);
+    let rev = git(hooks.path(), &["rev-parse", "HEAD"]);
+
+    // A project that uses it.
+    let project = Scratch::new();
+    project.write(
+        "contract.yaml",
+        "vcc: 1\nid: notes\ndeliverables:\n  - { id: notes, path: NOTES.md }\nvalidators:\n  exists: { component: std/file-exists }\ncriteria:\n  - { id: NOTES, severity: must, validator: exists, targets: [notes] }\n",
+    );
+    project.write(
+        ".pre-commit-config.yaml",
+        format!(
+            "repos:\n  - repo: {}\n    rev: {rev}\n    hooks:\n      - id: vcc-check\n        args: [contract.yaml]\n",
+            hooks.path().display()
+        ),
+    );
+    git(project.path(), &["init", "-q"]);
+    git(project.path(), &["add", "."]);
+    let vcc_dir = Path::new(env!("CARGO_BIN_EXE_vcc"))
+        .parent()
+        .unwrap()
+        .to_path_buf();
+    let path = format!(
+        "{}:{}",
+        vcc_dir.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let home = Scratch::new();
+    let run = || {
+        Command::new(&pre_commit)
+            .args(["run", "--all-files"])
+            .current_dir(project.path())
+            .env("PATH", &path)
+            .env("PRE_COMMIT_HOME", home.path())
+            .env("VCC_CACHE_DIR", crate::shared_cache())
+            .env("NO_COLOR", "1")
+            .output()
+            .unwrap()
+    };
+    let out = run();
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    assert!(
+        text.contains("vcc check") && text.contains("Failed"),
+        "{text}"
+    );
+    assert!(text.contains("NOTES"), "vcc's output is shown: {text}");
+
+    project.write("NOTES.md", "# Notes\n");
+    git(project.path(), &["add", "NOTES.md"]);
+    let out = run();
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert_eq!(out.status.code(), Some(0), "{text}");
+    assert!(text.contains("Passed"), "{text}");
+}
