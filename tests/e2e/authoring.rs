@@ -331,6 +331,11 @@ fn golden_mismatches_fail_the_test_run() {
         "params: {}\nexpect: { status: fail, findings: [{ path: a.md, line: 1 }] }\n",
     );
     scratch.write("cases/right/files/a.md", "x\n");
+    scratch.write(
+        "cases/unmet/case.yaml",
+        "params: {}\nexpect: { status: fail, findings: [{ message: nope, path: config.yaml }] }\n",
+    );
+    scratch.write("cases/unmet/files/a.md", "x\n");
     let cases = scratch.path().join("cases");
     let run = author(
         &[
@@ -354,10 +359,18 @@ fn golden_mismatches_fail_the_test_run() {
         run.stdout
     );
     assert!(
-        run.stdout.contains("1 of 2 case(s) match"),
+        run.stdout.contains("1 of 3 case(s) match"),
         "{}",
         run.stdout
     );
+    // A finding that is not there is shown as the case wrote it.
+    assert!(
+        run.stdout
+            .contains(r#"no finding matches { message: "nope", path: "config.yaml" }"#),
+        "{}",
+        run.stdout
+    );
+    assert!(!run.stdout.contains("Some("), "{}", run.stdout);
     // No cases at all is a usage error, not a pass.
     let empty = Scratch::new();
     let run = author(

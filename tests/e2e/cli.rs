@@ -480,3 +480,332 @@ fn json_schema_reads_yaml_and_schema_deliverables() {
     assert_eq!(run.code, 2);
     assert_eq!(run.json()["problems"][0]["code"], "INVALID_PARAMS");
 }
+
+#[test]
+fn completions_load_in_bash_and_name_every_command() {
+    let run = vcc(&["completions", "bash"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    for command in ["check", "converge", "hook", "mcp", "bundle", "completions"] {
+        assert!(run.stdout.contains(command), "{command} missing");
+    }
+    // bash itself loads the script and registers the completion.
+    let scratch = Scratch::new();
+    let script = scratch.write("vcc.bash", &run.stdout);
+    let out = std::process::Command::new("bash")
+        .arg("-c")
+        .arg(format!("source {} && complete -p vcc", script.display()))
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(String::from_utf8_lossy(&out.stdout).contains("vcc"));
+    for shell in ["zsh", "fish", "powershell", "elvish"] {
+        let run = vcc(&["completions", shell]);
+        assert_eq!(run.code, 0, "{shell}: {}", run.stderr);
+        assert!(run.stdout.contains("converge"), "{shell}");
+    }
+    assert_eq!(
+        vcc(&["completions", "tcsh"]).code,
+        2,
+        "an unknown shell is a usage error"
+    );
+}
+
+#[test]
+fn the_man_page_renders_with_groff() {
+    let run = vcc(&["man"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(run.stdout.contains(".TH vcc 1"), "not roff: {}", run.stdout);
+    let scratch = Scratch::new();
+    let page = scratch.write("vcc.1", &run.stdout);
+    let out = std::process::Command::new("groff")
+        .args(["-man", "-Tutf8"])
+        .arg(&page)
+        .output();
+    // groff is the independent reader where it is installed.
+    if let Ok(out) = out {
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(text.contains("converge"), "{text}");
+    }
+}
+
+#[test]
+fn a_command_without_the_separator_gets_a_hint() {
+    let scratch = Scratch::new();
+    let run = crate::vcc_in(
+        scratch.path(),
+        &["record", "--out", "run.json", "echo", "hi"],
+    );
+    assert_eq!(run.code, 2);
+    assert!(
+        run.stderr.contains("hint: the command goes after `--`"),
+        "{}",
+        run.stderr
+    );
+    assert!(!scratch.path().join("run.json").exists());
+}
+
+#[test]
+fn id_and_digest_help_say_what_is_allowed() {
+    let (_s, path) = contract(&GOOD.replace("id: t\n", "id: a:b\n"));
+    let run = vcc(&["lint", &path, "--format", "json"]);
+    let p = &run.json()["problems"][0];
+    assert_eq!(p["code"], "INVALID_ID");
+    let help = p["help"].as_str().unwrap();
+    assert!(
+        help.contains("`.`, `_` and `-`") && !help.contains("`:`"),
+        "{help}"
+    );
+    let (_s, path) = contract(&GOOD.replace(
+        "{ component: std/file-exists }",
+        "{ component: std/file-exists, digest: 'blake3:12' }",
+    ));
+    let run = vcc(&["lint", &path, "--format", "json"]);
+    let p = run.json()["problems"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["code"] == "INVALID_DIGEST")
+        .cloned()
+        .unwrap();
+    assert!(
+        p["help"]
+            .as_str()
+            .unwrap()
+            .contains("vcc validator inspect"),
+        "{p}"
+    );
+    assert_eq!(
+        codes(&run.json()),
+        vec!["INVALID_DIGEST"],
+        "one problem, not two"
+    );
+}
+
+#[test]
+fn a_contract_in_a_subfolder_names_its_root_and_a_wrong_folder_gets_a_hint() {
+    let scratch = Scratch::new();
+    scratch.write("a.txt", "present");
+    let ci = scratch.write("ci/contract.yaml", GOOD);
+    // The contract's own folder holds nothing it asks for: say where vcc looked.
+    let run = check_json(&ci, &[]);
+    assert_eq!(run.code, 1);
+    let reason = run.json()["reason"].as_str().unwrap().to_string();
+    let looked = fs::canonicalize(scratch.path().join("ci")).unwrap();
+    assert!(
+        reason.contains(&format!(
+            "no deliverable a MUST needs was found under {}",
+            looked.display()
+        )) && reason.contains("--dir ROOT")
+            && reason.contains("`root:`"),
+        "{reason}"
+    );
+    // `root: ..` makes the repository the root.
+    scratch.write(
+        "ci/contract.yaml",
+        GOOD.replace("id: t\n", "id: t\nroot: ..\n"),
+    );
+    let run = check_json(&ci, &[]);
+    assert_eq!(run.code, 0, "{}", run.stdout);
+    let report = run.json();
+    assert_eq!(
+        report["deliverables"]["root_absolute"],
+        fs::canonicalize(scratch.path())
+            .unwrap()
+            .display()
+            .to_string()
+    );
+    let absolute = report["contract"]["absolute_path"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(std::path::Path::new(&absolute).is_absolute());
+    assert_eq!(
+        report["contract"]["path"],
+        ci.display().to_string(),
+        "as typed"
+    );
+    // --dir overrides it.
+    let empty = Scratch::new();
+    let run = check_json(&ci, &["--dir", empty.path().to_str().unwrap()]);
+    assert_eq!(run.code, 1);
+    // An absolute root would tie the contract to one machine.
+    scratch.write(
+        "ci/contract.yaml",
+        GOOD.replace("id: t\n", "id: t\nroot: /srv/x\n"),
+    );
+    let run = vcc(&["lint", ci.to_str().unwrap(), "--format", "json"]);
+    assert_eq!(run.code, 2);
+    assert_eq!(codes(&run.json()), vec!["PATH_ABSOLUTE"]);
+}
+
+#[test]
+fn human_output_shows_what_a_failing_criterion_asks_and_how_to_fix_it() {
+    let scratch = Scratch::new();
+    let path = scratch.write(
+        "contract.yaml",
+        GOOD.replace(
+            "targets: [a] }",
+            "targets: [a], description: The notes exist., on_fail: { prompt: Write a.txt. } }",
+        ),
+    );
+    let run = vcc(&["check", path.to_str().unwrap()]);
+    assert_eq!(run.code, 1);
+    assert!(
+        run.stderr.contains("criterion: The notes exist."),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        run.stderr.contains("to fix: Write a.txt."),
+        "{}",
+        run.stderr
+    );
+}
+
+#[test]
+fn parameters_are_shown_as_a_table_and_a_readable_schema() {
+    let run = vcc(&["validator", "inspect", "std/tool-calls"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let forbidden = run
+        .stdout
+        .lines()
+        .find(|l| l.trim_start().starts_with("forbidden "))
+        .unwrap_or_else(|| panic!("no forbidden row:\n{}", run.stdout));
+    assert!(
+        forbidden.contains("array of string")
+            && forbidden.contains("tools that must not be called"),
+        "{forbidden}"
+    );
+    assert!(
+        run.stdout.contains("params schema\n  {\n"),
+        "{}",
+        run.stdout
+    );
+    let run = vcc(&["validator", "list", "--params"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let tables = run
+        .stdout
+        .lines()
+        .filter(|l| l.trim_start().starts_with("NAME "))
+        .count();
+    let validators = vcc(&["validator", "list"]).stdout.lines().count();
+    assert_eq!(
+        tables, validators,
+        "one table per validator:\n{}",
+        run.stdout
+    );
+}
+
+#[test]
+fn several_contracts_are_checked_and_the_worst_exit_code_wins() {
+    let (scratch, good) = contract(GOOD);
+    let bad = scratch.write("bad.yaml", GOOD.replace("path: a.txt", "path: missing.txt"));
+    let bad = bad.to_str().unwrap();
+    let run = vcc(&["check", &good, bad, "--format", "json"]);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    let reports = run.json();
+    let verdicts: Vec<&str> = reports
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["verdict"].as_str().unwrap())
+        .collect();
+    assert_eq!(verdicts, ["accepted", "rejected"]);
+    assert_eq!(vcc(&["check", &good, &good]).code, 0);
+    let report = scratch.path().join("r.json");
+    let run = vcc(&["check", &good, bad, "--report", report.to_str().unwrap()]);
+    assert_eq!(run.code, 2);
+    assert!(
+        run.stderr
+            .contains("--report keeps the report of one contract"),
+        "{}",
+        run.stderr
+    );
+}
+
+#[test]
+fn only_runs_the_named_criteria_and_is_never_accepted() {
+    let two = format!("{GOOD}  - {{ id: AC-2, severity: must, validator: fx, targets: [b] }}\n")
+        .replace(
+            "  - { id: a, path: a.txt }\n",
+            "  - { id: a, path: a.txt }\n  - { id: b, path: missing.txt }\n",
+        );
+    let (_s, path) = contract(&two);
+    let run = check_json(std::path::Path::new(&path), &["--only", "AC-1"]);
+    assert_eq!(run.code, 1, "{}", run.stdout);
+    let r = run.json();
+    assert_eq!(r["verdict"], "withheld");
+    assert_eq!(r["partial"], serde_json::json!(["AC-1"]));
+    assert_eq!(r["criteria"].as_array().unwrap().len(), 1);
+    assert!(
+        r["reason"]
+            .as_str()
+            .unwrap()
+            .contains("a partial run is never accepted")
+    );
+    let run = check_json(std::path::Path::new(&path), &["--only", "AC-2"]);
+    assert_eq!(run.json()["verdict"], "rejected");
+    assert!(
+        run.json()["reason"]
+            .as_str()
+            .unwrap()
+            .starts_with("a partial run (--only AC-2)")
+    );
+    let run = check_json(std::path::Path::new(&path), &["--only", "AC-1,NOPE"]);
+    assert_eq!(run.code, 2);
+    let message = run.json()["problems"][0]["message"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(
+        message.contains("--only NOPE: no such criterion (the contract has: AC-1, AC-2)"),
+        "{message}"
+    );
+}
+
+#[test]
+fn init_writes_a_starter_contract_that_lints_and_judges_the_folder() {
+    let scratch = Scratch::new();
+    scratch.write("README.md", "# Tool\n\n## Usage\n\nRun it.\n");
+    scratch.write("CHANGELOG.md", "# Changes\n\n- first release\n");
+    scratch.write("tests/a.rs", "#[test] fn a() {}\n");
+    scratch.write("data.json", "{\"a\": 1}\n");
+    let dir = scratch.path().to_str().unwrap();
+    let run = vcc(&["init", "--dir", dir]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let contract = scratch.path().join("vcc.yaml");
+    let text = fs::read_to_string(&contract).unwrap();
+    assert!(text.starts_with("# yaml-language-server: $schema=.vcc/vcc-contract.schema.json\n"));
+    for id in ["README", "CHANGELOG-DONE", "TESTS", "JSON-PARSES"] {
+        assert!(text.contains(&format!("id: {id}")), "{id}:\n{text}");
+    }
+    let schema: Value = serde_json::from_slice(
+        &fs::read(scratch.path().join(".vcc/vcc-contract.schema.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(schema, vcc(&["schema"]).json());
+    let run = vcc(&["lint", contract.to_str().unwrap(), "--format", "json"]);
+    assert_eq!(run.json()["errors"], 0, "{}", run.stdout);
+    let run = check_json(&contract, &[]);
+    assert_eq!(run.code, 0, "{}", run.stdout);
+    // An existing contract is kept unless asked.
+    assert_eq!(vcc(&["init", "--dir", dir]).code, 2);
+    // Every template lints without errors, in an empty folder too.
+    for template in ["software", "research", "agent"] {
+        let empty = Scratch::new();
+        let d = empty.path().to_str().unwrap();
+        assert_eq!(vcc(&["init", "--dir", d, "--template", template]).code, 0);
+        let c = empty.path().join("vcc.yaml");
+        let run = vcc(&["lint", c.to_str().unwrap(), "--format", "json"]);
+        assert_eq!(run.json()["errors"], 0, "{template}: {}", run.stdout);
+    }
+}

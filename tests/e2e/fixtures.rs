@@ -146,6 +146,15 @@ fn infinite_loop() {
     let (scratch, contract) = setup(fixtures::INFINITE_LOOP, ", limits: { timeout: 300ms }");
     let run = run(&scratch, &contract, &[]);
     assert_eq!(outcome(&run), expect("error", "timeout", "withheld", 1));
+    // The summary says the budget and where to raise it.
+    let summary = run.json()["criteria"][0]["summary"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(
+        summary.contains("its budget is 300ms; raise it with `limits: { timeout: 30s }`"),
+        "{summary}"
+    );
 }
 
 /// What `escape-write` tries; each must be denied, by name.

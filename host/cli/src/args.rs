@@ -63,6 +63,52 @@ pub enum Command {
     /// A Model Context Protocol server over stdio, with tools `check`,
     /// `lint` and `explain`. A tool call reports; it admits nothing.
     Mcp(McpArgs),
+    /// Print a shell completion script (bash, zsh, fish, powershell, elvish).
+    Completions {
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
+    /// Print the manual page (roff): `vcc man > vcc.1`.
+    Man,
+    /// Write a commented starter contract for a folder (and the schema
+    /// editors complete fields from).
+    Init(InitArgs),
+}
+
+#[derive(Args)]
+pub struct InitArgs {
+    /// What the contract is about.
+    #[arg(long, value_enum, default_value_t = Template::Software)]
+    pub template: Template,
+    /// The folder [default: the current one].
+    #[arg(long, value_name = "DIR")]
+    pub dir: Option<PathBuf>,
+    /// The contract's file name, in the folder.
+    #[arg(long, value_name = "FILE", default_value = "vcc.yaml")]
+    pub out: PathBuf,
+    /// Replace an existing contract.
+    #[arg(long)]
+    pub force: bool,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Template {
+    /// A code repository: README, CHANGELOG, tests, JSON files.
+    Software,
+    /// A research report with sections and citations.
+    Research,
+    /// An agent's task, judged with its transcript (see `vcc hook`).
+    Agent,
+}
+
+impl Template {
+    pub fn name(self) -> &'static str {
+        match self {
+            Template::Software => "software",
+            Template::Research => "research",
+            Template::Agent => "agent",
+        }
+    }
 }
 
 #[derive(Args)]
@@ -251,8 +297,10 @@ pub struct LockArgs {
 
 #[derive(Args)]
 pub struct CheckArgs {
-    /// The contract (YAML, or JSON with a .json extension).
-    pub contract: PathBuf,
+    /// The contract (YAML, or JSON with a .json extension). With several,
+    /// each is checked in turn and the worst exit code wins.
+    #[arg(required = true, num_args = 1..)]
+    pub contracts: Vec<PathBuf>,
     /// The deliverable root [default: the contract's folder].
     #[arg(long, value_name = "ROOT")]
     pub dir: Option<PathBuf>,
@@ -271,6 +319,10 @@ pub struct CheckArgs {
     /// Exit 0 for an advisory contract (advisory contracts are never accepted).
     #[arg(long)]
     pub allow_advisory: bool,
+    /// Evaluate only these criteria (repeat, or separate with commas), for
+    /// contract authors: a partial run is never accepted.
+    #[arg(long, value_name = "ID", value_delimiter = ',')]
+    pub only: Vec<String>,
     /// Refuse to judge a root holding more files than this [default: 1000000].
     #[arg(long, value_name = "N")]
     pub max_files: Option<usize>,
@@ -334,6 +386,10 @@ pub enum ValidatorCommand {
     List {
         #[arg(long, value_enum, default_value_t = Format::Human)]
         format: Format,
+        /// Also show each validator's parameters (name, type, required,
+        /// default, description).
+        #[arg(long)]
+        params: bool,
     },
     /// Write a new validator project (source, build settings, golden cases).
     New {

@@ -508,10 +508,13 @@ pub fn inspect(runtime: &Runtime, path: &Path, format: Format) -> i32 {
                         clean(&d.version),
                         clean(&d.summary)
                     ));
-                    out.push_str(&format!(
-                        "params     {}\n",
-                        clean(&d.params_schema.to_string())
-                    ));
+                    out.push_str("params\n");
+                    out.push_str(&crate::render::params_table(&d.params_schema, "  "));
+                    let pretty = serde_json::to_string_pretty(&d.params_schema).unwrap_or_default();
+                    out.push_str("params schema\n");
+                    for line in pretty.lines() {
+                        out.push_str(&format!("  {}\n", clean(line)));
+                    }
                 }
                 Err(e) => out.push_str(&format!("usable     NO: {}\n", clean(e))),
             }

@@ -3,7 +3,7 @@
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
-use clap::Parser;
+use clap::{CommandFactory, Parser};
 use serde_json::json;
 use vcc_contract::Level;
 use vcc_report::law::exit;
@@ -21,6 +21,11 @@ pub fn run() -> i32 {
         Ok(cli) => cli,
         Err(err) => {
             let _ = err.print();
+            if forgot_the_separator(&err) {
+                eprintln!(
+                    "hint: the command goes after `--`, e.g. `vcc record --out run.json -- cargo test` or `vcc converge contract.yaml -- ./agent.sh`"
+                );
+            }
             // Usage errors are "could not evaluate"; --help and --version are fine.
             return if err.use_stderr() {
                 exit::INVALID
@@ -35,7 +40,9 @@ pub fn run() -> i32 {
         Command::Record(args) => crate::record::run(args),
         Command::Lint(args) => lint(&cli, args, &style),
         Command::Check(args) => check(&cli, args, &style),
-        Command::Validator(ValidatorCommand::List { format }) => validator_list(&cli, *format),
+        Command::Validator(ValidatorCommand::List { format, params }) => {
+            validator_list(&cli, *format, *params)
+        }
         Command::Validator(ValidatorCommand::New { lang, name, dir }) => {
             crate::author::new(*lang, name, dir.as_deref())
         }
@@ -66,7 +73,41 @@ pub fn run() -> i32 {
         },
         Command::Hook(HookCommand::ClaudeCode(args)) => crate::hook::claude_code(&cli, args),
         Command::Mcp(args) => crate::mcp::serve(&cli, args),
+        Command::Completions { shell } => {
+            let mut script = Vec::new();
+            clap_complete::generate(*shell, &mut Cli::command(), "vcc", &mut script);
+            print_stdout(&String::from_utf8_lossy(&script));
+            exit::ACCEPTED
+        }
+        Command::Init(args) => crate::init::run(args),
+        Command::Man => {
+            let mut page = Vec::new();
+            match clap_mangen::Man::new(Cli::command()).render(&mut page) {
+                Ok(()) => {
+                    print_stdout(&String::from_utf8_lossy(&page));
+                    exit::ACCEPTED
+                }
+                Err(e) => {
+                    eprintln!("vcc man: {e}");
+                    exit::INVALID
+                }
+            }
+        }
     }
+}
+
+/// `vcc record --out f cargo test`: the command was taken for arguments.
+fn forgot_the_separator(err: &clap::Error) -> bool {
+    let takes_a_command = std::env::args()
+        .nth(1)
+        .is_some_and(|a| a == "record" || a == "converge");
+    takes_a_command
+        && !std::env::args().any(|a| a == "--")
+        && matches!(
+            err.kind(),
+            clap::error::ErrorKind::UnknownArgument
+                | clap::error::ErrorKind::MissingRequiredArgument
+        )
 }
 
 fn bundle(cli: &Cli, command: &BundleCommand) -> i32 {
@@ -191,13 +232,13 @@ pub fn lint_problems(
         Ok(doc) => doc,
         Err(problem) => return (None, vec![*problem]),
     };
-    let root = dir.map_or_else(|| doc.dir().to_path_buf(), Path::to_path_buf);
+    let root = dir.map_or_else(|| doc.default_root(), Path::to_path_buf);
     let digest = doc.digest.clone();
     let doc = match crate::gate::prepare(runtime, doc, &root, gate) {
         Ok(prepared) => prepared.doc,
         Err(problems) => return (Some(digest), problems),
     };
-    let (problems, _) = vcc_runtime::lint_with_validators(runtime.loader(), &doc, dir);
+    let (problems, _) = vcc_runtime::lint_with_validators(runtime.loader(), &doc, Some(&root));
     (Some(doc.digest.clone()), problems)
 }
 
@@ -245,11 +286,17 @@ fn emit_lint(
 }
 
 fn check(cli: &Cli, args: &CheckArgs, style: &Style) -> i32 {
+    if args.contracts.len() > 1 && args.report.is_some() {
+        eprintln!(
+            "vcc check: --report keeps the report of one contract; run `vcc check` once per contract to keep each"
+        );
+        return exit::INVALID;
+    }
     // First of all: a report left by an earlier run must not outlive this
     // one. Until the run ends, the file says it did not finish, so a crash
     // or a kill at any later point never leaves an old verdict behind.
-    if let Some(path) = &args.report {
-        let unfinished = Report::unfinished(&args.contract.display().to_string());
+    if let (Some(path), [contract]) = (&args.report, args.contracts.as_slice()) {
+        let unfinished = Report::unfinished(&contract.display().to_string());
         if let Err(err) = write_atomically(path, report_json(&unfinished).as_bytes()) {
             // No run whose report cannot be kept: say so, in the format asked.
             let mut report = unfinished;
@@ -276,14 +323,64 @@ fn check(cli: &Cli, args: &CheckArgs, style: &Style) -> i32 {
         walk,
         ..defaults
     };
-    let evaluation = evaluate(
-        &runtime,
-        &args.contract,
-        args.dir.as_deref(),
-        &args.gate,
-        options,
-    );
-    finish_check(evaluation.report, args, style)
+    let mut reports: Vec<Report> = args
+        .contracts
+        .iter()
+        .map(|contract| {
+            let mut report = evaluate_only(
+                &runtime,
+                contract,
+                args.dir.as_deref(),
+                &args.gate,
+                options.clone(),
+                &args.only,
+            )
+            .report;
+            if !args.only.is_empty() {
+                partial(&mut report, &args.only);
+            }
+            report
+        })
+        .collect();
+    if reports.len() == 1 {
+        return finish_check(reports.remove(0), args, style);
+    }
+    // Several contracts: each report in turn (a JSON array), the worst
+    // exit code.
+    let worst = reports
+        .iter()
+        .map(|r| r.exit_code(args.allow_advisory))
+        .max()
+        .unwrap_or(exit::INVALID);
+    match args.format {
+        Format::Json => print_stdout(&format!(
+            "{}\n",
+            serde_json::to_string_pretty(&reports).unwrap_or_default()
+        )),
+        Format::Human => {
+            for r in &reports {
+                eprint!("{}", render::report(r, style));
+            }
+        }
+    }
+    worst
+}
+
+/// `--only`: keep the named criteria. Before the check, unknown ids make
+/// it invalid; after it, a partial run is never accepted.
+fn partial(report: &mut Report, only: &[String]) {
+    report.partial = only.to_vec();
+    let which = only.join(", ");
+    match report.verdict {
+        Verdict::Accepted => {
+            report.verdict = Verdict::Withheld;
+            report.reason = format!(
+                "a partial run (--only {which}): every MUST it checked passed, but a partial run is never accepted"
+            );
+        }
+        Verdict::Invalid => {}
+        _ => report.reason = format!("a partial run (--only {which}): {}", report.reason),
+    }
 }
 
 /// A check's report, and the budget of the contract it evaluated (with
@@ -302,7 +399,19 @@ pub fn evaluate(
     contract: &Path,
     dir: Option<&Path>,
     gate: &crate::args::GateArgs,
+    options: CheckOptions,
+) -> Evaluation {
+    evaluate_only(runtime, contract, dir, gate, options, &[])
+}
+
+/// [`evaluate`], keeping only the criteria named in `only` (all when empty).
+pub fn evaluate_only(
+    runtime: &Runtime,
+    contract: &Path,
+    dir: Option<&Path>,
+    gate: &crate::args::GateArgs,
     mut options: CheckOptions,
+    only: &[String],
 ) -> Evaluation {
     let doc = match vcc_contract::load(contract) {
         Ok(doc) => doc,
@@ -315,10 +424,51 @@ pub fn evaluate(
             };
         }
     };
-    let root = dir.map_or_else(|| doc.dir().to_path_buf(), Path::to_path_buf);
+    let root = dir.map_or_else(|| doc.default_root(), Path::to_path_buf);
     let (path, digest) = (doc.path.clone(), doc.digest.clone());
     match crate::gate::prepare(runtime, doc, &root, gate) {
-        Ok(prepared) => {
+        Ok(mut prepared) => {
+            if !only.is_empty() {
+                let ids: Vec<String> = prepared
+                    .doc
+                    .contract
+                    .criteria
+                    .iter()
+                    .map(|c| c.id.clone())
+                    .collect();
+                let unknown: Vec<&str> = only
+                    .iter()
+                    .filter(|id| !ids.contains(id))
+                    .map(String::as_str)
+                    .collect();
+                if !unknown.is_empty() {
+                    let problem = prepared.doc.problem(
+                        vcc_contract::Code::InvalidValue,
+                        Level::Error,
+                        &vcc_contract::FieldPath::root().key("criteria"),
+                        format!(
+                            "--only {}: no such criterion (the contract has: {})",
+                            unknown.join(", "),
+                            ids.join(", ")
+                        ),
+                    );
+                    let mut report =
+                        refused_report(&path, &digest, vec![problem], runtime.loader().stats());
+                    report.reason = format!(
+                        "--only names criteria the contract does not have: {}",
+                        unknown.join(", ")
+                    );
+                    return Evaluation {
+                        report,
+                        budget: None,
+                    };
+                }
+                prepared
+                    .doc
+                    .contract
+                    .criteria
+                    .retain(|c| only.contains(&c.id));
+            }
             options.host_digest = runtime.host_digest();
             options.base_bundles = prepared.base_bundles;
             Evaluation {
@@ -401,7 +551,7 @@ pub fn report_json(report: &Report) -> String {
         .map_or_else(|e| format!("{{\"error\": \"{e}\"}}\n"), |s| s + "\n")
 }
 
-fn validator_list(cli: &Cli, format: Format) -> i32 {
+fn validator_list(cli: &Cli, format: Format, params: bool) -> i32 {
     let runtime = match runtime(cli) {
         Ok(r) => r,
         Err(code) => return code,
@@ -418,6 +568,10 @@ fn validator_list(cli: &Cli, format: Format) -> i32 {
                     render::clean(&d.version),
                     render::clean(&d.summary)
                 ));
+                if params {
+                    lines.push_str(&render::params_table(&d.params_schema, "    "));
+                    lines.push('\n');
+                }
                 rows.push(json!({
                     "name": name,
                     "version": d.version,

@@ -254,14 +254,14 @@ impl Converge<'_> {
         evaluation
     }
 
-    /// The deliverable root: `--dir`, else the contract's folder.
+    /// The deliverable root the checks walked (`--dir`, else the
+    /// contract's `root:`, else its folder).
     fn root(&self) -> PathBuf {
-        match &self.args.dir {
-            Some(dir) => dir.clone(),
-            None => match self.args.contract.parent() {
-                Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-                _ => PathBuf::from("."),
-            },
+        let walked = self.checks.first().and_then(|r| r.deliverables.as_ref());
+        match (&self.args.dir, walked) {
+            (Some(dir), _) => dir.clone(),
+            (None, Some(d)) => PathBuf::from(&d.root),
+            (None, None) => PathBuf::from("."),
         }
     }
 

@@ -375,6 +375,33 @@ fn run_case(runtime: &Runtime, component: &Path, dir: &Path) -> Result<Checked, 
     })
 }
 
+/// A string as it would be written in expect.yaml (JSON quoting is valid
+/// YAML), never Rust's debug text.
+fn quoted(text: &str) -> String {
+    serde_json::to_string(text).unwrap_or_else(|_| text.to_string())
+}
+
+/// An expected finding as the case wrote it: only the fields it gave.
+fn as_written(want: &ExpectedFinding) -> String {
+    let mut fields = Vec::new();
+    if let Some(m) = &want.message {
+        fields.push(format!("message: {}", quoted(m)));
+    }
+    if let Some(p) = &want.path {
+        fields.push(format!("path: {}", quoted(p)));
+    }
+    if let Some(l) = want.line {
+        fields.push(format!("line: {l}"));
+    }
+    if let Some(c) = want.column {
+        fields.push(format!("column: {c}"));
+    }
+    if let Some(r) = &want.rule {
+        fields.push(format!("rule: {}", quoted(r)));
+    }
+    format!("{{ {} }}", fields.join(", "))
+}
+
 fn compare(c: &CriterionReport, expect: &Expect, problems: &mut Vec<String>) {
     if let Some(reason) = &expect.reason {
         let got = serde_json::to_value(c.reason)
@@ -388,7 +415,11 @@ fn compare(c: &CriterionReport, expect: &Expect, problems: &mut Vec<String>) {
     if let Some(s) = &expect.summary
         && !c.summary.contains(s.as_str())
     {
-        problems.push(format!("summary {:?} does not contain {s:?}", c.summary));
+        problems.push(format!(
+            "summary {} does not contain {}",
+            quoted(&c.summary),
+            quoted(s)
+        ));
     }
     if let Some(n) = expect.finding_count
         && c.findings.len() != n
@@ -425,8 +456,8 @@ fn compare(c: &CriterionReport, expect: &Expect, problems: &mut Vec<String>) {
                 })
                 .collect();
             problems.push(format!(
-                "no finding matches {{message: {:?}, path: {:?}, line: {:?}, rule: {:?}}}; findings: [{}]",
-                want.message, want.path, want.line, want.rule,
+                "no finding matches {}; findings: [{}]",
+                as_written(want),
                 listed.join("; ")
             ));
         }

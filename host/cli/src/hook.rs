@@ -92,11 +92,12 @@ pub fn claude_code(cli: &Cli, args: &HookArgs) -> i32 {
         options,
     )
     .report;
+    // The first readable contract of the session is the one it is judged by.
     let digest = report.contract.digest.clone();
-    let pinned = session
-        .contract_digest
-        .get_or_insert_with(|| digest.clone().unwrap_or_default());
-    let contract_changed = digest.as_deref() != Some(pinned.as_str());
+    if session.contract_digest.is_none() {
+        session.contract_digest = digest.clone();
+    }
+    let contract_changed = session.contract_digest != digest;
     let name = report
         .contract
         .id

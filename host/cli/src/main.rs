@@ -8,6 +8,7 @@ mod converge;
 mod gate;
 mod golden;
 mod hook;
+mod init;
 mod mcp;
 mod record;
 mod render;

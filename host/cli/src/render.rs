@@ -229,6 +229,26 @@ fn criterion(out: &mut String, c: &CriterionReport, style: &Style) {
             c.findings.len() - FINDINGS_SHOWN
         );
     }
+    // What the criterion asks, and what its author says to do: the first
+    // things a person fixing a failure wants to read.
+    if c.status != Status::Pass {
+        if let Some(d) = &c.description {
+            let _ = writeln!(
+                out,
+                "      {} {}",
+                style.paint(Paint::Dim, "criterion:"),
+                clean(d)
+            );
+        }
+        if let Some(prompt) = c.on_fail.as_ref().and_then(|o| o.prompt.as_deref()) {
+            let _ = writeln!(
+                out,
+                "      {} {}",
+                style.paint(Paint::Dim, "to fix:"),
+                clean(prompt)
+            );
+        }
+    }
 }
 
 fn short(digest: &str) -> String {
@@ -241,5 +261,100 @@ fn bytes(n: u64) -> String {
         n if n >= 1 << 20 => format!("{:.1} MiB", n as f64 / (1u64 << 20) as f64),
         n if n >= 1 << 10 => format!("{:.1} KiB", n as f64 / 1024.0),
         n => format!("{n} B"),
+    }
+}
+
+/// A validator's parameters as a table (name, type, required, default,
+/// description), from its parameter schema; lines are indented by
+/// `indent`.
+pub fn params_table(schema: &serde_json::Value, indent: &str) -> String {
+    use serde_json::Value;
+    let Some(props) = schema.get("properties").and_then(Value::as_object) else {
+        return format!("{indent}(no parameters)\n");
+    };
+    let required: Vec<&str> = schema
+        .get("required")
+        .and_then(Value::as_array)
+        .map(|r| r.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
+    let rows: Vec<[String; 5]> = props
+        .iter()
+        .map(|(name, p)| {
+            [
+                name.clone(),
+                type_of(p),
+                if required.contains(&name.as_str()) {
+                    "yes"
+                } else {
+                    "no"
+                }
+                .to_string(),
+                p.get("default").map_or("-".to_string(), Value::to_string),
+                p.get("description")
+                    .and_then(Value::as_str)
+                    .unwrap_or("")
+                    .replace('\n', " "),
+            ]
+        })
+        .collect();
+    let header = ["NAME", "TYPE", "REQUIRED", "DEFAULT", "DESCRIPTION"].map(str::to_string);
+    let width = |i: usize| {
+        rows.iter()
+            .chain(std::iter::once(&header))
+            .map(|r| r[i].chars().count())
+            .max()
+            .unwrap_or(0)
+    };
+    let widths = [width(0), width(1), width(2), width(3)];
+    let mut out = String::new();
+    for row in std::iter::once(&header).chain(&rows) {
+        let _ = writeln!(
+            out,
+            "{indent}{:<w0$}  {:<w1$}  {:<w2$}  {:<w3$}  {}",
+            clean(&row[0]),
+            clean(&row[1]),
+            row[2],
+            clean(&row[3]),
+            clean(&row[4]),
+            w0 = widths[0],
+            w1 = widths[1],
+            w2 = widths[2],
+            w3 = widths[3],
+        );
+    }
+    out
+}
+
+/// A schema's type in words: `string`, `integer|null`, `one of: a, b`,
+/// `array of string`, or the types of its alternatives.
+fn type_of(schema: &serde_json::Value) -> String {
+    use serde_json::Value;
+    if let Some(values) = schema.get("enum").and_then(Value::as_array) {
+        let names: Vec<String> = values
+            .iter()
+            .map(|v| v.as_str().map_or_else(|| v.to_string(), str::to_string))
+            .collect();
+        return format!("one of: {}", names.join(", "));
+    }
+    let base = match schema.get("type") {
+        Some(Value::String(t)) => t.clone(),
+        Some(Value::Array(ts)) => ts
+            .iter()
+            .filter_map(Value::as_str)
+            .collect::<Vec<_>>()
+            .join("|"),
+        _ => {
+            let alternatives = ["oneOf", "anyOf"]
+                .iter()
+                .find_map(|k| schema.get(*k).and_then(Value::as_array));
+            return match alternatives {
+                Some(alts) => alts.iter().map(type_of).collect::<Vec<_>>().join("|"),
+                None => "any".into(),
+            };
+        }
+    };
+    match (base.as_str(), schema.get("items")) {
+        ("array", Some(items)) => format!("array of {}", type_of(items)),
+        _ => base,
     }
 }

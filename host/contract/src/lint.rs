@@ -155,12 +155,25 @@ pub fn lint(
     let mut lint = Lint {
         doc,
         problems: doc.notes.clone(),
-        root: root.unwrap_or(doc.dir()).to_path_buf(),
+        root: root.map_or_else(|| doc.default_root(), Path::to_path_buf),
     };
     let root = FieldPath::root();
     let c = &doc.contract;
 
     lint.check_id(&root.key("id"), &c.id, "contract");
+    if let Some(r) = &c.root
+        && Path::new(r).is_absolute()
+    {
+        let mut p = lint.problem(
+            Code::PathAbsolute,
+            Level::Error,
+            &root.key("root"),
+            format!("root `{r}` is absolute, so the contract only works on this machine"),
+        );
+        p.help =
+            Some("write it relative to the contract file (e.g. `root: ..`), or give --dir".into());
+        lint.problems.push(p);
+    }
     let deliverables = lint.deliverables();
     lint.dependencies(&deliverables);
     lint.validators();
@@ -254,7 +267,7 @@ impl<'a> Lint<'a> {
                 format!("{what} id {id:?} is not valid"),
             );
             p.help = Some(format!(
-                "use letters, digits, `.`, `_`, `:` and `-`, starting with a letter or digit, at most {MAX_ID_LEN} characters"
+                "use letters, digits, `.`, `_` and `-`, starting with a letter or digit, at most {MAX_ID_LEN} characters"
             ));
             self.problems.push(p);
         }
@@ -374,7 +387,9 @@ impl<'a> Lint<'a> {
                     &at.key("digest"),
                     format!("validator `{name}`: digest {digest:?} is not `blake3:<64 lowercase hex digits>`"),
                 );
-                p.help = Some("`vcc validator list` and `b3sum` print component digests".into());
+                p.help = Some(
+                    "`vcc validator inspect COMPONENT` and `b3sum` print a component's digest; write it as `blake3:<64 hex digits>`".into(),
+                );
                 self.problems.push(p);
             }
         }
@@ -597,6 +612,9 @@ impl<'a> Lint<'a> {
             let Some(binding) = contract.validators.get(&c.validator) else {
                 continue; // already UNKNOWN_VALIDATOR
             };
+            if binding.digest.as_deref().is_some_and(|d| !is_digest(d)) {
+                continue; // already INVALID_DIGEST: one problem, not two
+            }
             let info = loaded
                 .entry(c.validator.as_str())
                 .or_insert_with(|| catalog.describe(&c.validator, binding));

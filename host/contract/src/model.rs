@@ -23,10 +23,14 @@ pub struct Contract {
     /// The contract format version. Always `1`.
     pub vcc: FormatVersion,
     /// A name for the contract, used in reports.
-    #[schemars(regex(pattern = r"^[A-Za-z0-9][A-Za-z0-9._:-]*$"), length(max = 128))]
+    #[schemars(regex(pattern = r"^[A-Za-z0-9][A-Za-z0-9._-]*$"), length(max = 128))]
     pub id: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub title: Option<String>,
+    /// The deliverable root, relative to this file [default: the file's
+    /// folder]; `--dir` overrides it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub root: Option<String>,
     /// An advisory contract runs every criterion and reports, but is never
     /// `accepted`.
     #[serde(default)]
@@ -59,7 +63,7 @@ pub struct Contract {
 #[serde(deny_unknown_fields)]
 #[schemars(extend("patternProperties" = {"^x-": {}}))]
 pub struct Deliverable {
-    #[schemars(regex(pattern = r"^[A-Za-z0-9][A-Za-z0-9._:-]*$"), length(max = 128))]
+    #[schemars(regex(pattern = r"^[A-Za-z0-9][A-Za-z0-9._-]*$"), length(max = 128))]
     pub id: String,
     /// A file, a directory or a glob, relative to the deliverable root, with
     /// `/` as separator. No absolute paths, no `..`.
@@ -161,7 +165,7 @@ pub const BUILTIN_PREFIX: &str = "std/";
 #[serde(deny_unknown_fields)]
 #[schemars(extend("patternProperties" = {"^x-": {}}))]
 pub struct Criterion {
-    #[schemars(regex(pattern = r"^[A-Za-z0-9][A-Za-z0-9._:-]*$"), length(max = 128))]
+    #[schemars(regex(pattern = r"^[A-Za-z0-9][A-Za-z0-9._-]*$"), length(max = 128))]
     pub id: String,
     pub severity: Severity,
     /// A key of `validators`.

@@ -47,6 +47,15 @@ pub struct Document {
 
 impl Document {
     /// The folder relative validator paths are resolved from.
+    /// The deliverable root when no `--dir` is given: `root:`, relative
+    /// to the contract file, else the contract's folder.
+    pub fn default_root(&self) -> PathBuf {
+        match &self.contract.root {
+            Some(root) => self.dir().join(root),
+            None => self.dir().to_path_buf(),
+        }
+    }
+
     pub fn dir(&self) -> &Path {
         match self.path.parent() {
             Some(dir) if !dir.as_os_str().is_empty() => dir,
@@ -166,7 +175,7 @@ pub fn parse(path: &Path, bytes: &[u8]) -> Result<Document, Box<Problem>> {
     if value.get("vccVersion").is_some() {
         let translated = vcc1::translate(value).map_err(|(code, field, message)| {
             let mut p = problem(code, message, spans.find(&field), Some(field.render()));
-            p.help = help_for(code);
+            p.help = help_for(code, &p.message);
             p
         })?;
         value = translated.native;
@@ -187,7 +196,7 @@ pub fn parse(path: &Path, bytes: &[u8]) -> Result<Document, Box<Problem>> {
         if field.0.is_empty() {
             p.field = None;
         }
-        p.help = help_for(code);
+        p.help = help_for(code, &p.message);
         p
     })?;
     extensions.apply(&mut contract);
@@ -357,16 +366,53 @@ fn classify(message: &str) -> Code {
     }
 }
 
-fn help_for(code: Code) -> Option<String> {
+fn help_for(code: Code, message: &str) -> Option<String> {
+    let guess = did_you_mean(message)
+        .map(|g| format!("did you mean `{g}`? "))
+        .unwrap_or_default();
     match code {
-        Code::UnknownField => Some(
-            "fix the spelling, or prefix the field with `x-` to keep it as an extension".into(),
-        ),
+        Code::UnknownField => Some(format!(
+            "{guess}fix the spelling, or prefix the field with `x-` to keep it as an extension"
+        )),
+        Code::InvalidValue if !guess.is_empty() => Some(guess.trim_end().to_string()),
         Code::UnsupportedVersion => Some(
             "write `vcc: 1` at the top of a native contract, or `vccVersion: \"sdlaf.vcc/v1\"` for a VCC v1 one".into(),
         ),
         _ => None,
     }
+}
+
+/// The closest allowed name, from a serde message that names what it got
+/// and what it expected (`unknown field `sevrity`, expected one of `id`,
+/// `severity`, …`): a close misspelling or another case of one.
+fn did_you_mean(message: &str) -> Option<&str> {
+    let got = message.split('`').nth(1)?.to_lowercase();
+    let (_, expected) = message.split_once("expected ")?;
+    let (distance, best) = expected
+        .split('`')
+        .skip(1)
+        .step_by(2)
+        .map(|name| (edit_distance(&got, &name.to_lowercase()), name))
+        .min()?;
+    (distance <= (got.chars().count() / 3).max(1)).then_some(best)
+}
+
+/// Levenshtein distance, by characters.
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut diagonal = row[0];
+        row[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let above = row[j + 1];
+            row[j + 1] = (above + 1)
+                .min(row[j] + 1)
+                .min(diagonal + usize::from(ca != *cb));
+            diagonal = above;
+        }
+    }
+    row[b.len()]
 }
 
 fn to_field_path(path: &serde_path_to_error::Path) -> FieldPath {
@@ -652,6 +698,20 @@ mod tests {
         assert_eq!(p.code, Code::InvalidValue);
         assert_eq!(p.field.as_deref(), Some("criteria[0].severity"));
         assert!(p.message.contains("mustt"), "{}", p.message);
+        assert_eq!(p.help.as_deref(), Some("did you mean `must`?"));
+        let p = yaml(&MINIMAL.replace("severity: must", "severity: MUST")).unwrap_err();
+        assert_eq!(p.help.as_deref(), Some("did you mean `must`?"));
+    }
+
+    #[test]
+    fn a_misspelt_field_gets_the_name_it_was_meant_to_be() {
+        let p = yaml(&MINIMAL.replace("    severity: must", "    sevrity: must")).unwrap_err();
+        let help = p.help.unwrap();
+        assert!(help.starts_with("did you mean `severity`? "), "{help}");
+        let p = yaml(&MINIMAL.replace("    severity: must", "    severity: must\n    colour: red"))
+            .unwrap_err();
+        assert!(!p.help.unwrap().contains("did you mean"), "nothing close");
+        assert_eq!(edit_distance("requried", "required"), 2);
     }
 
     #[test]

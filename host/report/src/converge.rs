@@ -839,6 +839,7 @@ mod tests {
             reason: String::new(),
             contract: ContractInfo {
                 path: "c.yaml".into(),
+                absolute_path: None,
                 id: Some("c".into()),
                 title: None,
                 digest: None,
@@ -849,6 +850,7 @@ mod tests {
             deliverables: None,
             criteria,
             problems: vec![],
+            partial: vec![],
             runtime: RuntimeInfo::default(),
         }
     }

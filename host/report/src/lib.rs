@@ -160,12 +160,19 @@ pub struct Report {
     pub criteria: Vec<CriterionReport>,
     /// Integrity-pass problems (errors make the run invalid).
     pub problems: Vec<Problem>,
+    /// The criteria a partial run (`--only`) evaluated; such a run is never
+    /// accepted.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub partial: Vec<String>,
     pub runtime: RuntimeInfo,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct ContractInfo {
+    /// As it was given.
     pub path: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub absolute_path: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub id: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -185,7 +192,11 @@ pub struct ContractInfo {
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct DeliverablesInfo {
+    /// As it was given (or found from the contract).
     pub root: String,
+    /// Canonical: symlinks resolved.
+    #[serde(default)]
+    pub root_absolute: String,
     /// `blake3:<hex>` of the manifest of every hashed file (see README).
     pub root_digest: String,
     pub files: u64,
@@ -364,6 +375,7 @@ impl Report {
             reason: "the run did not finish (vcc writes this before a run starts and replaces it when the run ends)".into(),
             contract: ContractInfo {
                 path: contract_path.to_string(),
+                absolute_path: None,
                 id: None,
                 title: None,
                 digest: None,
@@ -374,6 +386,7 @@ impl Report {
             deliverables: None,
             criteria: Vec::new(),
             problems: Vec::new(),
+            partial: Vec::new(),
             runtime: RuntimeInfo {
                 vcc_version: env!("CARGO_PKG_VERSION").to_string(),
                 ..RuntimeInfo::default()

@@ -97,6 +97,9 @@ pub fn check(loader: &Loader, doc: &Document, root: &Path, options: &CheckOption
         reason: String::new(),
         contract: ContractInfo {
             path: doc.path.display().to_string(),
+            absolute_path: std::path::absolute(&doc.path)
+                .ok()
+                .map(|p| p.display().to_string()),
             id: Some(contract.id.clone()),
             title: contract.title.clone(),
             digest: Some(doc.digest.clone()),
@@ -115,6 +118,7 @@ pub fn check(loader: &Loader, doc: &Document, root: &Path, options: &CheckOption
         deliverables: None,
         criteria: Vec::new(),
         problems: Vec::new(),
+        partial: Vec::new(),
         runtime: RuntimeInfo::default(),
     };
     let outcome = run(loader, doc, root, options, &mut report);
@@ -182,6 +186,7 @@ fn run(
     }
     report.deliverables = Some(DeliverablesInfo {
         root: root.display().to_string(),
+        root_absolute: folder.display().to_string(),
         root_digest: digest_string(&snapshot.root_digest),
         files: snapshot.files.len() as u64,
         bytes: snapshot.total_bytes,
@@ -360,6 +365,21 @@ fn apply_the_law(report: &mut Report, contract: &Contract, changed: &[String]) {
     let outcomes = report.criteria.iter().map(|c| (c.severity, c.status));
     report.verdict = law::decide(contract.advisory, outcomes);
     report.reason = verdict_reason(report, contract);
+    // Every MUST finding nothing at all usually means the wrong folder.
+    let mut targeted = report
+        .criteria
+        .iter()
+        .filter(|c| c.severity == Severity::Must && !c.targets.is_empty())
+        .peekable();
+    if targeted.peek().is_some()
+        && targeted.all(|c| c.reason == Reason::MissingDeliverable)
+        && let Some(d) = &report.deliverables
+    {
+        report.reason.push_str(&format!(
+            "; no deliverable a MUST needs was found under {}: if that is not the folder the contract is about, give --dir ROOT, or set `root:` in the contract (relative to the contract file)",
+            d.root_absolute
+        ));
+    }
     if !changed.is_empty() && report.verdict != Verdict::Advisory {
         report.verdict = Verdict::Withheld;
         report.reason = format!(
@@ -529,6 +549,7 @@ impl Ctx<'_> {
             targets.push((t.clone(), files.clone()));
         }
         let limits = self.limits(c);
+        let timeout = limits.timeout;
         let request = Request {
             criterion_id: c.id.clone(),
             params: c
@@ -549,17 +570,25 @@ impl Ctx<'_> {
         };
         let sandbox = self.loader.sandbox().clone();
         let pre = loaded.pre.clone();
-        guarded(c"vcc-validate", limits.timeout, move || sandbox.validate(&pre, request)).unwrap_or_else(|stopped| match stopped {
+        let mut out = guarded(c"vcc-validate", timeout, move || sandbox.validate(&pre, request)).unwrap_or_else(|stopped| match stopped {
             Stopped::TimedOut => RunOutput::error(
                 Reason::Timeout,
                 format!(
                     "the validator did not return within its {:?} budget (+{:?} grace) and was abandoned while blocked in a host call",
-                    limits.timeout,
-                    grace(limits.timeout)
+                    timeout,
+                    grace(timeout)
                 ),
             ),
             Stopped::Failed => RunOutput::error(Reason::Internal, "the run failed inside the host"),
-        })
+        });
+        if out.reason == Reason::Timeout {
+            // Say the budget and where it is set: the usual fix is a limit.
+            out.summary = format!(
+                "{} (its budget is {timeout:?}; raise it with `limits: {{ timeout: 30s }}` on the criterion or the contract, at most 1h)",
+                out.summary
+            );
+        }
+        out
     }
 
     fn limits(&self, c: &Criterion) -> RunLimits {
@@ -704,6 +733,9 @@ pub fn unreadable_contract(path: &Path, problem: Problem, cache: CacheStats) -> 
         reason: format!("the contract could not be loaded: {}", problem.message),
         contract: ContractInfo {
             path: path.display().to_string(),
+            absolute_path: std::path::absolute(path)
+                .ok()
+                .map(|p| p.display().to_string()),
             id: None,
             title: None,
             digest: None,
@@ -714,6 +746,7 @@ pub fn unreadable_contract(path: &Path, problem: Problem, cache: CacheStats) -> 
         deliverables: None,
         criteria: Vec::new(),
         problems: vec![problem],
+        partial: Vec::new(),
         runtime: RuntimeInfo {
             vcc_version: env!("CARGO_PKG_VERSION").to_string(),
             wasmtime_version: WASMTIME_VERSION.to_string(),

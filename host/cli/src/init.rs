@@ -1,0 +1,213 @@
+//! `vcc init`: a commented starter contract for a folder, built from what
+//! is in it (README, CHANGELOG, tests, JSON files), with the schema line
+//! editors use to complete fields.
+
+use std::path::{Path, PathBuf};
+
+use crate::args::{InitArgs, Template};
+use crate::commands::write_atomically;
+
+/// Where the schema is written, relative to the folder (editors read it).
+const SCHEMA: &str = ".vcc/vcc-contract.schema.json";
+
+/// What the folder holds that a starter contract can be about.
+struct Found {
+    readme: Option<String>,
+    changelog: Option<String>,
+    tests: Option<String>,
+    json: bool,
+}
+
+impl Found {
+    fn scan(dir: &Path) -> Found {
+        let first = |names: &[&str]| {
+            names
+                .iter()
+                .find(|n| dir.join(n).is_file())
+                .map(|n| n.to_string())
+        };
+        let json = std::fs::read_dir(dir).is_ok_and(|entries| {
+            entries.flatten().any(|e| {
+                let name = e.file_name().to_string_lossy().to_string();
+                name.ends_with(".json")
+                    && !name.ends_with("-lock.json")
+                    && e.file_type().is_ok_and(|t| t.is_file())
+            })
+        });
+        Found {
+            readme: first(&["README.md", "Readme.md", "readme.md"]),
+            changelog: first(&["CHANGELOG.md", "CHANGES.md"]),
+            tests: ["tests", "test"]
+                .iter()
+                .find(|n| dir.join(n).is_dir())
+                .map(|n| n.to_string()),
+            json,
+        }
+    }
+}
+
+pub fn run(args: &InitArgs) -> i32 {
+    let dir = args.dir.clone().unwrap_or_else(|| PathBuf::from("."));
+    let out = dir.join(&args.out);
+    if out.exists() && !args.force {
+        eprintln!(
+            "vcc init: {} exists; keep it, or give --force to replace it",
+            out.display()
+        );
+        return 2;
+    }
+    let found = Found::scan(&dir);
+    let name = std::fs::canonicalize(&dir)
+        .ok()
+        .and_then(|d| d.file_name().map(|n| n.to_string_lossy().to_string()))
+        .map(|n| id_of(&n))
+        .unwrap_or_else(|| "work".into());
+    let body = match args.template {
+        Template::Software => software(&found),
+        Template::Research => research(),
+        Template::Agent => agent(),
+    };
+    let text = format!(
+        "# yaml-language-server: $schema={SCHEMA}\n\
+         # A Verifiable Completion Contract: what \"done\" means for this folder.\n\
+         # `vcc lint {file}` checks the contract; `vcc check {file}` judges the folder.\n\
+         # Every MUST must pass for the work to be accepted; SHOULD and MAY are reported.\n\
+         vcc: 1\n\
+         id: {name}-{template}\n\
+         {body}",
+        file = args.out.display(),
+        template = args.template.name(),
+    );
+    let schema = serde_json::to_string_pretty(&vcc_contract::json_schema()).unwrap_or_default();
+    if let Err(e) = write_atomically(&dir.join(SCHEMA), format!("{schema}\n").as_bytes()) {
+        eprintln!("vcc init: {}: {e}", dir.join(SCHEMA).display());
+        return 2;
+    }
+    if let Err(e) = write_atomically(&out, text.as_bytes()) {
+        eprintln!("vcc init: {}: {e}", out.display());
+        return 2;
+    }
+    eprintln!(
+        "wrote {} ({} template) and {SCHEMA}; next: `vcc lint {}`, then `vcc check {}`",
+        out.display(),
+        args.template.name(),
+        out.display(),
+        out.display()
+    );
+    0
+}
+
+/// A contract id from a folder name: letters, digits, `.`, `_`, `-`.
+fn id_of(name: &str) -> String {
+    let id: String = name
+        .chars()
+        .take(100)
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || "._-".contains(c) {
+                c
+            } else {
+                '-'
+            }
+        })
+        .collect();
+    match id.chars().next() {
+        Some(c) if c.is_ascii_alphanumeric() => id,
+        _ => format!("work{id}"),
+    }
+}
+
+fn software(found: &Found) -> String {
+    let readme = found.readme.as_deref().unwrap_or("README.md");
+    let mut deliverables = format!(
+        "  - {{ id: readme, path: {readme} }}{}\n",
+        if found.readme.is_some() {
+            ""
+        } else {
+            "   # not there yet"
+        }
+    );
+    let mut validators = String::from(
+        "  exists: { component: std/file-exists }\n  sections: { component: std/markdown-sections }\n",
+    );
+    let mut criteria = String::from(
+        "  - id: README\n    severity: must\n    validator: exists\n    targets: [readme]\n    description: The README is there and not empty.\n    on_fail: { prompt: \"Write the README.\" }\n  - id: README-USAGE\n    severity: should\n    validator: sections\n    targets: [readme]\n    params: { required: [Usage] }   # the headings a reader looks for\n",
+    );
+    if let Some(changelog) = &found.changelog {
+        deliverables.push_str(&format!("  - {{ id: changelog, path: {changelog} }}\n"));
+        validators.push_str("  text: { component: std/text-match }\n");
+        criteria.push_str("  - id: CHANGELOG-DONE\n    severity: must\n    validator: text\n    targets: [changelog]\n    params: { must_not_match: ['\\bTODO\\b', '\\bTBD\\b'] }\n");
+    }
+    if let Some(tests) = &found.tests {
+        deliverables.push_str(&format!("  - {{ id: tests, path: {tests} }}\n"));
+        criteria.push_str("  - id: TESTS\n    severity: must\n    validator: exists\n    targets: [tests]\n    description: The tests are there. To require that they ran and passed, record them\n      (`vcc record --inputs src tests --out out/tests.json -- cargo test`) and judge the\n      record with std/exit-record.\n");
+    }
+    if found.json {
+        deliverables.push_str("  - { id: data, path: \"*.json\" }\n");
+        validators.push_str("  schema: { component: std/json-schema }\n");
+        criteria.push_str("  - id: JSON-PARSES\n    severity: must\n    validator: schema\n    targets: [data]\n    params: { schema: true }   # any JSON; put a real schema here\n");
+    }
+    format!(
+        "title: The work in this folder is done\n\
+         deliverables:                   # files, folders or globs under the root (this file's folder)\n\
+         {deliverables}\
+         validators:                     # `vcc validator list --params` shows what each one takes\n\
+         {validators}\
+         criteria:\n\
+         {criteria}"
+    )
+}
+
+fn research() -> String {
+    "title: The research report is complete and sourced\n\
+     deliverables:\n\
+     \x20 - { id: report, path: report.md }\n\
+     validators:\n\
+     \x20 sections: { component: std/markdown-sections }\n\
+     \x20 citations: { component: std/citation-coverage }\n\
+     \x20 text: { component: std/text-match }\n\
+     criteria:\n\
+     \x20 - id: STRUCTURE\n\
+     \x20   severity: must\n\
+     \x20   validator: sections\n\
+     \x20   targets: [report]\n\
+     \x20   params: { required: [Summary, Findings, Sources], ordered: true }\n\
+     \x20   on_fail: { prompt: \"Give the report a Summary, Findings and Sources section, in that order.\" }\n\
+     \x20 - id: CITED\n\
+     \x20   severity: must\n\
+     \x20   validator: citations\n\
+     \x20   targets: [report]\n\
+     \x20   params: { min_coverage: 0.8 }   # share of claims with a citation (or an UNSOURCED label)\n\
+     \x20   description: Claims cite sources that exist in the Sources section.\n\
+     \x20 - id: NO-PLACEHOLDERS\n\
+     \x20   severity: should\n\
+     \x20   validator: text\n\
+     \x20   targets: [report]\n\
+     \x20   params: { must_not_match: ['\\bTODO\\b', '\\[citation needed\\]'] }\n"
+        .to_string()
+}
+
+fn agent() -> String {
+    "title: The agent did the task, and really ran the tests\n\
+     # Run the agent under `vcc hook claude-code --contract vcc.yaml` (see the README,\n\
+     # \"Run until done\"): the hook attaches the session transcript at .vcc/transcript.jsonl.\n\
+     deliverables:\n\
+     \x20 - { id: report, path: REPORT.md }\n\
+     \x20 - { id: transcript, path: .vcc/transcript.jsonl }\n\
+     validators:\n\
+     \x20 exists: { component: std/file-exists }\n\
+     \x20 calls: { component: std/tool-calls }\n\
+     criteria:\n\
+     \x20 - id: REPORT\n\
+     \x20   severity: must\n\
+     \x20   validator: exists\n\
+     \x20   targets: [report]\n\
+     \x20   on_fail: { prompt: \"Write REPORT.md: what you changed and how you checked it.\" }\n\
+     \x20 - id: RAN-TESTS\n\
+     \x20   severity: must\n\
+     \x20   validator: calls\n\
+     \x20   targets: [transcript]\n\
+     \x20   params: { required: [{ name: Bash, args: { command: { matches: 'test' } } }] }   # your test command\n\
+     \x20   on_fail: { prompt: \"Run the tests.\" }\n\
+     budget: { iterations: 8, stagnation: 2 }\n"
+        .to_string()
+}
