@@ -115,7 +115,7 @@ impl Template {
 pub struct ConvergeArgs {
     /// The contract (YAML, or JSON with a .json extension).
     pub contract: PathBuf,
-    /// The deliverable root [default: the contract's folder].
+    /// The deliverable root [default: the contract's `root:`, else its folder].
     #[arg(long, value_name = "ROOT")]
     pub dir: Option<PathBuf>,
     /// Runs of CMD at most [default: the contract's budget.iterations, else 10].
@@ -171,7 +171,7 @@ pub struct HookArgs {
     /// The contract.
     #[arg(long, value_name = "FILE")]
     pub contract: PathBuf,
-    /// The deliverable root [default: the contract's folder].
+    /// The deliverable root [default: the contract's `root:`, else its folder].
     #[arg(long, value_name = "ROOT")]
     pub dir: Option<PathBuf>,
     /// Stops blocked per session at most; past it the stop is allowed and
@@ -301,7 +301,7 @@ pub struct CheckArgs {
     /// each is checked in turn and the worst exit code wins.
     #[arg(required = true, num_args = 1..)]
     pub contracts: Vec<PathBuf>,
-    /// The deliverable root [default: the contract's folder].
+    /// The deliverable root [default: the contract's `root:`, else its folder].
     #[arg(long, value_name = "ROOT")]
     pub dir: Option<PathBuf>,
     /// human (to stderr) or json (the report, to stdout).
@@ -371,7 +371,7 @@ pub struct RecordArgs {
 pub struct LintArgs {
     pub contract: PathBuf,
     /// The deliverable root the contract will be checked against [default:
-    /// the contract's folder]: a validator component under it must be pinned.
+    /// its `root:`, else its folder]: a validator component under it must be pinned.
     #[arg(long, value_name = "ROOT")]
     pub dir: Option<PathBuf>,
     #[arg(long, value_enum, default_value_t = Format::Human)]

@@ -26,7 +26,7 @@ struct Target {
     /// The contract file (YAML, or JSON with a .json extension), relative
     /// to the server's working folder or absolute.
     contract: String,
-    /// The deliverable root [default: the contract's folder].
+    /// The deliverable root [default: the contract's `root:`, else its folder].
     #[serde(default)]
     dir: Option<String>,
 }
