@@ -21,6 +21,7 @@ PRE_COMMIT=4.7.0
 missing=()
 command -v docker-registry >/dev/null || missing+=(docker-registry)
 command -v skopeo >/dev/null || missing+=(skopeo)
+command -v groff >/dev/null || missing+=(groff-base)   # reads back `vcc man`
 if [ ${#missing[@]} -gt 0 ]; then
     echo "installing ${missing[*]} (apt)" >&2
     sudo=()

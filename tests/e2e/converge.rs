@@ -1,7 +1,6 @@
 //! `vcc converge`: the loop through the real binary, with a scripted agent
 //! (tests/agents/fake_agent.py) in place of a model.
 
-use std::io::Read as _;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -9,7 +8,7 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 use vcc_test_support::Scratch;
 
-use crate::{Run, repo, shared_cache};
+use crate::{Run, repo, shared_cache, wait_within};
 
 /// Three MUST criteria; criterion X holds when the root has x.txt.
 const THREE: &str = "vcc: 1
@@ -62,7 +61,7 @@ impl World {
     /// `vcc converge CONTRACT --format json FLAGS -- python3 fake_agent.py AGENT…`
     fn converge(&self, flags: &[&str], agent: &[&str]) -> Run {
         let mut child = self.spawn(flags, agent);
-        wait(&mut child, Duration::from_secs(120))
+        wait_within(&mut child, Duration::from_secs(120))
     }
 
     fn spawn(&self, flags: &[&str], agent: &[&str]) -> std::process::Child {
@@ -83,38 +82,6 @@ impl World {
             .stderr(Stdio::piped())
             .spawn()
             .expect("run vcc converge")
-    }
-}
-
-/// Wait for `child`, draining its output; a hang past `patience` is a
-/// failure (the process is killed), not a stuck test run.
-fn wait(child: &mut std::process::Child, patience: Duration) -> Run {
-    let drain = |stream: Option<Box<dyn std::io::Read + Send>>| {
-        std::thread::spawn(move || {
-            let mut text = Vec::new();
-            if let Some(mut s) = stream {
-                let _ = s.read_to_end(&mut text);
-            }
-            String::from_utf8_lossy(&text).into_owned()
-        })
-    };
-    let stdout = drain(child.stdout.take().map(|s| Box::new(s) as _));
-    let stderr = drain(child.stderr.take().map(|s| Box::new(s) as _));
-    let start = Instant::now();
-    let status = loop {
-        if let Some(status) = child.try_wait().expect("poll vcc") {
-            break status;
-        }
-        if start.elapsed() > patience {
-            let _ = child.kill();
-            panic!("vcc converge did not finish within {patience:?}");
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    };
-    Run {
-        code: status.code().unwrap_or(-1),
-        stdout: stdout.join().expect("read stdout"),
-        stderr: stderr.join().expect("read stderr"),
     }
 }
 
@@ -387,7 +354,7 @@ fn a_command_that_cannot_start_or_fails_is_reported() {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    let run = wait(&mut child, Duration::from_secs(60));
+    let run = wait_within(&mut child, Duration::from_secs(60));
     assert_eq!(run.code, 1);
     let r = run.json();
     assert_eq!(reason(&r), "command_not_started");
@@ -445,7 +412,7 @@ fn ctrl_c_stops_the_command_and_vcc_and_the_report_is_written() {
         .status()
         .unwrap();
     assert!(kill.success());
-    let run = wait(&mut child, Duration::from_secs(30));
+    let run = wait_within(&mut child, Duration::from_secs(30));
     assert_eq!(run.code, 1, "{}", run.stderr);
     let written: Value = serde_json::from_slice(&std::fs::read(&report).unwrap()).unwrap();
     assert_eq!(reason(&written), "interrupted");

@@ -122,8 +122,13 @@ pub fn check_within(contract: &Path, extra: &[&str], patience: std::time::Durati
         .stderr(std::process::Stdio::piped())
         .spawn()
         .expect("run vcc");
-    // Drained on threads: a report larger than a pipe buffer must not stall
-    // the child while it is being timed.
+    wait_within(&mut child, patience)
+}
+
+/// Wait for `child`, draining its output on threads (a report larger than a
+/// pipe buffer must not stall it); a hang past `patience` is a failure
+/// (the process is killed), not a stuck test run.
+pub fn wait_within(child: &mut std::process::Child, patience: std::time::Duration) -> Run {
     let drain = |stream: Option<Box<dyn std::io::Read + Send>>| {
         std::thread::spawn(move || {
             let mut text = Vec::new();

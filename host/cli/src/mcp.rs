@@ -49,15 +49,7 @@ impl Server {
     async fn check(&self, Parameters(t): Parameters<Target>) -> Result<String, String> {
         let (settings, gate) = (self.settings.clone(), self.gate.clone());
         blocking(move || {
-            let rt = settings.runtime()?;
-            let report = evaluate(
-                &rt,
-                &PathBuf::from(&t.contract),
-                t.dir.as_deref().map(std::path::Path::new),
-                &gate,
-                CheckOptions::default(),
-            )
-            .report;
+            let report = checked(&settings, &gate, &t)?;
             let failing: Vec<&str> = vcc_report::converge::blocking(&report)
                 .map(|c| c.id.as_str())
                 .collect();
@@ -106,15 +98,7 @@ impl Server {
     async fn explain(&self, Parameters(t): Parameters<Target>) -> Result<String, String> {
         let (settings, gate) = (self.settings.clone(), self.gate.clone());
         blocking(move || {
-            let rt = settings.runtime()?;
-            let report = evaluate(
-                &rt,
-                &PathBuf::from(&t.contract),
-                t.dir.as_deref().map(std::path::Path::new),
-                &gate,
-                CheckOptions::default(),
-            )
-            .report;
+            let report = checked(&settings, &gate, &t)?;
             let mut md = Feedback::of(&report, None, 0).markdown();
             md.push_str(&format!("\n_{NOT_AN_ADMISSION}_\n"));
             Ok(md)
@@ -132,6 +116,23 @@ impl ServerHandler for Server {
                 "vcc checks deliverables against a Verifiable Completion Contract. {NOT_AN_ADMISSION}"
             ))
     }
+}
+
+/// The report of a check of `t` (what `check` and `explain` answer from).
+fn checked(
+    settings: &RuntimeSettings,
+    gate: &GateArgs,
+    t: &Target,
+) -> Result<vcc_report::Report, String> {
+    let rt = settings.runtime()?;
+    Ok(evaluate(
+        &rt,
+        &PathBuf::from(&t.contract),
+        t.dir.as_deref().map(std::path::Path::new),
+        gate,
+        CheckOptions::default(),
+    )
+    .report)
 }
 
 /// Checks run WebAssembly validators on threads of their own; keep them
