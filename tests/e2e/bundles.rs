@@ -481,6 +481,41 @@ fn weakening_makes_a_required_deliverable_optional() {
 }
 
 #[test]
+fn weakening_excludes_files_from_the_base() {
+    assert_weakens(
+        TEAM,
+        |t| t.replace("id: team\n", "id: team\nexclude: [\"*.md\"]\n"),
+        "would hide files from the criteria of acme/security",
+    );
+}
+
+#[test]
+fn weakening_honours_the_producers_ignore_files() {
+    assert_weakens(
+        TEAM,
+        |t| t.replace("id: team\n", "id: team\ngitignore: true\n"),
+        "`gitignore: true` would let ignore files",
+    );
+}
+
+#[test]
+fn a_contract_on_a_base_takes_no_exclude_flag() {
+    let world = World::new();
+    let (trust, contract) = locked_team(&world, TEAM);
+    let run = check(&world, &contract, &trust, &["--exclude", "NOTES.md"]);
+    assert_eq!(run.code, 2, "{}", run.stdout);
+    assert_eq!(run.json()["verdict"], "invalid");
+    assert!(
+        run.json()["reason"]
+            .as_str()
+            .unwrap()
+            .contains("--exclude cannot be used with a contract built on a base"),
+        "{}",
+        run.stdout
+    );
+}
+
+#[test]
 fn weakening_declares_the_contract_advisory() {
     assert_weakens(
         TEAM,

@@ -314,7 +314,15 @@ fn reader() {
     );
     let items = c["evidence"].as_array().unwrap();
     let names: Vec<&str> = items.iter().map(|e| e["name"].as_str().unwrap()).collect();
-    assert_eq!(names, vec!["line-counts.txt", "deliverables.txt", "stdout"]);
+    assert_eq!(
+        names,
+        vec![
+            "line-counts.txt",
+            "deliverables.txt",
+            "wasi-tree.txt",
+            "stdout"
+        ]
+    );
     let counts = std::fs::read_to_string(items[0]["file"].as_str().unwrap()).unwrap();
     assert_eq!(counts, "more.md 1\nnotes.md 3\n");
     let ids = std::fs::read_to_string(items[1]["file"].as_str().unwrap()).unwrap();

@@ -13,6 +13,7 @@ mod converge;
 mod deliverables;
 mod during;
 mod examples;
+mod exclude;
 mod fixtures;
 mod forgery;
 mod large;

@@ -118,6 +118,10 @@ pub struct ConvergeArgs {
     /// The deliverable root [default: the contract's `root:`, else its folder].
     #[arg(long, value_name = "ROOT")]
     pub dir: Option<PathBuf>,
+    /// Leave out what this gitignore pattern matches (repeat), on top of
+    /// the contract's `exclude`: never hashed, never seen by a validator.
+    #[arg(long, value_name = "GLOB")]
+    pub exclude: Vec<String>,
     /// Runs of CMD at most [default: the contract's budget.iterations, else 10].
     #[arg(long, value_name = "N")]
     pub max_iterations: Option<u32>,
@@ -304,6 +308,10 @@ pub struct CheckArgs {
     /// The deliverable root [default: the contract's `root:`, else its folder].
     #[arg(long, value_name = "ROOT")]
     pub dir: Option<PathBuf>,
+    /// Leave out what this gitignore pattern matches (repeat), on top of
+    /// the contract's `exclude`: never hashed, never seen by a validator.
+    #[arg(long, value_name = "GLOB")]
+    pub exclude: Vec<String>,
     /// human (to stderr) or json (the report, to stdout).
     #[arg(long, value_enum, default_value_t = Format::Human)]
     pub format: Format,

@@ -321,6 +321,7 @@ fn check(cli: &Cli, args: &CheckArgs, style: &Style) -> i32 {
         jobs: args.jobs.unwrap_or(defaults.jobs),
         evidence_dir: args.evidence_dir.clone(),
         walk,
+        exclude: args.exclude.clone(),
         ..defaults
     };
     let mut reports: Vec<Report> = args

@@ -215,6 +215,7 @@ impl Converge<'_> {
         let defaults = CheckOptions::default();
         let options = CheckOptions {
             jobs: self.args.jobs.unwrap_or(defaults.jobs),
+            exclude: self.args.exclude.clone(),
             ..defaults
         };
         let evaluation = evaluate(

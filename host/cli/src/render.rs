@@ -153,6 +153,29 @@ pub fn report(r: &Report, style: &Style) -> String {
                 }
             );
         }
+        if d.excluded.entries > 0 {
+            let shown: Vec<String> = d
+                .excluded
+                .first
+                .iter()
+                .take(5)
+                .map(|e| {
+                    let slash = if e.folder { "/" } else { "" };
+                    format!("{}{slash}", clean(&e.path))
+                })
+                .collect();
+            let more = (d.excluded.entries as usize).saturating_sub(shown.len());
+            let _ = writeln!(
+                out,
+                "  excluded: {}{}",
+                shown.join(", "),
+                if more > 0 {
+                    format!(", and {more} more")
+                } else {
+                    String::new()
+                }
+            );
+        }
     }
     for c in &r.criteria {
         criterion(&mut out, c, style);

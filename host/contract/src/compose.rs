@@ -9,7 +9,8 @@
 //! lower a criterion's severity; change its validator (by binding another
 //! one, or rebinding the validator's name), its params or its targets;
 //! make a required deliverable optional or move its path; declare the
-//! contract advisory. The budget of `vcc converge` is the lower of the
+//! contract advisory; exclude files the base does not exclude (`exclude`,
+//! `gitignore`). The base's excludes apply to the composed contract. The budget of `vcc converge` is the lower of the
 //! two, limit by limit. Dropping `extends` altogether is caught against
 //! `vcc.lock`, which records it (see the CLI).
 
@@ -221,6 +222,37 @@ fn merge(project: &mut Document, base: &Base) -> Vec<Problem> {
         }
     }
     project.contract.criteria.extend(taken);
+
+    // Excluding hides files from the base's criteria: the project may
+    // repeat the base's excludes, never add its own.
+    for (i, pattern) in project.contract.exclude.iter().enumerate() {
+        if !b.exclude.contains(pattern) {
+            problems.push(weakens(
+                project,
+                &root.key("exclude").index(i),
+                format!("`{pattern}` would hide files from the criteria of {label}, which does not exclude it"),
+            ));
+        }
+    }
+    if project.contract.gitignore && !b.gitignore {
+        problems.push(weakens(
+            project,
+            &root.key("gitignore"),
+            format!("`gitignore: true` would let ignore files in the root hide files from the criteria of {label}, which does not set it"),
+        ));
+    }
+    let mut exclude = b.exclude.clone();
+    exclude.extend(
+        project
+            .contract
+            .exclude
+            .iter()
+            .filter(|p| !b.exclude.contains(p))
+            .cloned(),
+    );
+    project.contract.exclude = exclude;
+    project.contract.gitignore |= b.gitignore;
+
     if project.contract.limits.is_none() {
         project.contract.limits = b.limits.clone();
     }

@@ -5,6 +5,7 @@
 //! through the [`lint::Catalog`] trait, which the runtime implements.
 
 pub mod compose;
+pub mod exclude;
 pub mod files;
 pub mod lint;
 pub mod model;
@@ -15,6 +16,7 @@ mod spans;
 pub mod units;
 pub mod vcc1;
 
+pub use exclude::{Decision, Excludes, IgnoreFile};
 pub use lint::{
     Catalog, ValidatorInfo, check_bundle_name, check_item_name, lint, params_key, require_signed,
 };

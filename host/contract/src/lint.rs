@@ -11,6 +11,7 @@ use std::time::Duration;
 
 use serde_json::Value;
 
+use crate::exclude::Excludes;
 use crate::model::{
     BUILTIN_PREFIX, Budget, Criterion, FailAction, Limits, OnFail, Severity, ValidatorRef,
 };
@@ -175,6 +176,7 @@ pub fn lint(
         lint.problems.push(p);
     }
     let deliverables = lint.deliverables();
+    lint.excludes();
     lint.dependencies(&deliverables);
     lint.validators();
     lint.extends();
@@ -297,6 +299,50 @@ impl<'a> Lint<'a> {
             }
         }
         ids
+    }
+
+    /// `exclude` patterns, and deliverables they would hide entirely.
+    fn excludes(&mut self) {
+        let c = &self.doc.contract;
+        let excludes = match Excludes::new(&c.exclude, &[], false) {
+            Ok(excludes) => excludes,
+            Err(bad) => {
+                let mut p = self.problem(
+                    Code::InvalidExclude,
+                    Level::Error,
+                    &FieldPath::root().key("exclude").index(bad.index),
+                    format!("exclude pattern: {}", bad.message),
+                );
+                p.help = Some(
+                    "write a gitignore pattern relative to the deliverable root, e.g. `target/` or `*.log`".into(),
+                );
+                self.problems.push(p);
+                return;
+            }
+        };
+        let list = FieldPath::root().key("deliverables");
+        for (i, d) in c.deliverables.iter().enumerate() {
+            let Ok(spec) = paths::check(&d.path) else {
+                continue;
+            };
+            if let Some(rule) = excludes.hides(&spec) {
+                let mut p = self.problem(
+                    Code::ExcludedDeliverable,
+                    Level::Error,
+                    &list.index(i).key("path"),
+                    format!(
+                        "deliverable `{}` ({}) only names excluded files ({rule}), so no criterion could ever see it",
+                        d.id, d.path
+                    ),
+                );
+                p.help = Some(if rule.starts_with("(always)") {
+                    "`.git` is never part of the deliverables; name the files a criterion should judge elsewhere".into()
+                } else {
+                    "narrow the `exclude` pattern, or add a `!pattern` line after it that keeps these files".into()
+                });
+                self.problems.push(p);
+            }
+        }
     }
 
     fn dependencies(&mut self, ids: &HashMap<&str, usize>) {

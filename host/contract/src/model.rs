@@ -31,6 +31,16 @@ pub struct Contract {
     /// folder]; `--dir` overrides it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub root: Option<String>,
+    /// Gitignore patterns, relative to the deliverable root, for files and
+    /// folders that are not deliverables (`target/`, `*.log`): never
+    /// walked, hashed or shown to validators. `.git` is always left out.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub exclude: Vec<String>,
+    /// Also leave out what the `.gitignore` and `.ignore` files inside the
+    /// deliverable root ignore. Those files are the producer's: they can
+    /// hide files from criteria (a hidden file is missing, never passing).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub gitignore: bool,
     /// An advisory contract runs every criterion and reports, but is never
     /// `accepted`.
     #[serde(default)]

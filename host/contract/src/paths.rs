@@ -78,6 +78,31 @@ pub fn is_glob(path: &str) -> bool {
     path.contains(['*', '?', '[', '{'])
 }
 
+/// The leading components of a glob that contain no pattern characters.
+pub fn glob_prefix(glob: &str) -> String {
+    glob.split('/')
+        .take_while(|part| !is_glob(part))
+        .collect::<Vec<_>>()
+        .join("/")
+}
+
+/// A path a glob matches, for globs whose last component is a name with
+/// `*` and `?` only (`src/**/*.rs` → `src/x.rs`): what excludes are tested
+/// against. `None` for other globs.
+pub fn example(glob: &str) -> Option<String> {
+    let last = glob.rsplit('/').next()?;
+    if last.contains(['[', '{']) || last == "**" {
+        return None;
+    }
+    let name = last.replace(['*', '?'], "x");
+    let prefix = glob_prefix(glob);
+    Some(if prefix.is_empty() {
+        name
+    } else {
+        format!("{prefix}/{name}")
+    })
+}
+
 /// The matcher for a deliverable glob, with the rules lint checked.
 pub fn matcher(glob: &str) -> Result<GlobMatcher, String> {
     GlobBuilder::new(glob)

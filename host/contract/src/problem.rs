@@ -33,6 +33,10 @@ pub enum Code {
     PathAbsolute,
     PathEscapesRoot,
     PathInvalid,
+    /// An `exclude` pattern that is not a valid gitignore pattern.
+    InvalidExclude,
+    /// A deliverable whose path only names excluded files.
+    ExcludedDeliverable,
     InvalidDigest,
     LimitOutOfRange,
     NoMust,
@@ -125,6 +129,8 @@ impl Code {
             Code::PathAbsolute => "PATH_ABSOLUTE",
             Code::PathEscapesRoot => "PATH_ESCAPES_ROOT",
             Code::PathInvalid => "PATH_INVALID",
+            Code::InvalidExclude => "INVALID_EXCLUDE",
+            Code::ExcludedDeliverable => "EXCLUDED_DELIVERABLE",
             Code::InvalidDigest => "INVALID_DIGEST",
             Code::LimitOutOfRange => "LIMIT_OUT_OF_RANGE",
             Code::NoMust => "NO_MUST",

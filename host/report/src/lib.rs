@@ -205,10 +205,39 @@ pub struct DeliverablesInfo {
     pub unreadable: Vec<UnreadableEntry>,
     /// Files that changed, appeared or disappeared while validators ran.
     pub changed: Vec<String>,
+    /// What the walk left out (`.git`, `exclude`, `--exclude`, ignore files).
+    #[serde(default)]
+    pub excluded: ExcludedInfo,
     /// Files from outside the root judged as if they were under it (the
     /// agent transcript `vcc hook` attaches), with where they came from.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub attached: Vec<AttachedFile>,
+}
+
+/// What the walk of the root left out: never hashed, never shown to a
+/// validator.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct ExcludedInfo {
+    /// Entries left out; a folder left out counts once (it was not entered).
+    pub entries: u64,
+    /// The rules in force, as written: `exclude: target/`,
+    /// `--exclude: *.log`, `gitignore: true`.
+    pub rules: Vec<String>,
+    /// The first entries left out, in walk order, with the rule that did it.
+    pub first: Vec<ExcludedEntry>,
+}
+
+/// How many excluded entries a report names.
+pub const EXCLUDED_SHOWN: usize = 100;
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ExcludedEntry {
+    pub path: String,
+    /// A folder (left out with everything in it).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub folder: bool,
+    /// `exclude: target/`, `sub/.gitignore:3: *.log`, `(always): .git`.
+    pub rule: String,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -14,11 +14,11 @@ use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
 use vcc_contract::paths::{self, PathSpec};
-use vcc_contract::{Contract, Criterion, Document, Problem, Severity, lint};
+use vcc_contract::{Contract, Criterion, Document, Excludes, Problem, Severity, lint};
 use vcc_report::{
     AttachedFile, BaseInfo, BundleRef, CacheStats, ContractInfo, CriterionReport, DeliverablesInfo,
-    EvidenceRef, Reason, Report, RuntimeInfo, SCHEMA_VERSION, Status, TargetReport,
-    ValidatorReport, Verdict, law,
+    EXCLUDED_SHOWN, EvidenceRef, ExcludedInfo, Reason, Report, RuntimeInfo, SCHEMA_VERSION, Status,
+    TargetReport, ValidatorReport, Verdict, law,
 };
 
 use crate::guard::{Stopped, grace, guarded};
@@ -49,6 +49,8 @@ pub struct CheckOptions {
     /// Files from outside the root, judged as if they were at a path under
     /// it (`vcc hook` attaches the agent's transcript).
     pub attached: Vec<Attached>,
+    /// `--exclude` patterns, on top of the contract's `exclude`.
+    pub exclude: Vec<String>,
 }
 
 /// A file from outside the deliverable root, read by the caller.
@@ -70,6 +72,7 @@ impl Default for CheckOptions {
             host_digest: None,
             base_bundles: HashMap::new(),
             attached: Vec::new(),
+            exclude: Vec::new(),
         }
     }
 }
@@ -148,9 +151,10 @@ fn run(
         .cache()
         .map(|c| c.load_memo(&folder))
         .unwrap_or_default();
+    let excludes = excludes(doc, options)?;
     let started_reading = memo::now();
     let mut snapshot =
-        Snapshot::take(root, options.walk.clone(), &known).map_err(|e| e.to_string())?;
+        Snapshot::take(root, options.walk.clone(), excludes, &known).map_err(|e| e.to_string())?;
     for a in &options.attached {
         snapshot.attach(&a.path, a.bytes.clone())?;
     }
@@ -192,6 +196,16 @@ fn run(
         bytes: snapshot.total_bytes,
         unreadable: snapshot.unreadable.clone(),
         changed: changed.clone(),
+        excluded: ExcludedInfo {
+            entries: snapshot.excluded.len() as u64,
+            rules: exclude_rules(contract, options),
+            first: snapshot
+                .excluded
+                .iter()
+                .take(EXCLUDED_SHOWN)
+                .cloned()
+                .collect(),
+        },
         attached: options
             .attached
             .iter()
@@ -265,6 +279,45 @@ fn trusted_state_outside(loader: &Loader, root: &Path) -> Result<(), String> {
         ));
     }
     Ok(())
+}
+
+/// What the walk leaves out. A contract built on a base takes no
+/// `--exclude`: it would hide files from the base's criteria.
+fn excludes(doc: &Document, options: &CheckOptions) -> Result<Excludes, String> {
+    let contract = &doc.contract;
+    if !options.exclude.is_empty() && !doc.bases.is_empty() {
+        return Err(format!(
+            "--exclude cannot be used with a contract built on a base ({}): it would hide files from the base's criteria; exclude them in the base contract",
+            doc.bases
+                .iter()
+                .map(|b| b.label.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
+    }
+    Excludes::new(&contract.exclude, &options.exclude, contract.gitignore).map_err(|bad| {
+        let pattern = match bad.source {
+            "--exclude" => options.exclude.get(bad.index),
+            _ => contract.exclude.get(bad.index),
+        };
+        format!(
+            "{} `{}`: {}",
+            bad.source,
+            pattern.map_or("", String::as_str),
+            bad.message
+        )
+    })
+}
+
+/// The exclude rules in force, for the report.
+fn exclude_rules(contract: &Contract, options: &CheckOptions) -> Vec<String> {
+    let mut rules = vec!["(always): .git".to_string()];
+    rules.extend(contract.exclude.iter().map(|p| format!("exclude: {p}")));
+    rules.extend(options.exclude.iter().map(|p| format!("--exclude: {p}")));
+    if contract.gitignore {
+        rules.push("gitignore: true".into());
+    }
+    rules
 }
 
 /// Run every criterion, `jobs` at a time, each in its own sandbox.
@@ -530,10 +583,18 @@ impl Ctx<'_> {
             if files.is_empty()
                 && let Some(d) = deliverable.filter(|d| d.required)
             {
+                let hidden = paths::check(&d.path)
+                    .ok()
+                    .and_then(|spec| self.snapshot.hidden_by(&spec).cloned())
+                    .map(|e| format!("; `{}` was excluded ({})", e.path, e.rule))
+                    .unwrap_or_default();
                 return RunOutput {
                     status: Status::Fail,
                     reason: Reason::MissingDeliverable,
-                    summary: format!("required deliverable `{}` ({}) is missing", d.id, d.path),
+                    summary: format!(
+                        "required deliverable `{}` ({}) is missing{hidden}",
+                        d.id, d.path
+                    ),
                     findings: vec![vcc_report::Finding {
                         message: format!("required deliverable `{}` matched no file", d.id),
                         path: Some(normal_path(&d.path)),

@@ -34,8 +34,10 @@ use cap_std::fs::{
     Dir, File, FileExt, FileType, Metadata, MetadataExt, OpenOptions, OpenOptionsExt,
 };
 use rayon::prelude::*;
+use vcc_contract::exclude::{IGNORE_FILES, MAX_IGNORE_FILE};
 use vcc_contract::paths::{self, PathSpec};
-use vcc_report::UnreadableEntry;
+use vcc_contract::{Decision, Excludes, IgnoreFile};
+use vcc_report::{ExcludedEntry, UnreadableEntry};
 
 use crate::memo::Memo;
 
@@ -136,6 +138,11 @@ pub struct Snapshot {
     root: PathBuf,
     dir: Dir,
     limits: WalkLimits,
+    excludes: Excludes,
+    /// What the walk left out, in walk order: never hashed, never visible.
+    pub excluded: Vec<ExcludedEntry>,
+    /// Folders that directly hold an excluded entry (see `changes`).
+    shadowed: HashSet<String>,
     /// Relative `/`-separated path → entry, in byte order.
     pub files: BTreeMap<String, FileEntry>,
     /// Entries not hashed, and why.
@@ -170,6 +177,8 @@ struct Walk {
     dirs: HashMap<String, StatKey>,
     unreadable: Vec<UnreadableEntry>,
     truncated: Option<String>,
+    excluded: Vec<ExcludedEntry>,
+    shadowed: HashSet<String>,
 }
 
 /// A snapshot could not be taken at all (the root is unusable).
@@ -185,13 +194,19 @@ impl Snapshot {
     /// Walk and hash `root`. A file whose metadata is as `memo` recorded it
     /// keeps the recorded digest and is not read (see `memo.rs`); its bytes
     /// are read, and checked against that digest, only if a validator asks.
-    pub fn take(root: &Path, limits: WalkLimits, memo: &Memo) -> Result<Snapshot, RootError> {
+    /// `excludes` says what the walk leaves out.
+    pub fn take(
+        root: &Path,
+        limits: WalkLimits,
+        excludes: Excludes,
+        memo: &Memo,
+    ) -> Result<Snapshot, RootError> {
         let root_error = |source| RootError {
             root: root.display().to_string(),
             source,
         };
         let dir = Dir::open_ambient_dir(root, ambient_authority()).map_err(root_error)?;
-        let walk = walk(&dir, &limits).map_err(root_error)?;
+        let walk = walk(&dir, &limits, &excludes).map_err(root_error)?;
 
         let budget = AtomicU64::new(limits.retain_budget);
         let remembered = AtomicUsize::new(0);
@@ -240,6 +255,9 @@ impl Snapshot {
             root: root.to_path_buf(),
             dir,
             limits,
+            excludes,
+            excluded: walk.excluded,
+            shadowed: walk.shadowed,
             files,
             unreadable,
             walk_unreadable,
@@ -340,7 +358,7 @@ impl Snapshot {
     /// named with a trailing `/` (an entry was added, removed or renamed
     /// in it).
     pub fn changes(&self) -> Vec<String> {
-        let walk = match walk(&self.dir, &self.limits) {
+        let walk = match walk(&self.dir, &self.limits, &self.excludes) {
             Ok(walk) => walk,
             Err(err) => return vec![format!("(the root could not be walked again: {err})")],
         };
@@ -371,8 +389,13 @@ impl Snapshot {
                 format!("{path}/")
             }
         };
+        // A folder holding excluded entries changes whenever one of them is
+        // written (a build writing `target/`, a log): its own times are not
+        // compared, only what it holds that is not excluded (the files and
+        // folders compared above and below).
         for (path, stat) in &walk.dirs {
-            if self.dirs.get(path) != Some(stat) {
+            let shadowed = self.shadowed.contains(path) || walk.shadowed.contains(path);
+            if self.dirs.get(path) != Some(stat) && !(shadowed && self.dirs.contains_key(path)) {
                 changed.push(folder(path));
             }
         }
@@ -438,7 +461,7 @@ impl Snapshot {
                     .filter(|k| matcher.is_match(k.as_str()))
                     .cloned()
                     .collect();
-                let fixed = glob_prefix(g);
+                let fixed = paths::glob_prefix(g);
                 let blocked = self
                     .unreadable
                     .iter()
@@ -454,6 +477,28 @@ impl Snapshot {
     }
 }
 
+impl Snapshot {
+    /// An excluded entry that holds what a deliverable path names (the
+    /// path, a folder above it, or a match of the glob): why a deliverable
+    /// is missing when it is.
+    pub fn hidden_by(&self, spec: &PathSpec) -> Option<&ExcludedEntry> {
+        let holds = |e: &ExcludedEntry, p: &str| {
+            e.path == p || (e.folder && p.starts_with(&format!("{}/", e.path)))
+        };
+        match spec {
+            PathSpec::Literal(p) => self.excluded.iter().find(|e| holds(e, p)),
+            PathSpec::Glob(g) => {
+                let matcher = paths::matcher(g).ok()?;
+                let fixed = paths::glob_prefix(g);
+                self.excluded.iter().find(|e| {
+                    matcher.is_match(&e.path)
+                        || (e.folder && !fixed.is_empty() && overlaps(&e.path, &fixed))
+                })
+            }
+        }
+    }
+}
+
 pub struct Resolved {
     pub files: Vec<String>,
     pub blocked: Vec<UnreadableEntry>,
@@ -463,7 +508,7 @@ pub struct Resolved {
 fn may_hold_files(entry: &UnreadableEntry) -> bool {
     matches!(
         entry.kind.as_str(),
-        "unreadable_dir" | "too_deep" | "non_utf8_name"
+        "unreadable_dir" | "too_deep" | "non_utf8_name" | "bad_ignore_file"
     )
 }
 
@@ -471,14 +516,6 @@ fn may_hold_files(entry: &UnreadableEntry) -> bool {
 fn overlaps(a: &str, b: &str) -> bool {
     let inside = |x: &str, y: &str| y.is_empty() || x == y || x.starts_with(&format!("{y}/"));
     inside(a, b) || inside(b, a)
-}
-
-/// The leading components of a glob that contain no pattern characters.
-fn glob_prefix(glob: &str) -> String {
-    glob.split('/')
-        .take_while(|part| !paths::is_glob(part))
-        .collect::<Vec<_>>()
-        .join("/")
 }
 
 /// The manifest digest: blake3 over, for each file in path byte order,
@@ -522,23 +559,32 @@ fn kind_of(ft: &FileType) -> &'static str {
 
 /// Depth-first walk holding only the open directories of the current branch
 /// (at most `max_depth` descriptors), with an explicit stack: a tree 10,000
-/// levels deep cannot overflow anything.
-fn walk(root: &Dir, limits: &WalkLimits) -> io::Result<Walk> {
+/// levels deep cannot overflow anything. Excluded entries are not entered,
+/// opened or stat'ed; each folder's ignore files (with `gitignore: true`)
+/// stay on the stack while its entries are walked.
+fn walk(root: &Dir, limits: &WalkLimits, excludes: &Excludes) -> io::Result<Walk> {
     let mut out = Walk {
         files: Vec::new(),
         dirs: HashMap::new(),
         unreadable: Vec::new(),
         truncated: None,
+        excluded: Vec::new(),
+        shadowed: HashSet::new(),
     };
     out.dirs
         .insert(String::new(), StatKey::of(&root.dir_metadata()?));
-    let mut stack: Vec<(cap_std::fs::ReadDir, String)> = vec![(root.entries()?, String::new())];
-    while let Some((entries, prefix)) = stack.last_mut() {
-        let Some(entry) = entries.next() else {
+    let ignores = ignore_files(root, "", excludes, &mut out.unreadable);
+    let mut stack: Vec<Level> = vec![Level {
+        entries: root.entries()?,
+        prefix: String::new(),
+        ignores,
+    }];
+    while let Some(level) = stack.last_mut() {
+        let Some(entry) = level.entries.next() else {
             stack.pop();
             continue;
         };
-        let prefix = prefix.clone();
+        let prefix = level.prefix.clone();
         let entry = match entry {
             Ok(entry) => entry,
             Err(err) => {
@@ -572,6 +618,20 @@ fn walk(root: &Dir, limits: &WalkLimits) -> io::Result<Walk> {
                 continue;
             }
         };
+        let layers: Vec<&[IgnoreFile]> = if excludes.gitignore {
+            stack.iter().map(|l| l.ignores.as_slice()).collect()
+        } else {
+            Vec::new()
+        };
+        if let Decision::Excluded(rule) = excludes.decide(&path, ft.is_dir(), &layers) {
+            out.shadowed.insert(prefix);
+            out.excluded.push(ExcludedEntry {
+                path,
+                folder: ft.is_dir(),
+                rule,
+            });
+            continue;
+        }
         if ft.is_dir() {
             if stack.len() >= limits.max_depth {
                 out.unreadable.push(unreadable(
@@ -581,13 +641,16 @@ fn walk(root: &Dir, limits: &WalkLimits) -> io::Result<Walk> {
                 ));
                 continue;
             }
-            match entry
-                .metadata()
-                .and_then(|m| Ok((m, entry.open_dir()?.entries()?)))
-            {
-                Ok((meta, sub)) => {
+            let opened = entry.metadata().and_then(|m| Ok((m, entry.open_dir()?)));
+            match opened.and_then(|(meta, sub)| Ok((meta, sub.entries()?, sub))) {
+                Ok((meta, entries, sub)) => {
                     out.dirs.insert(path.clone(), StatKey::of(&meta));
-                    stack.push((sub, path));
+                    let ignores = ignore_files(&sub, &path, excludes, &mut out.unreadable);
+                    stack.push(Level {
+                        entries,
+                        prefix: path,
+                        ignores,
+                    });
                 }
                 Err(err) => {
                     out.unreadable
@@ -616,6 +679,55 @@ fn walk(root: &Dir, limits: &WalkLimits) -> io::Result<Walk> {
         }
     }
     Ok(out)
+}
+
+/// One open folder of the walk.
+struct Level {
+    entries: cap_std::fs::ReadDir,
+    prefix: String,
+    /// Its ignore files, `.ignore` first.
+    ignores: Vec<IgnoreFile>,
+}
+
+/// The ignore files of the folder `dir` (at `folder` in the root), when
+/// the contract honours them. One that cannot be read or parsed makes its
+/// folder unreadable: what it excludes is unknown, so nothing in the
+/// folder can be judged (`bad_ignore_file`).
+fn ignore_files(
+    dir: &Dir,
+    folder: &str,
+    excludes: &Excludes,
+    unreadable_entries: &mut Vec<UnreadableEntry>,
+) -> Vec<IgnoreFile> {
+    if !excludes.gitignore {
+        return Vec::new();
+    }
+    let mut files = Vec::new();
+    for name in IGNORE_FILES {
+        // Only a regular file is read: a symlink is reported by the walk.
+        match dir.symlink_metadata(name) {
+            Ok(m) if m.is_file() => {}
+            _ => continue,
+        }
+        let read = open_regular(dir, name).and_then(|file| {
+            let mut bytes = Vec::new();
+            file.take(MAX_IGNORE_FILE + 1).read_to_end(&mut bytes)?;
+            if bytes.len() as u64 > MAX_IGNORE_FILE {
+                return Err(io::Error::other(format!(
+                    "larger than {MAX_IGNORE_FILE} bytes"
+                )));
+            }
+            Ok(bytes)
+        });
+        let parsed = read
+            .map_err(|e| e.to_string())
+            .and_then(|bytes| IgnoreFile::parse(folder, name, &bytes));
+        match parsed {
+            Ok(file) => files.push(file),
+            Err(why) => unreadable_entries.push(unreadable(folder, "bad_ignore_file", why)),
+        }
+    }
+    files
 }
 
 fn utf8_name(name: &OsString) -> Option<&str> {
@@ -788,20 +900,44 @@ mod tests {
     #[test]
     fn hashes_every_file_with_a_stable_root_digest() {
         let dir = tree(&[("a.txt", "hello"), ("docs/b.md", "# B\n")]);
-        let snap = Snapshot::take(dir.path(), WalkLimits::default(), &Memo::default()).unwrap();
+        let snap = Snapshot::take(
+            dir.path(),
+            WalkLimits::default(),
+            Excludes::none(),
+            &Memo::default(),
+        )
+        .unwrap();
         assert_eq!(snap.files.len(), 2);
         assert_eq!(snap.files["a.txt"].digest, blake3::hash(b"hello"));
-        let again = Snapshot::take(dir.path(), WalkLimits::default(), &Memo::default()).unwrap();
+        let again = Snapshot::take(
+            dir.path(),
+            WalkLimits::default(),
+            Excludes::none(),
+            &Memo::default(),
+        )
+        .unwrap();
         assert_eq!(snap.root_digest, again.root_digest);
         fs::write(dir.path().join("a.txt"), "hellO").unwrap();
-        let changed = Snapshot::take(dir.path(), WalkLimits::default(), &Memo::default()).unwrap();
+        let changed = Snapshot::take(
+            dir.path(),
+            WalkLimits::default(),
+            Excludes::none(),
+            &Memo::default(),
+        )
+        .unwrap();
         assert_ne!(snap.root_digest, changed.root_digest);
     }
 
     #[test]
     fn an_attached_file_is_judged_from_memory_and_never_a_change() {
         let dir = tree(&[("a.txt", "x"), ("docs/b.md", "x")]);
-        let mut snap = Snapshot::take(dir.path(), WalkLimits::default(), &Memo::default()).unwrap();
+        let mut snap = Snapshot::take(
+            dir.path(),
+            WalkLimits::default(),
+            Excludes::none(),
+            &Memo::default(),
+        )
+        .unwrap();
         let before = snap.root_digest;
         snap.attach(".vcc/transcript.jsonl", Arc::from(&b"{}\n"[..]))
             .unwrap();
@@ -830,7 +966,13 @@ mod tests {
     #[test]
     fn resolves_files_directories_and_globs() {
         let dir = tree(&[("a.txt", "x"), ("docs/b.md", "x"), ("docs/sub/c.md", "x")]);
-        let snap = Snapshot::take(dir.path(), WalkLimits::default(), &Memo::default()).unwrap();
+        let snap = Snapshot::take(
+            dir.path(),
+            WalkLimits::default(),
+            Excludes::none(),
+            &Memo::default(),
+        )
+        .unwrap();
         let r = |p: &str| snap.resolve(&paths::check(p).unwrap()).files;
         assert_eq!(r("a.txt"), vec!["a.txt"]);
         assert_eq!(r("docs"), vec!["docs/b.md", "docs/sub/c.md"]);
@@ -846,7 +988,13 @@ mod tests {
         std::os::unix::fs::symlink("/etc/passwd", dir.path().join("out")).unwrap();
         let fifo = std::ffi::CString::new(dir.path().join("pipe").to_str().unwrap()).unwrap();
         assert_eq!(unsafe { libc::mkfifo(fifo.as_ptr(), 0o600) }, 0);
-        let snap = Snapshot::take(dir.path(), WalkLimits::default(), &Memo::default()).unwrap();
+        let snap = Snapshot::take(
+            dir.path(),
+            WalkLimits::default(),
+            Excludes::none(),
+            &Memo::default(),
+        )
+        .unwrap();
         assert_eq!(snap.files.keys().collect::<Vec<_>>(), vec!["a.txt"]);
         let kinds: Vec<(&str, &str)> = snap
             .unreadable
@@ -862,7 +1010,13 @@ mod tests {
     fn reads_stop_at_the_deadline() {
         let big = "x".repeat((RETAIN_FILE_MAX + 1) as usize);
         let dir = tree(&[("big", &big)]);
-        let snap = Snapshot::take(dir.path(), WalkLimits::default(), &Memo::default()).unwrap();
+        let snap = Snapshot::take(
+            dir.path(),
+            WalkLimits::default(),
+            Excludes::none(),
+            &Memo::default(),
+        )
+        .unwrap();
         let past = Instant::now() - Duration::from_millis(1);
         assert!(
             snap.read_before("big", past)
@@ -878,7 +1032,7 @@ mod tests {
             max_file_size: 5,
             ..WalkLimits::default()
         };
-        let snap = Snapshot::take(dir.path(), limits, &Memo::default()).unwrap();
+        let snap = Snapshot::take(dir.path(), limits, Excludes::none(), &Memo::default()).unwrap();
         assert!(snap.files.is_empty());
         assert_eq!(snap.unreadable[0].kind, "too_large");
     }
@@ -896,7 +1050,7 @@ mod tests {
             max_depth: 10,
             ..WalkLimits::default()
         };
-        let snap = Snapshot::take(dir.path(), limits, &Memo::default()).unwrap();
+        let snap = Snapshot::take(dir.path(), limits, Excludes::none(), &Memo::default()).unwrap();
         assert!(snap.files.is_empty());
         assert_eq!(snap.unreadable[0].kind, "too_deep");
         assert!(
@@ -914,33 +1068,57 @@ mod tests {
             max_files: 2,
             ..WalkLimits::default()
         };
-        let snap = Snapshot::take(dir.path(), limits, &Memo::default()).unwrap();
+        let snap = Snapshot::take(dir.path(), limits, Excludes::none(), &Memo::default()).unwrap();
         assert!(snap.truncated.is_some());
     }
 
     #[test]
     fn any_change_is_seen_even_when_the_bytes_come_back() {
         let dir = tree(&[("a.txt", "one"), ("b.txt", "two"), ("sub/c.txt", "three")]);
-        let snap = Snapshot::take(dir.path(), WalkLimits::default(), &Memo::default()).unwrap();
+        let snap = Snapshot::take(
+            dir.path(),
+            WalkLimits::default(),
+            Excludes::none(),
+            &Memo::default(),
+        )
+        .unwrap();
         assert!(snap.changes().is_empty());
         // Rewritten with the same bytes: the status-change time moved, and
         // no writer can set it back.
         fs::write(dir.path().join("b.txt"), "TWO").unwrap();
         fs::write(dir.path().join("b.txt"), "two").unwrap();
         assert_eq!(snap.changes(), vec!["b.txt"]);
-        let snap = Snapshot::take(dir.path(), WalkLimits::default(), &Memo::default()).unwrap();
+        let snap = Snapshot::take(
+            dir.path(),
+            WalkLimits::default(),
+            Excludes::none(),
+            &Memo::default(),
+        )
+        .unwrap();
         fs::write(dir.path().join("a.txt"), "ONE").unwrap();
         fs::write(dir.path().join("new.txt"), "3").unwrap();
         fs::remove_file(dir.path().join("b.txt")).unwrap();
         // Files, and the root folder whose entries changed.
         assert_eq!(snap.changes(), vec!["./", "a.txt", "b.txt", "new.txt"]);
         // An entry added and removed again leaves its folder changed.
-        let snap = Snapshot::take(dir.path(), WalkLimits::default(), &Memo::default()).unwrap();
+        let snap = Snapshot::take(
+            dir.path(),
+            WalkLimits::default(),
+            Excludes::none(),
+            &Memo::default(),
+        )
+        .unwrap();
         fs::write(dir.path().join("sub/tmp"), "x").unwrap();
         fs::remove_file(dir.path().join("sub/tmp")).unwrap();
         assert_eq!(snap.changes(), vec!["sub/"]);
         // A symlink appearing is a change too.
-        let snap = Snapshot::take(dir.path(), WalkLimits::default(), &Memo::default()).unwrap();
+        let snap = Snapshot::take(
+            dir.path(),
+            WalkLimits::default(),
+            Excludes::none(),
+            &Memo::default(),
+        )
+        .unwrap();
         std::os::unix::fs::symlink("/etc/passwd", dir.path().join("sneaky")).unwrap();
         assert!(snap.changes().contains(&"sneaky".to_string()));
     }
@@ -952,7 +1130,13 @@ mod tests {
             .map(|i| (i * 7 % 251) as u8)
             .collect();
         fs::write(dir.path().join("big"), &data).unwrap();
-        let snap = Snapshot::take(dir.path(), WalkLimits::default(), &Memo::default()).unwrap();
+        let snap = Snapshot::take(
+            dir.path(),
+            WalkLimits::default(),
+            Excludes::none(),
+            &Memo::default(),
+        )
+        .unwrap();
         assert_eq!(snap.files["big"].digest, blake3::hash(&data));
         // A file that is longer or shorter than its metadata said is a change.
         let hash = |size: u64| hash_open_file(&open_regular(&snap.dir, "big").unwrap(), size);
@@ -973,7 +1157,13 @@ mod tests {
         let dir = tree(&[("a.md", "alpha"), ("b.md", "beta")]);
         let cache_dir = tempfile::tempdir().unwrap();
         let cache = crate::Cache::open(cache_dir.path()).unwrap();
-        let first = Snapshot::take(dir.path(), WalkLimits::default(), &Memo::default()).unwrap();
+        let first = Snapshot::take(
+            dir.path(),
+            WalkLimits::default(),
+            Excludes::none(),
+            &Memo::default(),
+        )
+        .unwrap();
         let files = first
             .files
             .iter()
@@ -983,14 +1173,16 @@ mod tests {
         cache.save_memo(dir.path(), later, files).unwrap();
 
         let memo = cache.load_memo(dir.path());
-        let second = Snapshot::take(dir.path(), WalkLimits::default(), &memo).unwrap();
+        let second =
+            Snapshot::take(dir.path(), WalkLimits::default(), Excludes::none(), &memo).unwrap();
         assert_eq!(second.remembered, 2);
         assert_eq!(second.root_digest, first.root_digest);
         // Served on demand, checked against the remembered digest.
         assert_eq!(&*second.read("a.md").unwrap(), b"alpha");
 
         std::fs::write(dir.path().join("b.md"), "BETA").unwrap();
-        let third = Snapshot::take(dir.path(), WalkLimits::default(), &memo).unwrap();
+        let third =
+            Snapshot::take(dir.path(), WalkLimits::default(), Excludes::none(), &memo).unwrap();
         assert_eq!(third.remembered, 1, "the rewritten file is hashed again");
         assert_ne!(third.root_digest, first.root_digest);
     }
@@ -999,7 +1191,13 @@ mod tests {
     fn large_files_are_reread_and_checked() {
         let big = "x".repeat((RETAIN_FILE_MAX + 1) as usize);
         let dir = tree(&[("big", &big)]);
-        let snap = Snapshot::take(dir.path(), WalkLimits::default(), &Memo::default()).unwrap();
+        let snap = Snapshot::take(
+            dir.path(),
+            WalkLimits::default(),
+            Excludes::none(),
+            &Memo::default(),
+        )
+        .unwrap();
         assert!(snap.files["big"].bytes.is_none());
         assert_eq!(snap.read("big").unwrap().len(), big.len());
         fs::write(dir.path().join("big"), big.replace('x', "y")).unwrap();

@@ -639,6 +639,7 @@ mod tests {
         let snap = Snapshot::take(
             dir.path(),
             crate::snapshot::WalkLimits::default(),
+            vcc_contract::Excludes::none(),
             &crate::memo::Memo::default(),
         )
         .unwrap();

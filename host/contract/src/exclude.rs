@@ -1,0 +1,301 @@
+//! What the walk of the deliverable root leaves out.
+//!
+//! Four sources, in this order of precedence: `.git` (always, see below),
+//! the contract's `exclude:`, `--exclude` on the command line, and — only
+//! with `gitignore: true` — the `.ignore` and `.gitignore` files found
+//! inside the root, the deeper folder's first, `.ignore` before
+//! `.gitignore` in one folder (the order ripgrep's `ignore` crate uses).
+//! Every pattern is a gitignore pattern, matched by that crate's own
+//! matcher, so `target/`, `*.log`, `/build` and `!keep.log` mean what they
+//! mean to git.
+//!
+//! `.git` (a repository's folder, or a worktree's `.git` file) is never
+//! part of the deliverables: it is version-control state, often the
+//! largest tree in a repository, and no validator should judge it.
+//!
+//! The contract's and the command line's patterns decide first, and an
+//! ignore file cannot bring back what they exclude. Ignore files are
+//! written by the producer of the deliverables; they only ever hide files,
+//! and a hidden file a deliverable names is missing, never passing.
+
+use std::path::Path;
+
+use ignore::Match;
+
+use crate::paths::{self, PathSpec};
+use ignore::gitignore::{Gitignore, GitignoreBuilder};
+
+/// The names of the ignore files read with `gitignore: true`, in the order
+/// they take precedence within one folder.
+pub const IGNORE_FILES: [&str; 2] = [".ignore", ".gitignore"];
+
+/// Ignore files larger than this are refused (not read, an error).
+pub const MAX_IGNORE_FILE: u64 = 1 << 20;
+
+/// The patterns that apply everywhere in the root.
+#[derive(Debug, Clone)]
+pub struct Excludes {
+    /// `.git`, then the contract's, then the command line's patterns.
+    fixed: Gitignore,
+    /// Read `.ignore` and `.gitignore` files in the root.
+    pub gitignore: bool,
+}
+
+/// An ignore file of one folder of the root.
+#[derive(Debug, Clone)]
+pub struct IgnoreFile {
+    /// The folder it is in, relative to the root (`""` for the root).
+    folder: String,
+    matcher: Gitignore,
+}
+
+/// What a pattern said about one path.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Decision {
+    /// Left out, and the rule that did it (`exclude: target/`).
+    Excluded(String),
+    /// Explicitly kept (a `!pattern`).
+    Kept,
+    /// No pattern matched.
+    Undecided,
+}
+
+/// A pattern that is not a valid gitignore pattern.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BadPattern {
+    /// `exclude` or `--exclude`.
+    pub source: &'static str,
+    pub index: usize,
+    pub message: String,
+}
+
+impl Excludes {
+    /// `.git` only.
+    pub fn none() -> Excludes {
+        Excludes::new(&[], &[], false).unwrap_or_else(|_| Excludes {
+            fixed: Gitignore::empty(),
+            gitignore: false,
+        })
+    }
+
+    pub fn new(
+        contract: &[String],
+        command_line: &[String],
+        gitignore: bool,
+    ) -> Result<Excludes, BadPattern> {
+        let mut builder = GitignoreBuilder::new(".");
+        let bad = |source, index, message: String| BadPattern {
+            source,
+            index,
+            message,
+        };
+        builder
+            .add_line(Some("(always)".into()), ".git")
+            .map_err(|e| bad("exclude", 0, e.to_string()))?;
+        for (source, patterns) in [("exclude", contract), ("--exclude", command_line)] {
+            for (index, pattern) in patterns.iter().enumerate() {
+                check_pattern(pattern).map_err(|m| bad(source, index, m))?;
+                builder
+                    .add_line(Some(source.into()), pattern)
+                    .map_err(|e| bad(source, index, e.to_string()))?;
+            }
+        }
+        let fixed = builder
+            .build()
+            .map_err(|e| bad("exclude", 0, e.to_string()))?;
+        Ok(Excludes { fixed, gitignore })
+    }
+
+    /// What the contract, the command line and `.git` say about `path`
+    /// (relative to the root, `/`-separated).
+    pub fn fixed(&self, path: &str, is_dir: bool) -> Decision {
+        decision(self.fixed.matched(path, is_dir))
+    }
+
+    /// Whether `path` is left out, given the ignore files of the folders
+    /// above it (`layers`, the root's first).
+    pub fn decide(&self, path: &str, is_dir: bool, layers: &[&[IgnoreFile]]) -> Decision {
+        match self.fixed(path, is_dir) {
+            Decision::Undecided => {}
+            decided => return decided,
+        }
+        for layer in layers.iter().rev() {
+            for file in layer.iter() {
+                let relative = if file.folder.is_empty() {
+                    path
+                } else {
+                    path.strip_prefix(file.folder.as_str())
+                        .and_then(|p| p.strip_prefix('/'))
+                        .unwrap_or(path)
+                };
+                match decision(file.matcher.matched(relative, is_dir)) {
+                    Decision::Undecided => {}
+                    decided => return decided,
+                }
+            }
+        }
+        Decision::Undecided
+    }
+
+    /// Whether `path` or a folder above it is left out by the contract,
+    /// the command line or `.git` (a walk never enters an excluded folder).
+    pub fn fixed_on_path(&self, path: &str, is_dir: bool) -> Decision {
+        let mut at = 0;
+        while let Some(i) = path[at..].find('/') {
+            let folder = &path[..at + i];
+            if let decided @ Decision::Excluded(_) = self.fixed(folder, true) {
+                return decided;
+            }
+            at += i + 1;
+        }
+        self.fixed(path, is_dir)
+    }
+
+    /// The rule that leaves out every file a deliverable path can name,
+    /// judged from the path alone: the path, a folder above it, or (for a
+    /// glob like `src/**/*.rs`) a file it matches (`src/x.rs`).
+    pub fn hides(&self, spec: &PathSpec) -> Option<String> {
+        let excluded = |d| match d {
+            Decision::Excluded(rule) => Some(rule),
+            _ => None,
+        };
+        match spec {
+            PathSpec::Literal(p) => excluded(self.fixed_on_path(p, true))
+                .or_else(|| excluded(self.fixed_on_path(p, false))),
+            PathSpec::Glob(g) => {
+                let prefix = paths::glob_prefix(g);
+                let folder = (!prefix.is_empty())
+                    .then(|| excluded(self.fixed_on_path(&prefix, true)))
+                    .flatten();
+                folder.or_else(|| {
+                    paths::example(g).and_then(|p| excluded(self.fixed_on_path(&p, false)))
+                })
+            }
+        }
+    }
+}
+
+impl IgnoreFile {
+    /// Parse the ignore file `name` of `folder` (relative to the root).
+    /// A line that is not a valid pattern is an error naming the file and
+    /// the line: a rule the walk cannot read must not be guessed at.
+    pub fn parse(folder: &str, name: &str, bytes: &[u8]) -> Result<IgnoreFile, String> {
+        let shown = if folder.is_empty() {
+            name.to_string()
+        } else {
+            format!("{folder}/{name}")
+        };
+        let text = std::str::from_utf8(bytes).map_err(|_| format!("{shown}: not UTF-8"))?;
+        let mut builder = GitignoreBuilder::new(".");
+        for (n, line) in text.lines().enumerate() {
+            let from = format!("{shown}:{}", n + 1);
+            builder
+                .add_line(Some(from.into()), line)
+                .map_err(|e| format!("{shown}:{}: {e}", n + 1))?;
+        }
+        let matcher = builder.build().map_err(|e| format!("{shown}: {e}"))?;
+        Ok(IgnoreFile {
+            folder: folder.to_string(),
+            matcher,
+        })
+    }
+}
+
+fn decision(m: Match<&ignore::gitignore::Glob>) -> Decision {
+    match m {
+        Match::None => Decision::Undecided,
+        Match::Whitelist(_) => Decision::Kept,
+        Match::Ignore(glob) => {
+            let from = glob
+                .from()
+                .map(Path::display)
+                .map(|d| d.to_string())
+                .unwrap_or_default();
+            Decision::Excluded(format!("{from}: {}", glob.original()))
+        }
+    }
+}
+
+/// Refuse patterns that could never mean what their writer meant.
+fn check_pattern(pattern: &str) -> Result<(), String> {
+    if pattern.trim().is_empty() {
+        return Err("an empty pattern excludes nothing; remove it".into());
+    }
+    if pattern.starts_with('#') {
+        return Err(format!(
+            "`{pattern}` is a comment in gitignore syntax and excludes nothing; write `\\{pattern}` for a name starting with #"
+        ));
+    }
+    if pattern.contains('\\') && cfg!(windows) {
+        return Err("use `/` as the separator".into());
+    }
+    if pattern.split('/').any(|part| part == "..") {
+        return Err(format!(
+            "`{pattern}` names `..`: patterns are relative to the deliverable root"
+        ));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn excluded(d: Decision) -> bool {
+        matches!(d, Decision::Excluded(_))
+    }
+
+    #[test]
+    fn git_is_always_left_out() {
+        let e = Excludes::none();
+        assert!(excluded(e.fixed(".git", true)));
+        assert!(excluded(e.fixed("sub/.git", false)));
+        assert_eq!(e.fixed("src/git.rs", false), Decision::Undecided);
+    }
+
+    #[test]
+    fn patterns_are_gitignore_patterns() {
+        let e = Excludes::new(
+            &["target/".into(), "*.log".into(), "!keep.log".into()],
+            &["/build".into()],
+            false,
+        )
+        .unwrap();
+        assert_eq!(
+            e.fixed("target", true),
+            Decision::Excluded("exclude: target/".into())
+        );
+        assert_eq!(e.fixed("target", false), Decision::Undecided);
+        assert!(excluded(e.fixed("a/b/x.log", false)));
+        assert_eq!(e.fixed("keep.log", false), Decision::Kept);
+        assert_eq!(
+            e.fixed("build", true),
+            Decision::Excluded("--exclude: /build".into())
+        );
+        assert_eq!(e.fixed("sub/build", true), Decision::Undecided);
+        assert!(excluded(e.fixed_on_path("target/debug/x.rlib", false)));
+    }
+
+    #[test]
+    fn deeper_ignore_files_decide_first_and_cannot_undo_the_contract() {
+        let e = Excludes::new(&["*.tmp".into()], &[], true).unwrap();
+        let root = [IgnoreFile::parse("", ".gitignore", b"*.out\n").unwrap()];
+        let sub = [IgnoreFile::parse("sub", ".gitignore", b"!keep.out\n!x.tmp\n").unwrap()];
+        let layers: [&[IgnoreFile]; 2] = [&root, &sub];
+        assert_eq!(
+            e.decide("a.out", false, &layers[..1]),
+            Decision::Excluded(".gitignore:1: *.out".into())
+        );
+        assert_eq!(e.decide("sub/keep.out", false, &layers), Decision::Kept);
+        assert!(excluded(e.decide("sub/other.out", false, &layers)));
+        assert!(excluded(e.decide("sub/x.tmp", false, &layers)));
+    }
+
+    #[test]
+    fn bad_patterns_are_refused() {
+        let err = Excludes::new(&["ok".into(), "../up".into()], &[], false).unwrap_err();
+        assert_eq!((err.source, err.index), ("exclude", 1));
+        assert!(Excludes::new(&[], &["# note".into()], false).is_err());
+        assert!(IgnoreFile::parse("", ".gitignore", b"\xff").is_err());
+    }
+}
