@@ -189,3 +189,122 @@ fn a_cache_owned_by_another_user_is_refused() {
     let said = refused(&cache, &contract, &["--dir", out.to_str().unwrap()]);
     assert!(said.contains("owned by uid 54321"), "{said}");
 }
+
+/// Make the entries `keys` look last used `ago` seconds ago, each next
+/// one ten minutes longer ago.
+fn used_ago(cache: &Path, keys: &[String], ago: u64) {
+    for (i, key) in keys.iter().enumerate() {
+        let file = fs::OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(cache.join(format!("{key}.used")))
+            .unwrap();
+        let when =
+            std::time::SystemTime::now() - std::time::Duration::from_secs(ago + 600 * i as u64);
+        file.set_modified(when).unwrap();
+    }
+}
+
+fn keys(cache: &Path) -> Vec<String> {
+    let mut keys: Vec<String> = fs::read_dir(cache)
+        .unwrap()
+        .flatten()
+        .filter_map(|e| {
+            e.file_name()
+                .to_str()
+                .and_then(|n| n.strip_suffix(".cwasm"))
+                .map(String::from)
+        })
+        .collect();
+    keys.sort();
+    keys
+}
+
+fn stats(cache: &Path) -> Value {
+    let run = vcc_with_cache(cache, &["cache", "stats", "--format", "json"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    run.json()
+}
+
+/// A contract judged by `fixture` alone.
+fn judged_by(scratch: &Scratch, name: &str, fixture: &str) -> PathBuf {
+    scratch.write(
+        &format!("{name}.yaml"),
+        format!(
+            "vcc: 1\nid: {name}\ndeliverables:\n  - {{ id: notes, path: out/notes.md }}\nvalidators:\n  v: {{ component: {fixture:?} }}\ncriteria:\n  - {{ id: AC-1, severity: must, validator: v, targets: [notes] }}\n"
+        ),
+    )
+}
+
+#[test]
+fn the_cache_is_bounded_and_can_be_pruned_and_cleared() {
+    let cache = tempfile::tempdir().unwrap();
+    let scratch = Scratch::new();
+    scratch.write("out/notes.md", "# Notes\n");
+    let pass = judged_by(&scratch, "pass", fixtures::ALWAYS_PASS);
+    let reader = judged_by(&scratch, "reader", fixtures::READER);
+    accepted(&check(cache.path(), &pass, &[]));
+    let first = keys(cache.path());
+    accepted(&check(cache.path(), &reader, &[]));
+    let s = stats(cache.path());
+    assert_eq!(s["entries"], 2, "{s}");
+    assert_eq!(s["max_size"], 1u64 << 30);
+    assert!(s["memos"].as_u64().unwrap() >= 1, "{s}");
+
+    // The always-pass entry was used longest ago: a bound that holds one
+    // entry removes it.
+    let second: Vec<String> = keys(cache.path())
+        .into_iter()
+        .filter(|k| !first.contains(k))
+        .collect();
+    used_ago(cache.path(), &[second[0].clone(), first[0].clone()], 3600);
+    let size = fs::metadata(cache.path().join(format!("{}.cwasm", second[0])))
+        .unwrap()
+        .len();
+    let run = vcc_with_cache(
+        cache.path(),
+        &["cache", "prune", "--max-size", &format!("{}B", size + 4096)],
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(
+        run.stdout.starts_with("pruned: removed 1 component(s)"),
+        "{}",
+        run.stdout
+    );
+    assert_eq!(keys(cache.path()), second);
+    let again = accepted(&check(cache.path(), &reader, &[]));
+    assert_eq!(again["runtime"]["cache"]["hits"], 1);
+
+    // A store past VCC_CACHE_MAX_SIZE evicts what was not used for long,
+    // never the entry it just stored.
+    used_ago(cache.path(), &second, 3600);
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_vcc"))
+        .args(["check", pass.to_str().unwrap(), "--format", "json"])
+        .env("VCC_CACHE_DIR", cache.path())
+        .env("VCC_CACHE_MAX_SIZE", "1B")
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0));
+    assert_eq!(keys(cache.path()), first);
+
+    // --older-than, then clear.
+    used_ago(cache.path(), &first, 7200);
+    let run = vcc_with_cache(cache.path(), &["cache", "prune", "--older-than", "1h"]);
+    assert!(
+        run.stdout.starts_with("pruned: removed 1 component(s)"),
+        "{}",
+        run.stdout
+    );
+    assert_eq!(stats(cache.path())["entries"], 0);
+    accepted(&check(cache.path(), &pass, &[]));
+    let run = vcc_with_cache(cache.path(), &["cache", "clear"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let s = stats(cache.path());
+    assert_eq!(
+        (s["entries"].as_u64(), s["memos"].as_u64()),
+        (Some(0), Some(0)),
+        "{s}"
+    );
+    assert!(cache.path().join("cache.key").exists());
+}

@@ -809,3 +809,16 @@ fn init_writes_a_starter_contract_that_lints_and_judges_the_folder() {
         assert_eq!(run.json()["errors"], 0, "{template}: {}", run.stdout);
     }
 }
+
+#[test]
+fn record_help_lists_only_what_record_uses() {
+    let run = vcc(&["record", "--help"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(run.stdout.contains("--inputs"), "{}", run.stdout);
+    for unrelated in ["--cache-dir", "--no-cache", "--color"] {
+        assert!(!run.stdout.contains(unrelated), "{}", run.stdout);
+    }
+    // The global flags still work on the commands that use them.
+    let run = vcc(&["check", "--help"]);
+    assert!(run.stdout.contains("--cache-dir"), "{}", run.stdout);
+}

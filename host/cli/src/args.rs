@@ -73,6 +73,31 @@ pub enum Command {
     /// Write a commented starter contract for a folder (and the schema
     /// editors complete fields from).
     Init(InitArgs),
+    /// The component cache: what it holds, and making room.
+    #[command(subcommand)]
+    Cache(CacheCommand),
+}
+
+#[derive(Subcommand)]
+pub enum CacheCommand {
+    /// Where the cache is, its entries and memos, and the bound.
+    Stats {
+        #[arg(long, value_enum, default_value_t = Format::Human)]
+        format: Format,
+    },
+    /// Remove entries not used for DURATION, then the least recently used
+    /// until the rest fit in SIZE [default: --max-size $VCC_CACHE_MAX_SIZE,
+    /// else 1GiB]. Entries in use by a run are kept.
+    Prune {
+        /// e.g. `30days`, `12h`: also removes memos not written since.
+        #[arg(long, value_name = "DURATION", value_parser = humantime::parse_duration)]
+        older_than: Option<std::time::Duration>,
+        /// e.g. `500MiB`, `2GiB`.
+        #[arg(long, value_name = "SIZE", value_parser = parse_size)]
+        max_size: Option<vcc_contract::ByteSize>,
+    },
+    /// Remove every entry and memo (the cache's key stays).
+    Clear,
 }
 
 #[derive(Args)]
@@ -373,6 +398,15 @@ pub struct RecordArgs {
     /// The command and its arguments, after `--`.
     #[arg(last = true, required = true, value_name = "CMD")]
     pub command: Vec<String>,
+    // `vcc record` uses neither the cache nor colour: these shadow the
+    // global flags (clap does not copy a global flag into a command that
+    // has one of the same name), so its help lists only what it uses.
+    #[arg(long, hide = true)]
+    color: Option<String>,
+    #[arg(long, hide = true)]
+    cache_dir: Option<PathBuf>,
+    #[arg(long, hide = true)]
+    no_cache: bool,
 }
 
 #[derive(Args)]

@@ -73,6 +73,7 @@ pub fn run() -> i32 {
         },
         Command::Hook(HookCommand::ClaudeCode(args)) => crate::hook::claude_code(&cli, args),
         Command::Mcp(args) => crate::mcp::serve(&cli, args),
+        Command::Cache(command) => crate::cache::run(&cli, command),
         Command::Completions { shell } => {
             let mut script = Vec::new();
             clap_complete::generate(*shell, &mut Cli::command(), "vcc", &mut script);
@@ -162,6 +163,11 @@ impl RuntimeSettings {
                 cli.cache_dir.clone().or_else(Cache::default_dir)
             },
         }
+    }
+
+    /// The cache folder, unless `--no-cache`.
+    pub fn cache_dir(&self) -> Option<PathBuf> {
+        self.cache_dir.clone()
     }
 
     pub fn runtime(&self) -> Result<Runtime, String> {

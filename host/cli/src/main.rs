@@ -3,6 +3,7 @@
 mod args;
 mod author;
 mod bundles;
+mod cache;
 mod commands;
 mod converge;
 mod gate;

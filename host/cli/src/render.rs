@@ -278,7 +278,7 @@ fn short(digest: &str) -> String {
     digest.chars().take(7 + 12).collect::<String>() + "…"
 }
 
-fn bytes(n: u64) -> String {
+pub fn bytes(n: u64) -> String {
     match n {
         n if n >= 1 << 30 => format!("{:.1} GiB", n as f64 / (1u64 << 30) as f64),
         n if n >= 1 << 20 => format!("{:.1} MiB", n as f64 / (1u64 << 20) as f64),

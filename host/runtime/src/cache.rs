@@ -25,12 +25,17 @@
 //! in, is refused outright (the way ssh refuses a loose key file), and
 //! `vcc check` refuses a cache inside the deliverable root. The standard
 //! validators never come from here (they are embedded, precompiled).
+//!
+//! The cache is bounded (`VCC_CACHE_MAX_SIZE`, default 1 GiB): storing an
+//! entry evicts the least recently used ones past the bound (`evict.rs`).
 
+use std::collections::HashSet;
 use std::fs;
 use std::hash::{Hash, Hasher};
 use std::io::{self, Read, Seek, Write};
 use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
+use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use crate::memo;
@@ -42,6 +47,10 @@ const KEY_FILE: &str = "cache.key";
 pub struct Cache {
     dir: PathBuf,
     key: [u8; 32],
+    /// Entries this process loaded or stored: never evicted by it.
+    pub(crate) in_use: Mutex<HashSet<String>>,
+    /// Eviction keeps the entries under this many bytes.
+    pub(crate) max_size: u64,
 }
 
 /// What the cache had for a key.
@@ -92,6 +101,8 @@ impl Cache {
         Ok(Cache {
             dir: dir.to_path_buf(),
             key,
+            in_use: Mutex::new(HashSet::new()),
+            max_size: max_size_from_env()?,
         })
     }
 
@@ -133,7 +144,11 @@ impl Cache {
     }
 
     pub fn get(&self, key: &str) -> Lookup {
-        self.get_at(key, memo::now())
+        let lookup = self.get_at(key, memo::now());
+        if let Lookup::Hit(_) = lookup {
+            self.mark_used(key);
+        }
+        lookup
     }
 
     /// [`Cache::get`] as if the time were `now` (from [`memo::now`]).
@@ -197,7 +212,10 @@ impl Cache {
             artifact_mac: Some(self.mac(artifact)),
             ..Seal::default()
         };
-        self.write_seal(key, &seal)
+        self.write_seal(key, &seal)?;
+        self.mark_used(key);
+        self.keep_bounded();
+        Ok(())
     }
 
     /// Remember what an entry's component said from `describe()` (JSON),
@@ -293,6 +311,16 @@ impl Cache {
             let _ = fs::remove_file(&tmp);
         }
         result
+    }
+}
+
+/// `VCC_CACHE_MAX_SIZE` (`2GiB`, `500MiB`), else the default bound.
+fn max_size_from_env() -> io::Result<u64> {
+    match std::env::var("VCC_CACHE_MAX_SIZE") {
+        Ok(text) if !text.is_empty() => vcc_contract::ByteSize::parse(&text)
+            .map(|s| s.0)
+            .map_err(|e| io::Error::other(format!("VCC_CACHE_MAX_SIZE={text}: {e}"))),
+        _ => Ok(crate::evict::DEFAULT_MAX_SIZE),
     }
 }
 

@@ -6,6 +6,7 @@
 
 mod cache;
 mod check;
+mod evict;
 mod guard;
 mod memo;
 mod sandbox;
@@ -21,6 +22,7 @@ pub use check::{
     Attached, CheckOptions, DEFAULT_MEMORY, DEFAULT_TIMEOUT, WASMTIME_VERSION, check,
     lint_with_validators, unreadable_contract,
 };
+pub use evict::{CacheStats, DEFAULT_MAX_SIZE, Pruned};
 pub use sandbox::{Description, GUEST_ROOT, ImportUse, SUPPORTED_WIT, import_use};
 pub use snapshot::{Snapshot, WalkLimits};
 pub use validators::{
