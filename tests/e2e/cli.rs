@@ -822,3 +822,83 @@ fn record_help_lists_only_what_record_uses() {
     let run = vcc(&["check", "--help"]);
     assert!(run.stdout.contains("--cache-dir"), "{}", run.stdout);
 }
+
+#[test]
+fn lint_reports_every_misspelling_with_its_line() {
+    let scratch = vcc_test_support::Scratch::new();
+    let mut text = String::from(
+        "vcc: 1\nid: typos\ntitel: x\ndeliverables:\n  - { id: a, path: a.md, requried: true }\nvalidators:\n  exists: { component: std/file-exists, digset: x }\ncriteria:\n",
+    );
+    for i in 0..7 {
+        text.push_str(&format!(
+            "  - {{ id: c{i}, severity: MUST, validator: exists, targets: [a] }}\n"
+        ));
+    }
+    let contract = scratch.write("c.yaml", text);
+    let run = vcc(&["lint", contract.to_str().unwrap(), "--format", "json"]);
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    let problems = run.json()["problems"].as_array().unwrap().clone();
+    let found: Vec<(String, String, u64)> = problems
+        .iter()
+        .map(|p| {
+            (
+                p["code"].as_str().unwrap().to_string(),
+                p["field"].as_str().unwrap_or("").to_string(),
+                p["line"].as_u64().unwrap_or(0),
+            )
+        })
+        .collect();
+    let mut expected = vec![
+        ("UNKNOWN_FIELD".to_string(), "titel".to_string(), 3),
+        ("UNKNOWN_FIELD".into(), "deliverables[0].requried".into(), 5),
+        ("UNKNOWN_FIELD".into(), "validators.exists.digset".into(), 7),
+    ];
+    for i in 0..7 {
+        expected.push((
+            "INVALID_VALUE".into(),
+            format!("criteria[{i}].severity"),
+            9 + i as u64,
+        ));
+    }
+    assert_eq!(found, expected, "{problems:?}");
+    assert_eq!(
+        problems[1]["help"].as_str().unwrap().split('?').next(),
+        Some("did you mean `required`")
+    );
+    assert_eq!(problems[3]["help"], "did you mean `must`?");
+}
+
+#[test]
+fn params_errors_say_what_to_write() {
+    let scratch = vcc_test_support::Scratch::new();
+    let contract = scratch.write(
+        "c.yaml",
+        "vcc: 1\nid: params\ndeliverables:\n  - { id: a, path: a.md }\n  - { id: t, path: t.jsonl }\nvalidators:\n  text: { component: std/text-match }\n  calls: { component: std/tool-calls }\ncriteria:\n  - { id: c1, severity: must, validator: text, targets: [a], params: { must_match: [x], case_insensitve: true } }\n  - { id: c2, severity: must, validator: calls, targets: [t], params: { tool: web_search } }\n  - { id: c3, severity: must, validator: calls, targets: [t], params: { required: [{ tool: web_search }] } }\n",
+    );
+    let run = vcc(&["lint", contract.to_str().unwrap(), "--format", "json"]);
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    let messages: Vec<String> = run.json()["problems"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| {
+            let m = p["message"].as_str().unwrap();
+            m.split("refuses its params: ")
+                .nth(1)
+                .unwrap_or(m)
+                .to_string()
+        })
+        .collect();
+    assert_eq!(
+        messages,
+        vec![
+            "unknown parameter `case_insensitve`; did you mean `case_insensitive`? allowed: `allow_empty`, `case_insensitive`, `files`, `must_match`, `must_not_match`",
+            "unknown parameter `tool`; allowed: `allow_empty`, `forbidden`, `order`, `required`",
+            "needs one of `required`, `forbidden`, `order`",
+            "unknown parameter `tool`; allowed: `args`, `max`, `min`, `name`; missing parameter `name`",
+        ]
+    );
+    for m in &messages {
+        assert!(!m.contains("is not valid under any of the schemas"), "{m}");
+    }
+}

@@ -234,9 +234,9 @@ pub fn lint_problems(
     dir: Option<&Path>,
     gate: &crate::args::GateArgs,
 ) -> (Option<String>, Vec<vcc_contract::Problem>) {
-    let doc = match vcc_contract::load(contract) {
+    let doc = match vcc_contract::load_all(contract) {
         Ok(doc) => doc,
-        Err(problem) => return (None, vec![*problem]),
+        Err(problems) => return (None, problems),
     };
     let root = dir.map_or_else(|| doc.default_root(), Path::to_path_buf);
     let digest = doc.digest.clone();
@@ -420,11 +420,11 @@ pub fn evaluate_only(
     mut options: CheckOptions,
     only: &[String],
 ) -> Evaluation {
-    let doc = match vcc_contract::load(contract) {
+    let doc = match vcc_contract::load_all(contract) {
         Ok(doc) => doc,
-        Err(problem) => {
+        Err(problems) => {
             let report =
-                vcc_runtime::unreadable_contract(contract, *problem, runtime.loader().stats());
+                vcc_runtime::unreadable_contract(contract, problems, runtime.loader().stats());
             return Evaluation {
                 report,
                 budget: None,
@@ -498,12 +498,10 @@ fn refused_report(
     problems: Vec<vcc_contract::Problem>,
     cache: vcc_report::CacheStats,
 ) -> Report {
-    let mut problems = problems.into_iter();
-    let Some(first) = problems.next() else {
+    if problems.is_empty() {
         return Report::unfinished(&path.display().to_string());
-    };
-    let mut report = vcc_runtime::unreadable_contract(path, first, cache);
-    report.problems.extend(problems);
+    }
+    let mut report = vcc_runtime::unreadable_contract(path, problems, cache);
     report.contract.digest = Some(digest.to_string());
     report.reason = format!(
         "the contract's trust chain was refused ({}); no validator was run",

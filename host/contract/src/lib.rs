@@ -24,7 +24,7 @@ pub use model::{
     BUILTIN_PREFIX, Budget, Contract, Criterion, Deliverable, Extends, FailAction, Limits, OnFail,
     Severity, ValidatorRef,
 };
-pub use parse::{Document, MAX_CONTRACT_BYTES, load, parse};
+pub use parse::{Document, MAX_CONTRACT_BYTES, load, load_all, parse, parse_all};
 pub use problem::{Code, FieldPath, Level, Problem};
 pub use units::{ByteSize, DurationSpec};
 

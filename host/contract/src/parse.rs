@@ -85,10 +85,17 @@ impl Document {
     }
 }
 
-/// Read, hash and parse the contract at `path`.
+/// Read, hash and parse the contract at `path`; the first problem if it
+/// cannot be parsed (see [`load_all`] for all of them).
 pub fn load(path: &Path) -> Result<Document, Box<Problem>> {
+    load_all(path).map_err(first)
+}
+
+/// Read, hash and parse the contract at `path`, with every problem the
+/// parser finds (at least one) if it cannot be parsed.
+pub fn load_all(path: &Path) -> Result<Document, Vec<Problem>> {
     let file_problem = |code, message: String| {
-        Box::new(Problem {
+        vec![Problem {
             code,
             level: Level::Error,
             message,
@@ -97,7 +104,7 @@ pub fn load(path: &Path) -> Result<Document, Box<Problem>> {
             line: None,
             column: None,
             help: None,
-        })
+        }]
     };
     let file = crate::files::open_regular(path).map_err(|err| {
         file_problem(
@@ -123,15 +130,41 @@ pub fn load(path: &Path) -> Result<Document, Box<Problem>> {
             ),
         ));
     }
-    parse(path, &bytes)
+    parse_all(path, &bytes)
+}
+
+fn first(mut problems: Vec<Problem>) -> Box<Problem> {
+    Box::new(if problems.is_empty() {
+        Problem {
+            code: Code::SyntaxError,
+            level: Level::Error,
+            message: "the contract could not be parsed".into(),
+            file: String::new(),
+            field: None,
+            line: None,
+            column: None,
+            help: None,
+        }
+    } else {
+        problems.swap_remove(0)
+    })
 }
 
 /// Parse contract bytes; `path` names the file in problems and decides the
-/// syntax (`.json` is JSON, anything else YAML).
+/// syntax (`.json` is JSON, anything else YAML). The first problem if they
+/// cannot be parsed (see [`parse_all`]).
 pub fn parse(path: &Path, bytes: &[u8]) -> Result<Document, Box<Problem>> {
+    parse_all(path, bytes).map_err(first)
+}
+
+/// Parse contract bytes, with every problem found (at least one) if they
+/// cannot be parsed: a syntax error stops the parser, but a document that
+/// parses is checked field by field, so three misspelt fields are three
+/// problems, each with its line.
+pub fn parse_all(path: &Path, bytes: &[u8]) -> Result<Document, Vec<Problem>> {
     let file = path.display().to_string();
-    let problem = |code, message: String, at: Option<(usize, usize)>, field: Option<String>| {
-        Box::new(Problem {
+    let problem =
+        |code, message: String, at: Option<(usize, usize)>, field: Option<String>| Problem {
             code,
             level: Level::Error,
             message,
@@ -140,15 +173,14 @@ pub fn parse(path: &Path, bytes: &[u8]) -> Result<Document, Box<Problem>> {
             line: at.map(|a| a.0),
             column: at.map(|a| a.1),
             help: None,
-        })
-    };
+        };
     // The digest is of the bytes as read, byte-order mark included.
     let digest = format!("blake3:{}", blake3::hash(bytes).to_hex());
     // Editors on Windows start UTF-8 files with a byte-order mark; it is
     // not part of the YAML or JSON text.
     let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
     let text = std::str::from_utf8(bytes).map_err(|err| {
-        problem(
+        vec![problem(
             Code::NotUtf8,
             format!(
                 "the contract is not UTF-8 (invalid byte at offset {})",
@@ -156,7 +188,7 @@ pub fn parse(path: &Path, bytes: &[u8]) -> Result<Document, Box<Problem>> {
             ),
             None,
             None,
-        )
+        )]
     })?;
     let is_json = path
         .extension()
@@ -166,7 +198,7 @@ pub fn parse(path: &Path, bytes: &[u8]) -> Result<Document, Box<Problem>> {
     } else {
         parse_yaml(text)
     }
-    .map_err(|(code, message, at)| problem(code, message, at, None))?;
+    .map_err(|(code, message, at)| vec![problem(code, message, at, None)])?;
 
     let spans = Spans::index(text);
     let mut format = "vcc: 1".to_string();
@@ -176,7 +208,7 @@ pub fn parse(path: &Path, bytes: &[u8]) -> Result<Document, Box<Problem>> {
         let translated = vcc1::translate(value).map_err(|(code, field, message)| {
             let mut p = problem(code, message, spans.find(&field), Some(field.render()));
             p.help = help_for(code, &p.message);
-            p
+            vec![p]
         })?;
         value = translated.native;
         format = translated.version;
@@ -184,20 +216,33 @@ pub fn parse(path: &Path, bytes: &[u8]) -> Result<Document, Box<Problem>> {
         raw_notes = translated.notes;
     }
     let extensions = take_all_extensions(&mut value);
-    let contract: Result<Contract, _> = serde_path_to_error::deserialize(value);
+    let contract: Result<Contract, _> = serde_path_to_error::deserialize(&value);
     let mut contract = contract.map_err(|err| {
-        let native = to_field_path(err.path());
-        let field = origin
-            .as_ref()
-            .map_or_else(|| native.clone(), |o| o.map(&native));
-        let message = err.inner().to_string();
-        let code = classify(&message);
-        let mut p = problem(code, message, spans.find(&field), Some(field.render()));
-        if field.0.is_empty() {
-            p.field = None;
-        }
-        p.help = help_for(code, &p.message);
-        p
+        let first = (to_field_path(err.path()), err.inner().to_string());
+        // A contract of another version is that one problem, not many.
+        let errors = if classify(&first.1) == Code::UnsupportedVersion {
+            vec![first]
+        } else {
+            let all = all_errors(&value);
+            if all.is_empty() { vec![first] } else { all }
+        };
+        let mut problems: Vec<Problem> = errors
+            .into_iter()
+            .map(|(native, message)| {
+                let field = origin
+                    .as_ref()
+                    .map_or_else(|| native.clone(), |o| o.map(&native));
+                let code = classify(&message);
+                let mut p = problem(code, message, spans.find(&field), Some(field.render()));
+                if field.0.is_empty() {
+                    p.field = None;
+                }
+                p.help = help_for(code, &p.message);
+                p
+            })
+            .collect();
+        problems.sort_by_key(|p| (p.line.unwrap_or(0), p.column.unwrap_or(0)));
+        problems
     })?;
     extensions.apply(&mut contract);
     // A bundle validator's name in the bundle defaults to the binding's.
@@ -340,6 +385,103 @@ fn parse_yaml(text: &str) -> Result<Value, ParseError> {
     }
 }
 
+/// Problems one item may have at most before the rest of it is skipped.
+const MAX_ITEM_ERRORS: usize = 20;
+
+/// Every error in a document that parsed but is not a valid contract:
+/// each deliverable, validator and criterion on its own, then the rest.
+/// Within one object, an unknown field is reported and removed, and the
+/// object checked again; any other error ends that object's check (what
+/// follows would be guessing).
+fn all_errors(value: &Value) -> Vec<(FieldPath, String)> {
+    let mut errors = Vec::new();
+    let mut rest = value.clone();
+    if let Some(top) = rest.as_object_mut() {
+        if let Some(Value::Array(items)) = top.get_mut("deliverables") {
+            for (i, item) in items.drain(..).enumerate() {
+                item_errors::<crate::model::Deliverable>(
+                    item,
+                    &FieldPath::root().key("deliverables").index(i),
+                    &mut errors,
+                );
+            }
+        }
+        if let Some(Value::Array(items)) = top.get_mut("criteria") {
+            for (i, item) in items.drain(..).enumerate() {
+                item_errors::<crate::model::Criterion>(
+                    item,
+                    &FieldPath::root().key("criteria").index(i),
+                    &mut errors,
+                );
+            }
+        }
+        if let Some(Value::Object(items)) = top.get_mut("validators") {
+            for (name, item) in std::mem::take(items) {
+                item_errors::<crate::model::ValidatorRef>(
+                    item,
+                    &FieldPath::root().key("validators").key(&name),
+                    &mut errors,
+                );
+            }
+        }
+    }
+    item_errors::<Contract>(rest, &FieldPath::root(), &mut errors);
+    errors
+}
+
+fn item_errors<T: serde::de::DeserializeOwned>(
+    mut item: Value,
+    at: &FieldPath,
+    errors: &mut Vec<(FieldPath, String)>,
+) {
+    // Names a removed misspelling was probably meant to be: their "missing
+    // field" is the same mistake, said twice.
+    let mut meant: Vec<(Vec<Seg>, String)> = Vec::new();
+    for _ in 0..MAX_ITEM_ERRORS {
+        let Err(err) = serde_path_to_error::deserialize::<_, T>(&item) else {
+            return;
+        };
+        let inner = to_field_path(err.path());
+        let message = err.inner().to_string();
+        if let Some(name) = message
+            .strip_prefix("missing field `")
+            .and_then(|m| m.split('`').next())
+            && meant.iter().any(|(o, n)| *o == inner.0 && n == name)
+        {
+            return;
+        }
+        let mut field = at.clone();
+        field.0.extend(inner.0.iter().cloned());
+        errors.push((field, message.clone()));
+        if !message.starts_with("unknown field") || !remove(&mut item, &inner.0) {
+            return;
+        }
+        if let Some(guess) = did_you_mean(&message) {
+            let object = inner.0[..inner.0.len().saturating_sub(1)].to_vec();
+            meant.push((object, guess.to_string()));
+        }
+    }
+}
+
+/// Remove the entry at `path` (its last segment a key); false if absent.
+fn remove(value: &mut Value, path: &[Seg]) -> bool {
+    let Some((Seg::Key(last), parents)) = path.split_last() else {
+        return false;
+    };
+    let mut at = value;
+    for seg in parents {
+        let next = match seg {
+            Seg::Key(k) => at.get_mut(k.as_str()),
+            Seg::Index(i) => at.get_mut(*i),
+        };
+        let Some(next) = next else {
+            return false;
+        };
+        at = next;
+    }
+    at.as_object_mut().and_then(|o| o.remove(last)).is_some()
+}
+
 /// The code of a syntax-level error, from serde's message.
 fn code_of(message: &str) -> Code {
     if message.contains(DUPLICATE_KEY) {
@@ -398,7 +540,7 @@ fn did_you_mean(message: &str) -> Option<&str> {
 }
 
 /// Levenshtein distance, by characters.
-fn edit_distance(a: &str, b: &str) -> usize {
+pub(crate) fn edit_distance(a: &str, b: &str) -> usize {
     let b: Vec<char> = b.chars().collect();
     let mut row: Vec<usize> = (0..=b.len()).collect();
     for (i, ca) in a.chars().enumerate() {
@@ -712,6 +854,27 @@ mod tests {
             .unwrap_err();
         assert!(!p.help.unwrap().contains("did you mean"), "nothing close");
         assert_eq!(edit_distance("requried", "required"), 2);
+    }
+
+    #[test]
+    fn every_misspelling_is_reported_with_its_line() {
+        let text = MINIMAL
+            .replace("    severity: must", "    sevrity: must")
+            .replace("id: t\n", "id: t\ntitel: x\n");
+        let problems = parse_all(Path::new("c.yaml"), text.as_bytes()).unwrap_err();
+        let found: Vec<(Code, Option<&str>)> = problems
+            .iter()
+            .map(|p| (p.code, p.field.as_deref()))
+            .collect();
+        assert_eq!(
+            found,
+            vec![
+                (Code::UnknownField, Some("titel")),
+                (Code::UnknownField, Some("criteria[0].sevrity")),
+            ],
+            "{problems:?}"
+        );
+        assert!(problems.iter().all(|p| p.line.is_some()));
     }
 
     #[test]

@@ -787,11 +787,16 @@ fn store_evidence(item: &Evidence, dir: Option<&Path>) -> std::io::Result<Eviden
 }
 
 /// A report for a contract that could not even be read.
-pub fn unreadable_contract(path: &Path, problem: Problem, cache: CacheStats) -> Report {
+pub fn unreadable_contract(path: &Path, problems: Vec<Problem>, cache: CacheStats) -> Report {
+    let first = problems.first().map_or("", |p| p.message.as_str());
+    let more = match problems.len() {
+        0 | 1 => String::new(),
+        n => format!(" (and {} more problem(s))", n - 1),
+    };
     Report {
         schema_version: SCHEMA_VERSION,
         verdict: Verdict::Invalid,
-        reason: format!("the contract could not be loaded: {}", problem.message),
+        reason: format!("the contract could not be loaded: {first}{more}"),
         contract: ContractInfo {
             path: path.display().to_string(),
             absolute_path: std::path::absolute(path)
@@ -806,7 +811,7 @@ pub fn unreadable_contract(path: &Path, problem: Problem, cache: CacheStats) -> 
         },
         deliverables: None,
         criteria: Vec::new(),
-        problems: vec![problem],
+        problems,
         partial: Vec::new(),
         runtime: RuntimeInfo {
             vcc_version: env!("CARGO_PKG_VERSION").to_string(),
