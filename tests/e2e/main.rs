@@ -8,6 +8,7 @@ mod bundles;
 mod cache;
 mod cases;
 mod cli;
+mod contract_files;
 mod contracts;
 mod converge;
 mod deliverables;

@@ -5,6 +5,7 @@
 //! through the [`lint::Catalog`] trait, which the runtime implements.
 
 pub mod compose;
+pub mod contract_files;
 pub mod exclude;
 pub mod files;
 pub mod lint;

@@ -157,6 +157,7 @@ pub fn lint(
         doc,
         problems: doc.notes.clone(),
         root: root.map_or_else(|| doc.default_root(), Path::to_path_buf),
+        explicit_root: root.is_some(),
     };
     let root = FieldPath::root();
     let c = &doc.contract;
@@ -177,6 +178,7 @@ pub fn lint(
     }
     let deliverables = lint.deliverables();
     lint.excludes();
+    lint.contract_files();
     lint.dependencies(&deliverables);
     lint.validators();
     lint.extends();
@@ -242,6 +244,9 @@ struct Lint<'a> {
     doc: &'a Document,
     problems: Vec<Problem>,
     root: PathBuf,
+    /// The root was given (`vcc lint --dir`): files params name in it are
+    /// checked too.
+    explicit_root: bool,
 }
 
 impl<'a> Lint<'a> {
@@ -299,6 +304,88 @@ impl<'a> Lint<'a> {
             }
         }
         ids
+    }
+
+    /// `{ $file: PATH }` left in params (a contract that was not read from
+    /// a file, like a bundle's, cannot name files), and files the
+    /// producer of the deliverables could edit.
+    fn contract_files(&mut self) {
+        let criteria = FieldPath::root().key("criteria");
+        for (i, c) in self.doc.contract.criteria.iter().enumerate() {
+            if let Some(params) = &c.params
+                && let Some(at) = first_reference(params, criteria.index(i).key("params"))
+            {
+                let mut p = self.problem(
+                    Code::InvalidParams,
+                    Level::Error,
+                    &at,
+                    "`$file` names a file, but this contract was not read from a folder it could be relative to".into(),
+                );
+                p.help = Some("write the value inline, or ship the contract as a file".into());
+                self.problems.push(p);
+            }
+        }
+        let root = std::fs::canonicalize(&self.root).ok();
+        for f in &self.doc.files {
+            let full = std::fs::canonicalize(self.doc.dir().join(&f.path)).ok();
+            if let (Some(root), Some(full)) = (&root, full)
+                && full.starts_with(root)
+            {
+                let mut p = self.problem(
+                    Code::ContractFileInRoot,
+                    Level::Warning,
+                    &FieldPath::root().key("criteria"),
+                    format!(
+                        "`{}` lies under the deliverable root, where whoever writes the deliverables can change it",
+                        f.path
+                    ),
+                );
+                p.field = None;
+                p.help = Some(
+                    "keep the contract's files outside the deliverable root (e.g. `root: ..` and the files beside the contract), or pin the contract's digest in the trust policy".into(),
+                );
+                self.problems.push(p);
+            }
+        }
+    }
+
+    /// Params a validator marks as naming a file in the deliverable root
+    /// (`"x-vcc-root-file": true` in its parameter schema) must name one.
+    fn root_files(&mut self, at: &FieldPath, info: &ValidatorInfo, params: &Value) {
+        let Some(props) = info
+            .params_schema
+            .get("properties")
+            .and_then(Value::as_object)
+        else {
+            return;
+        };
+        for (name, schema) in props {
+            if schema.get(ROOT_FILE_KEYWORD) != Some(&Value::Bool(true)) {
+                continue;
+            }
+            let Some(path) = params.get(name).and_then(Value::as_str) else {
+                continue;
+            };
+            let is_file = paths::check(path).ok().and_then(|spec| match spec {
+                paths::PathSpec::Literal(p) => std::fs::symlink_metadata(self.root.join(p)).ok(),
+                paths::PathSpec::Glob(_) => None,
+            });
+            if !is_file.is_some_and(|m| m.is_file()) {
+                let mut p = self.problem(
+                    Code::InvalidParams,
+                    Level::Error,
+                    &at.key("params").key(name),
+                    format!(
+                        "`{name}: {path}` names no file in the deliverable root {}",
+                        self.root.display()
+                    ),
+                );
+                p.help = Some(
+                    "give the path of a regular file relative to the deliverable root, or put the file beside the contract and write `{ $file: PATH }` where the validator takes the value inline".into(),
+                );
+                self.problems.push(p);
+            }
+        }
     }
 
     /// `exclude` patterns, and deliverables they would hide entirely.
@@ -694,6 +781,9 @@ impl<'a> Lint<'a> {
                         .params
                         .clone()
                         .unwrap_or_else(|| Value::Object(Default::default()));
+                    if self.explicit_root {
+                        self.root_files(&at, info, &params);
+                    }
                     let key = params_key(info, &params);
                     if catalog.params_known_valid(&key) {
                         continue;
@@ -826,6 +916,25 @@ fn absolute(path: &Path) -> PathBuf {
         }
     }
     out
+}
+
+/// A parameter-schema keyword a validator puts on a param that names a
+/// file in the deliverable root; `vcc lint --dir` checks the file is there.
+pub const ROOT_FILE_KEYWORD: &str = "x-vcc-root-file";
+
+/// The field of the first `{ $file: PATH }` in `value`.
+fn first_reference(value: &Value, at: FieldPath) -> Option<FieldPath> {
+    if crate::contract_files::reference(value).is_some() {
+        return Some(at.key(crate::contract_files::FILE_KEY));
+    }
+    match value {
+        Value::Object(map) => map.iter().find_map(|(k, v)| first_reference(v, at.key(k))),
+        Value::Array(items) => items
+            .iter()
+            .enumerate()
+            .find_map(|(i, v)| first_reference(v, at.index(i))),
+        _ => None,
+    }
 }
 
 /// A compiled parameter schema, and the schema (for messages).

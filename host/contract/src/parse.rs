@@ -43,6 +43,9 @@ pub struct Document {
     pub origin: Option<Origin>,
     /// The bases it was composed with (`extends`, `--policy`), if any.
     pub bases: Vec<crate::compose::Based>,
+    /// Files its params name (`{ $file: PATH }`), read when it was loaded;
+    /// with any, `digest` covers them too.
+    pub files: Vec<crate::contract_files::ContractFile>,
 }
 
 impl Document {
@@ -85,7 +88,8 @@ impl Document {
     }
 }
 
-/// Read, hash and parse the contract at `path`; the first problem if it
+/// Read, hash and parse the contract at `path`, and read the files its
+/// params name (`{ $file: PATH }`); the first problem if it
 /// cannot be parsed (see [`load_all`] for all of them).
 pub fn load(path: &Path) -> Result<Document, Box<Problem>> {
     load_all(path).map_err(first)
@@ -130,7 +134,9 @@ pub fn load_all(path: &Path) -> Result<Document, Vec<Problem>> {
             ),
         ));
     }
-    parse_all(path, &bytes)
+    let mut doc = parse_all(path, &bytes)?;
+    crate::contract_files::resolve(&mut doc)?;
+    Ok(doc)
 }
 
 fn first(mut problems: Vec<Problem>) -> Box<Problem> {
@@ -260,6 +266,7 @@ pub fn parse_all(path: &Path, bytes: &[u8]) -> Result<Document, Vec<Problem>> {
         notes: Vec::new(),
         origin,
         bases: Vec::new(),
+        files: Vec::new(),
     };
     doc.notes = raw_notes
         .into_iter()
@@ -359,6 +366,18 @@ fn screen_yaml(text: &str) -> Result<(), ParseError> {
         }
     }
     Ok(())
+}
+
+/// A YAML file a contract names, parsed as strictly as a contract.
+pub(crate) fn parse_yaml_value(text: &str) -> Result<Value, ParseError> {
+    screen_yaml(text)?;
+    serde_yaml::from_str::<StrictValue>(text)
+        .map(|v| v.0)
+        .map_err(|err| {
+            let message = err.to_string();
+            let at = err.location().map(|l| (l.line(), l.column()));
+            (code_of(&message), message, at)
+        })
 }
 
 fn parse_yaml(text: &str) -> Result<Value, ParseError> {

@@ -45,6 +45,8 @@ pub enum Code {
     UnverifiableCriterion,
     InvalidParams,
     UnpinnedValidator,
+    /// A file the contract's params name lies under the deliverable root.
+    ContractFileInRoot,
     /// `on_fail: { action: warn }` on a MUST: a MUST is never waived.
     WaivesMust,
     // Warnings.
@@ -138,6 +140,7 @@ impl Code {
             Code::UnverifiableCriterion => "UNVERIFIABLE_CRITERION",
             Code::InvalidParams => "INVALID_PARAMS",
             Code::UnpinnedValidator => "UNPINNED_VALIDATOR",
+            Code::ContractFileInRoot => "CONTRACT_FILE_IN_ROOT",
             Code::WaivesMust => "WAIVES_MUST",
             Code::UnusedValidator => "UNUSED_VALIDATOR",
             Code::UncheckedDeliverable => "UNCHECKED_DELIVERABLE",

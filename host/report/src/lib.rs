@@ -188,6 +188,16 @@ pub struct ContractInfo {
     /// requires their criteria too.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub bases: Vec<BaseInfo>,
+    /// Files its params name (`{ $file: PATH }`), relative to the contract
+    /// file; `digest` covers them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub files: Vec<ContractFileInfo>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ContractFileInfo {
+    pub path: String,
+    pub digest: String,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -411,6 +421,7 @@ impl Report {
                 format: None,
                 advisory: false,
                 bases: Vec::new(),
+                files: Vec::new(),
             },
             deliverables: None,
             criteria: Vec::new(),

@@ -16,9 +16,9 @@ use std::time::{Duration, Instant};
 use vcc_contract::paths::{self, PathSpec};
 use vcc_contract::{Contract, Criterion, Document, Excludes, Problem, Severity, lint};
 use vcc_report::{
-    AttachedFile, BaseInfo, BundleRef, CacheStats, ContractInfo, CriterionReport, DeliverablesInfo,
-    EXCLUDED_SHOWN, EvidenceRef, ExcludedInfo, Reason, Report, RuntimeInfo, SCHEMA_VERSION, Status,
-    TargetReport, ValidatorReport, Verdict, law,
+    AttachedFile, BaseInfo, BundleRef, CacheStats, ContractFileInfo, ContractInfo, CriterionReport,
+    DeliverablesInfo, EXCLUDED_SHOWN, EvidenceRef, ExcludedInfo, Reason, Report, RuntimeInfo,
+    SCHEMA_VERSION, Status, TargetReport, ValidatorReport, Verdict, law,
 };
 
 use crate::guard::{Stopped, grace, guarded};
@@ -115,6 +115,14 @@ pub fn check(loader: &Loader, doc: &Document, root: &Path, options: &CheckOption
                     source: b.label.clone(),
                     digest: b.digest.clone(),
                     bundle: options.base_bundles.get(&b.label).cloned(),
+                })
+                .collect(),
+            files: doc
+                .files
+                .iter()
+                .map(|f| ContractFileInfo {
+                    path: f.path.clone(),
+                    digest: f.digest.clone(),
                 })
                 .collect(),
         },
@@ -808,6 +816,7 @@ pub fn unreadable_contract(path: &Path, problems: Vec<Problem>, cache: CacheStat
             format: None,
             advisory: false,
             bases: Vec::new(),
+            files: Vec::new(),
         },
         deliverables: None,
         criteria: Vec::new(),

@@ -60,7 +60,8 @@ impl Validator for JsonSchema {
                 },
                 "schema_file": {
                     "type": "string", "minLength": 1,
-                    "description": "path of a JSON or YAML schema file, relative to the deliverable root"
+                    "description": "path of a JSON or YAML schema file, relative to the deliverable root",
+                    "x-vcc-root-file": true
                 },
                 "schema_deliverable": {
                     "type": "string", "minLength": 1,

@@ -1,0 +1,182 @@
+//! Files that belong to the contract, not to the worker: `{ $file: PATH }`
+//! anywhere in a criterion's params is replaced by the file's contents
+//! (`.json` as JSON, `.yaml`/`.yml` as YAML, anything else as text), read
+//! relative to the contract file when the contract is loaded.
+//!
+//! A schema in `schemas/` next to the contract is then the author's, not
+//! something the producer of the deliverables can edit in the root. Each
+//! file's blake3 goes into the contract's digest, so changing the file
+//! changes the contract (a trust-policy pin, `vcc.lock` and `vcc converge`
+//! all see it).
+
+use std::collections::BTreeMap;
+use std::io::Read;
+use std::path::Path;
+
+use serde_json::Value;
+
+use crate::parse::Document;
+use crate::problem::{Code, FieldPath, Level, Problem, Seg};
+
+/// The key of a file reference: `{ $file: PATH }`.
+pub const FILE_KEY: &str = "$file";
+/// A contract file is at most this large.
+pub const MAX_FILE_BYTES: u64 = 4 << 20;
+
+/// A file a contract's params name, as it was read.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ContractFile {
+    /// As written, relative to the contract file.
+    pub path: String,
+    /// `blake3:<hex>` of its bytes.
+    pub digest: String,
+}
+
+/// The path a `{ $file: PATH }` object names, if `value` is one.
+pub fn reference(value: &Value) -> Option<&Value> {
+    match value.as_object() {
+        Some(map) if map.len() == 1 => map.get(FILE_KEY),
+        _ => None,
+    }
+}
+
+/// Replace every `{ $file: PATH }` in the params of `doc` with the file's
+/// contents, record the files, and fold their digests into `doc.digest`.
+pub fn resolve(doc: &mut Document) -> Result<(), Vec<Problem>> {
+    let mut read: BTreeMap<String, (Value, String)> = BTreeMap::new();
+    let mut problems = Vec::new();
+    let dir = doc.dir().to_path_buf();
+    let mut params: Vec<(usize, Value)> = doc
+        .contract
+        .criteria
+        .iter()
+        .enumerate()
+        .filter_map(|(i, c)| c.params.clone().map(|p| (i, p)))
+        .collect();
+    for (i, value) in params.iter_mut() {
+        let at = FieldPath::root().key("criteria").index(*i).key("params");
+        substitute(value, &at, &dir, &mut read, &mut |field, message, help| {
+            let mut p = doc.problem(Code::InvalidParams, Level::Error, &field, message);
+            p.help = Some(help);
+            problems.push(p);
+        });
+    }
+    if !problems.is_empty() {
+        return Err(problems);
+    }
+    for (i, value) in params {
+        doc.contract.criteria[i].params = Some(value);
+    }
+    if read.is_empty() {
+        return Ok(());
+    }
+    doc.files = read
+        .into_iter()
+        .map(|(path, (_, digest))| ContractFile { path, digest })
+        .collect();
+    doc.digest = combined_digest(&doc.digest, &doc.files);
+    Ok(())
+}
+
+/// The digest of a contract that names files: its bytes' digest, then
+/// each file (path as written, in byte order) and its digest.
+pub fn combined_digest(bytes_digest: &str, files: &[ContractFile]) -> String {
+    let mut hasher = blake3::Hasher::new();
+    hasher.update(b"vcc-contract-with-files 1\n");
+    hasher.update(bytes_digest.as_bytes());
+    hasher.update(b"\n");
+    for f in files {
+        hasher.update(f.path.as_bytes());
+        hasher.update(b"\0");
+        hasher.update(f.digest.as_bytes());
+        hasher.update(b"\n");
+    }
+    format!("blake3:{}", hasher.finalize().to_hex())
+}
+
+fn substitute(
+    value: &mut Value,
+    at: &FieldPath,
+    dir: &Path,
+    read: &mut BTreeMap<String, (Value, String)>,
+    report: &mut dyn FnMut(FieldPath, String, String),
+) {
+    if let Some(path) = reference(value) {
+        let field = at.key(FILE_KEY);
+        let Some(path) = path.as_str().map(str::to_string) else {
+            report(
+                field,
+                format!("`{FILE_KEY}` must be a path (a string)"),
+                "write `{ $file: schemas/x.json }`, relative to the contract file".into(),
+            );
+            return;
+        };
+        if !read.contains_key(&path) {
+            match load(dir, &path) {
+                Ok(loaded) => {
+                    read.insert(path.clone(), loaded);
+                }
+                Err(why) => {
+                    report(
+                        field,
+                        format!("`{path}`: {why}"),
+                        "the path is relative to the contract file; files may be JSON (.json), YAML (.yaml, .yml) or UTF-8 text".into(),
+                    );
+                    return;
+                }
+            }
+        }
+        if let Some((contents, _)) = read.get(&path) {
+            *value = contents.clone();
+        }
+        return;
+    }
+    match value {
+        Value::Object(map) => {
+            for (key, item) in map.iter_mut() {
+                substitute(item, &at.key(key), dir, read, report);
+            }
+        }
+        Value::Array(items) => {
+            for (i, item) in items.iter_mut().enumerate() {
+                let mut field = at.clone();
+                field.0.push(Seg::Index(i));
+                substitute(item, &field, dir, read, report);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Read and parse one file: its value and digest.
+fn load(dir: &Path, path: &str) -> Result<(Value, String), String> {
+    if path.is_empty() {
+        return Err("the path is empty".into());
+    }
+    let full = dir.join(path);
+    let file = crate::files::open_regular(&full).map_err(|e| format!("cannot open it: {e}"))?;
+    let mut bytes = Vec::new();
+    file.take(MAX_FILE_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| format!("cannot read it: {e}"))?;
+    if bytes.len() as u64 > MAX_FILE_BYTES {
+        return Err(format!("larger than {} MiB", MAX_FILE_BYTES >> 20));
+    }
+    let digest = format!("blake3:{}", blake3::hash(&bytes).to_hex());
+    let text = std::str::from_utf8(&bytes).map_err(|_| "not UTF-8".to_string())?;
+    let extension = Path::new(path)
+        .extension()
+        .and_then(|e| e.to_str())
+        .map(str::to_ascii_lowercase);
+    let value = match extension.as_deref() {
+        Some("json") => serde_json::from_str(text).map_err(|e| format!("not valid JSON: {e}"))?,
+        Some("yaml" | "yml") => {
+            crate::parse::parse_yaml_value(text).map_err(|(_, message, at)| match at {
+                Some((line, column)) => format!("not valid YAML at {line}:{column}: {message}"),
+                None => format!("not valid YAML: {message}"),
+            })?
+        }
+        _ => Value::String(text.to_string()),
+    };
+    Ok((value, digest))
+}
