@@ -846,6 +846,7 @@ mod tests {
                 format: None,
                 advisory: false,
                 bases: vec![],
+                files: vec![],
             },
             deliverables: None,
             criteria,
