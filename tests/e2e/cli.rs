@@ -902,3 +902,47 @@ fn params_errors_say_what_to_write() {
         assert!(!m.contains("is not valid under any of the schemas"), "{m}");
     }
 }
+
+/// Run `vcc ARGS` with a pseudo-terminal as stdout and stderr (util-linux
+/// `script`), with a fresh cache: what a person at a terminal sees.
+fn at_a_terminal(cache: &std::path::Path, args: &[&str]) -> String {
+    let command = std::iter::once(env!("CARGO_BIN_EXE_vcc"))
+        .chain(args.iter().copied())
+        .map(|a| format!("'{a}'"))
+        .collect::<Vec<_>>()
+        .join(" ");
+    let output = std::process::Command::new("script")
+        .args(["-qec", &command, "/dev/null"])
+        .env("VCC_CACHE_DIR", cache)
+        .env("NO_COLOR", "1")
+        .output()
+        .expect("util-linux `script` runs");
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+#[test]
+fn progress_is_shown_on_a_terminal_and_nowhere_else() {
+    let scratch = vcc_test_support::Scratch::new();
+    scratch.write("flag.txt", "BAD\n");
+    // A criterion that takes a while (20,000 reads), so the progress line
+    // has something to show whatever the machine's speed.
+    let contract = scratch.write(
+        "c.yaml",
+        format!(
+            "vcc: 1\nid: progress\ndeliverables:\n  - {{ id: flag, path: flag.txt }}\nvalidators:\n  exists: {{ component: std/file-exists }}\n  slow: {{ component: {:?} }}\ncriteria:\n  - {{ id: present, severity: must, validator: exists, targets: [flag] }}\n  - {{ id: slow-one, severity: should, validator: slow, targets: [flag], params: {{ until: GOOD, tries: 20000 }}, limits: {{ timeout: 60s }} }}\n",
+            vcc_test_support::fixtures::WAITS_FOR_CHANGE
+        ),
+    );
+    let contract = contract.to_str().unwrap();
+    let cache = tempfile::tempdir().unwrap();
+    let seen = at_a_terminal(cache.path(), &["check", contract]);
+    assert!(seen.contains("judging slow-one"), "{seen:?}");
+    assert!(seen.contains("verdict: ACCEPTED"), "{seen:?}");
+    let json = at_a_terminal(cache.path(), &["check", contract, "--format", "json"]);
+    assert!(!json.contains("judging"), "{json:?}");
+    assert!(json.contains("\"verdict\": \"accepted\""), "{json:?}");
+    let piped = crate::vcc_with_cache(cache.path(), &["check", contract]);
+    assert_eq!(piped.code, 0, "{}", piped.stderr);
+    assert!(!piped.stderr.contains("judging"), "{}", piped.stderr);
+    assert!(!piped.stderr.contains('\r'), "{:?}", piped.stderr);
+}

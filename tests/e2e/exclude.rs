@@ -244,7 +244,7 @@ fn writing_excluded_files_during_a_run_is_not_a_change() {
         let contract = scratch.write(
             "contract.yaml",
             format!(
-                "vcc: 1\nid: during-ex\nexclude: [target/, \"*.log\"]\ndeliverables:\n  - {{ id: flag, path: flag.txt }}\nvalidators:\n  v: {{ component: {:?} }}\n  exists: {{ component: std/file-exists }}\ncriteria:\n  - {{ id: present, severity: must, validator: exists, targets: [flag] }}\n  - {{ id: waits, severity: should, validator: v, targets: [flag], params: {{ until: GOOD, tries: 200000 }}, limits: {{ timeout: 60s }} }}\n",
+                "vcc: 1\nid: during-ex\nexclude: [target/, \"*.log\"]\ndeliverables:\n  - {{ id: flag, path: flag.txt }}\nvalidators:\n  v: {{ component: {:?} }}\n  exists: {{ component: std/file-exists }}\ncriteria:\n  - {{ id: present, severity: must, validator: exists, targets: [flag] }}\n  - {{ id: waits, severity: should, validator: v, targets: [flag], params: {{ until: GOOD, tries: 50000 }}, limits: {{ timeout: 60s }} }}\n",
                 fixtures::WAITS_FOR_CHANGE
             ),
         );
@@ -270,7 +270,7 @@ fn writing_excluded_files_during_a_run_is_not_a_change() {
             report["criteria"][1]["summary"]
                 .as_str()
                 .unwrap()
-                .contains("after 200000 reads"),
+                .contains("after 50000 reads"),
             "{report}"
         );
         (report, output.status.code().unwrap_or(-1))

@@ -210,8 +210,11 @@ fn lint(cli: &Cli, args: &LintArgs, style: &Style) -> i32 {
         Ok(r) => r,
         Err(code) => return code,
     };
+    let spinner =
+        crate::progress::spinner(runtime.loader().progress(), args.format == Format::Human);
     let (digest, problems) =
         lint_problems(&runtime, &args.contract, args.dir.as_deref(), &args.gate);
+    drop(spinner);
     emit_lint(
         &args.contract,
         digest.as_deref(),
@@ -330,6 +333,8 @@ fn check(cli: &Cli, args: &CheckArgs, style: &Style) -> i32 {
         exclude: args.exclude.clone(),
         ..defaults
     };
+    let spinner =
+        crate::progress::spinner(runtime.loader().progress(), args.format == Format::Human);
     let mut reports: Vec<Report> = args
         .contracts
         .iter()
@@ -349,6 +354,7 @@ fn check(cli: &Cli, args: &CheckArgs, style: &Style) -> i32 {
             report
         })
         .collect();
+    drop(spinner);
     if reports.len() == 1 {
         return finish_check(reports.remove(0), args, style);
     }

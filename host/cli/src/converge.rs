@@ -218,6 +218,10 @@ impl Converge<'_> {
             exclude: self.args.exclude.clone(),
             ..defaults
         };
+        let spinner = crate::progress::spinner(
+            self.rt.loader().progress(),
+            self.args.format == Format::Human,
+        );
         let evaluation = evaluate(
             self.rt,
             &self.args.contract,
@@ -225,6 +229,7 @@ impl Converge<'_> {
             &self.args.gate,
             options,
         );
+        drop(spinner);
         let summary = CheckSummary::of(&evaluation.report, started.elapsed());
         let failing = if summary.failing.is_empty() {
             String::new()

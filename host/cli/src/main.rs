@@ -11,6 +11,7 @@ mod golden;
 mod hook;
 mod init;
 mod mcp;
+mod progress;
 mod record;
 mod render;
 

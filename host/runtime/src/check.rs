@@ -161,8 +161,14 @@ fn run(
         .unwrap_or_default();
     let excludes = excludes(doc, options)?;
     let started_reading = memo::now();
-    let mut snapshot =
-        Snapshot::take(root, options.walk.clone(), excludes, &known).map_err(|e| e.to_string())?;
+    let mut snapshot = Snapshot::take_with(
+        root,
+        options.walk.clone(),
+        excludes,
+        &known,
+        loader.progress(),
+    )
+    .map_err(|e| e.to_string())?;
     for a in &options.attached {
         snapshot.attach(&a.path, a.bytes.clone())?;
     }
@@ -385,7 +391,10 @@ fn evaluate(
                     let Some(criterion) = contract.criteria.get(i) else {
                         break;
                     };
-                    let result = ctx.evaluate(criterion);
+                    let result = {
+                        let _judging = loader.progress().start(format!("judging {}", criterion.id));
+                        ctx.evaluate(criterion)
+                    };
                     if let Ok(mut results) = results.lock() {
                         results[i] = Some(result);
                     }

@@ -9,6 +9,7 @@ mod check;
 mod evict;
 mod guard;
 mod memo;
+mod progress;
 mod sandbox;
 mod snapshot;
 mod validators;
@@ -23,6 +24,7 @@ pub use check::{
     lint_with_validators, unreadable_contract,
 };
 pub use evict::{CacheStats, DEFAULT_MAX_SIZE, Pruned};
+pub use progress::{Now, Progress, Task};
 pub use sandbox::{Description, GUEST_ROOT, ImportUse, SUPPORTED_WIT, import_use};
 pub use snapshot::{Snapshot, WalkLimits};
 pub use validators::{

@@ -40,6 +40,7 @@ use vcc_contract::{Decision, Excludes, IgnoreFile};
 use vcc_report::{ExcludedEntry, UnreadableEntry};
 
 use crate::memo::Memo;
+use crate::progress::Progress;
 
 /// Bounds on what one walk will take on.
 #[derive(Debug, Clone)]
@@ -201,12 +202,37 @@ impl Snapshot {
         excludes: Excludes,
         memo: &Memo,
     ) -> Result<Snapshot, RootError> {
+        Snapshot::take_with(root, limits, excludes, memo, &Progress::default())
+    }
+
+    /// [`Snapshot::take`], counting files and bytes in `progress`.
+    pub fn take_with(
+        root: &Path,
+        limits: WalkLimits,
+        excludes: Excludes,
+        memo: &Memo,
+        progress: &Progress,
+    ) -> Result<Snapshot, RootError> {
+        progress.hashing(true);
+        let taken = Snapshot::walk_and_hash(root, limits, excludes, memo, progress);
+        progress.hashing(false);
+        taken
+    }
+
+    fn walk_and_hash(
+        root: &Path,
+        limits: WalkLimits,
+        excludes: Excludes,
+        memo: &Memo,
+        progress: &Progress,
+    ) -> Result<Snapshot, RootError> {
         let root_error = |source| RootError {
             root: root.display().to_string(),
             source,
         };
         let dir = Dir::open_ambient_dir(root, ambient_authority()).map_err(root_error)?;
         let walk = walk(&dir, &limits, &excludes).map_err(root_error)?;
+        progress.found(walk.files.len() as u64);
 
         let budget = AtomicU64::new(limits.retain_budget);
         let remembered = AtomicUsize::new(0);
@@ -218,12 +244,17 @@ impl Snapshot {
         let hashed: Vec<Result<(String, FileEntry), UnreadableEntry>> = walk
             .files
             .into_par_iter()
-            .map(|found| match memo.get(&found.path, &found.stat) {
-                Some(digest) if found.stat.size <= limits.max_file_size => {
-                    remembered.fetch_add(1, Ordering::Relaxed);
-                    Ok((found.path, remembered_entry(found.stat, digest)))
-                }
-                _ => hash_file(&dir, found, &limits, &budget),
+            .map(|found| {
+                let size = found.stat.size;
+                let hashed = match memo.get(&found.path, &found.stat) {
+                    Some(digest) if size <= limits.max_file_size => {
+                        remembered.fetch_add(1, Ordering::Relaxed);
+                        Ok((found.path, remembered_entry(found.stat, digest)))
+                    }
+                    _ => hash_file(&dir, found, &limits, &budget),
+                };
+                progress.hashed(size);
+                hashed
             })
             .collect();
 

@@ -25,6 +25,7 @@ use wasmtime::component::Component;
 
 use crate::cache::{Cache, Lookup};
 use crate::guard::{Stopped, guarded, wait_at_most};
+use crate::progress::Progress;
 use crate::sandbox::{
     CheckerPre, Description, ImportUse, PluginPre, RunLimits, RunState, Sandbox, import_use,
 };
@@ -100,6 +101,8 @@ pub struct Loader {
     loaded: Mutex<HashMap<blake3::Hash, Arc<LoadResult>>>,
     /// Components of verified bundles, by (bundle, validator, version).
     bundles: Mutex<HashMap<(String, String, String), BundleComponent>>,
+    /// What is compiling now, for a progress display.
+    progress: Arc<Progress>,
 }
 
 impl Loader {
@@ -114,6 +117,7 @@ impl Loader {
             ..CacheStats::default()
         };
         Loader {
+            progress: Arc::new(Progress::default()),
             sandbox,
             compile_timeout,
             cache,
@@ -151,7 +155,7 @@ impl Loader {
             return Err(not_a_component(bytes));
         }
         let digest = blake3::hash(bytes);
-        self.component(bytes, &digest)?;
+        self.component(bytes, &digest, &digest_string(&digest))?;
         Ok(digest_string(&digest))
     }
 
@@ -244,7 +248,7 @@ impl Loader {
         if !is_component(&bytes) {
             return Err(not_a_component(&bytes));
         }
-        let (component, _) = self.component(&bytes, &digest)?;
+        let (component, _) = self.component(&bytes, &digest, &binding.component)?;
         let (imports, exports) = self.sandbox.interface(&component);
         let imports = imports
             .into_iter()
@@ -358,7 +362,7 @@ impl Loader {
         }
         let (component, remembered) = match builtin {
             Some(b) => (self.embedded(b)?, None),
-            None => self.component(bytes, digest)?,
+            None => self.component(bytes, digest, name)?,
         };
         let wit_version = self.sandbox.wit_version(&component)?;
         let prepared = self.sandbox.prepare(&component)?;
@@ -439,6 +443,7 @@ impl Loader {
         &self,
         bytes: &[u8],
         digest: &blake3::Hash,
+        name: &str,
     ) -> Result<(Component, Option<String>), String> {
         let engine = self.sandbox.engine();
         let key = self.key(digest);
@@ -455,7 +460,14 @@ impl Loader {
                 Lookup::Miss => {}
             }
         }
-        let component = self.compile(bytes)?;
+        let component = {
+            // The file name is enough on a progress line.
+            let short = Path::new(name)
+                .file_name()
+                .map_or(name.into(), |n| n.to_string_lossy());
+            let _compiling = self.progress.start(format!("compiling {short}"));
+            self.compile(bytes)?
+        };
         self.count(|s| s.misses += 1);
         if let Some(cache) = &self.cache
             && let Ok(artifact) = component.serialize()
@@ -480,6 +492,12 @@ impl Loader {
             Stopped::Failed => "the compiler failed (host error)".to_string(),
         })?
         .map_err(|e| format!("it does not compile: {e:#}"))
+    }
+
+    /// What is going on now (compiles here, hashing and criteria in a
+    /// check), for a progress display.
+    pub fn progress(&self) -> &Arc<Progress> {
+        &self.progress
     }
 
     fn count(&self, f: impl FnOnce(&mut CacheStats)) {
