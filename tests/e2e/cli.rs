@@ -946,3 +946,69 @@ fn progress_is_shown_on_a_terminal_and_nowhere_else() {
     assert!(!piped.stderr.contains("judging"), "{}", piped.stderr);
     assert!(!piped.stderr.contains('\r'), "{:?}", piped.stderr);
 }
+
+/// Reports `vcc check --watch --format json` has printed so far.
+fn verdicts(out: &std::sync::Mutex<String>) -> Vec<String> {
+    out.lock()
+        .unwrap()
+        .lines()
+        .filter_map(|l| l.trim().strip_prefix("\"verdict\": \""))
+        .map(|v| v.trim_end_matches("\",").to_string())
+        .collect()
+}
+
+fn wait_for_reports(out: &std::sync::Mutex<String>, n: usize) -> Vec<String> {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(120);
+    while verdicts(out).len() < n && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    verdicts(out)
+}
+
+#[test]
+fn watch_checks_again_when_deliverables_or_the_contract_change() {
+    use std::io::Read as _;
+    let scratch = vcc_test_support::Scratch::new();
+    std::fs::create_dir_all(scratch.path().join("out")).unwrap();
+    let text = "vcc: 1\nid: watch\nroot: out\nexclude: [\"*.log\"]\ndeliverables: [{ id: notes, path: NOTES.md }]\nvalidators: { exists: { component: std/file-exists } }\ncriteria: [{ id: notes, severity: must, validator: exists, targets: [notes] }]\n";
+    let contract = scratch.write("c.yaml", text);
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_vcc"))
+        .args([
+            "check",
+            contract.to_str().unwrap(),
+            "--watch",
+            "--format",
+            "json",
+        ])
+        .env("VCC_CACHE_DIR", crate::shared_cache())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let out = std::sync::Arc::new(std::sync::Mutex::new(String::new()));
+    let mut stdout = child.stdout.take().unwrap();
+    let sink = out.clone();
+    std::thread::spawn(move || {
+        let mut buf = [0u8; 4096];
+        while let Ok(n) = stdout.read(&mut buf) {
+            if n == 0 {
+                break;
+            }
+            sink.lock()
+                .unwrap()
+                .push_str(&String::from_utf8_lossy(&buf[..n]));
+        }
+    });
+    assert_eq!(wait_for_reports(&out, 1), ["rejected"]);
+    // An excluded file is not a change; the deliverable is.
+    scratch.write("out/build.log", "compiling\n");
+    std::thread::sleep(std::time::Duration::from_secs(1));
+    scratch.write("out/NOTES.md", "# Notes\n");
+    assert_eq!(wait_for_reports(&out, 2), ["rejected", "accepted"]);
+    // So is the contract.
+    scratch.write("c.yaml", text.replace("NOTES.md", "CHANGES.md"));
+    let seen = wait_for_reports(&out, 3);
+    let _ = child.kill();
+    let _ = child.wait();
+    assert_eq!(seen, ["rejected", "accepted", "rejected"]);
+}

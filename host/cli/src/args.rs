@@ -352,6 +352,10 @@ pub struct CheckArgs {
     /// Exit 0 for an advisory contract (advisory contracts are never accepted).
     #[arg(long)]
     pub allow_advisory: bool,
+    /// Check again whenever the deliverables, the contract or its files
+    /// change (for contract authors; Ctrl-C ends it).
+    #[arg(long)]
+    pub watch: bool,
     /// Evaluate only these criteria (repeat, or separate with commas), for
     /// contract authors: a partial run is never accepted.
     #[arg(long, value_name = "ID", value_delimiter = ',')]

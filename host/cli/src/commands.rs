@@ -302,16 +302,9 @@ fn check(cli: &Cli, args: &CheckArgs, style: &Style) -> i32 {
         return exit::INVALID;
     }
     // First of all: a report left by an earlier run must not outlive this
-    // one. Until the run ends, the file says it did not finish, so a crash
-    // or a kill at any later point never leaves an old verdict behind.
-    if let (Some(path), [contract]) = (&args.report, args.contracts.as_slice()) {
-        let unfinished = Report::unfinished(&contract.display().to_string());
-        if let Err(err) = write_atomically(path, report_json(&unfinished).as_bytes()) {
-            // No run whose report cannot be kept: say so, in the format asked.
-            let mut report = unfinished;
-            report.reason = unwritable(path, &err);
-            return emit(report, args, style);
-        }
+    // one (see `unfinished_first`).
+    if let Err(code) = unfinished_first(args, style) {
+        return code;
     }
     let runtime = match runtime(cli) {
         Ok(r) => r,
@@ -333,6 +326,35 @@ fn check(cli: &Cli, args: &CheckArgs, style: &Style) -> i32 {
         exclude: args.exclude.clone(),
         ..defaults
     };
+    if args.watch {
+        return crate::watch::run(args, || {
+            if let Err(code) = unfinished_first(args, style) {
+                return code;
+            }
+            check_once(&runtime, args, &options, style)
+        });
+    }
+    check_once(&runtime, args, &options, style)
+}
+
+/// Until the run ends, the report file says it did not finish, so a
+/// crash or a kill at any later point never leaves an old verdict behind.
+/// `Err`: it cannot be written (said in the format asked), the exit code.
+fn unfinished_first(args: &CheckArgs, style: &Style) -> Result<(), i32> {
+    if let (Some(path), [contract]) = (&args.report, args.contracts.as_slice()) {
+        let unfinished = Report::unfinished(&contract.display().to_string());
+        if let Err(err) = write_atomically(path, report_json(&unfinished).as_bytes()) {
+            // No run whose report cannot be kept: say so, in the format asked.
+            let mut report = unfinished;
+            report.reason = unwritable(path, &err);
+            return Err(emit(report, args, style));
+        }
+    }
+    Ok(())
+}
+
+/// One check of every contract given; the worst exit code.
+fn check_once(runtime: &Runtime, args: &CheckArgs, options: &CheckOptions, style: &Style) -> i32 {
     let spinner =
         crate::progress::spinner(runtime.loader().progress(), args.format == Format::Human);
     let mut reports: Vec<Report> = args
@@ -340,7 +362,7 @@ fn check(cli: &Cli, args: &CheckArgs, style: &Style) -> i32 {
         .iter()
         .map(|contract| {
             let mut report = evaluate_only(
-                &runtime,
+                runtime,
                 contract,
                 args.dir.as_deref(),
                 &args.gate,

@@ -14,6 +14,7 @@ mod mcp;
 mod progress;
 mod record;
 mod render;
+mod watch;
 
 fn main() {
     std::process::exit(commands::run());
