@@ -217,6 +217,14 @@ pub fn build(dir: &Path) -> i32 {
                 bytes.len() as f64 / (1u64 << 20) as f64,
                 out.display(),
             );
+            if let Ok(project) = Project::load(dir)
+                && project.lang != Lang::Rust
+            {
+                eprintln!(
+                    "note: {} builds are not reproducible (the next build of the same source has another digest): keep this file, or pin a signed bundle's version instead of the digest (README: Reproducible builds)",
+                    project.lang.name()
+                );
+            }
             0
         }
         Err(e) => {
