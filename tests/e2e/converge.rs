@@ -307,6 +307,17 @@ fn cost_and_token_budgets_come_from_what_the_command_reports() {
     let run = w.converge(&["--max-tokens", "1000"], &["spend", "-5", "0"]);
     let r = run.json();
     assert_eq!(reason(&r), "usage_invalid", "{}", r["termination"]);
+
+    // Without a usage budget it decides nothing, but it is not hidden:
+    // the run records it (and human output says it was ignored).
+    let w = World::new(&relaxed);
+    let run = w.converge(&["--max-iterations", "2"], &["spend", "-5", "0"]);
+    let r = run.json();
+    assert_eq!(reason(&r), "budget_iterations", "{}", r["termination"]);
+    let error = r["iterations"][1]["command"]["usage_error"]
+        .as_str()
+        .unwrap_or_else(|| panic!("{}", r["iterations"]));
+    assert!(error.starts_with("$VCC_USAGE line 1:"), "{error}");
 }
 
 #[test]

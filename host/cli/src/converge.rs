@@ -174,10 +174,12 @@ impl Converge<'_> {
             if self.interrupted() {
                 return (Termination::Interrupted, "stopped by a signal".into());
             }
-            if let Some(why) = ran.usage_error
-                && (limits.cost.is_some() || limits.tokens.is_some())
-            {
-                return (Termination::UsageInvalid, why);
+            if let Some(why) = ran.usage_error {
+                if limits.cost.is_some() || limits.tokens.is_some() {
+                    return (Termination::UsageInvalid, why);
+                }
+                // Without a budget it decides nothing, but is not hidden.
+                self.progress(&format!("  {why} (ignored: no cost or token budget)"));
             }
             if self.args.stop_on_command_error && exit_code != Some(0) {
                 return (
@@ -342,6 +344,7 @@ impl Converge<'_> {
                         stopped: Some(why.clone()),
                         duration_ms: 0,
                         usage: Usage::default(),
+                        usage_error: None,
                         handed: Vec::new(),
                     },
                     not_started: Some(why),
@@ -392,6 +395,7 @@ impl Converge<'_> {
                 }),
                 duration_ms: started.elapsed().as_millis() as u64,
                 usage: used,
+                usage_error: usage_error.clone(),
                 handed: Vec::new(),
             },
             not_started: None,

@@ -668,6 +668,10 @@ pub struct CommandRun {
     pub duration_ms: u64,
     /// What it reported through `$VCC_USAGE` in this run.
     pub usage: Usage,
+    /// The first `$VCC_USAGE` line that could not be read (with a cost or
+    /// token budget, it ends the loop: `usage_invalid`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub usage_error: Option<String>,
     /// Criteria the feedback asked it to fix.
     pub handed: Vec<String>,
 }
