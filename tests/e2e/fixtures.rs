@@ -327,7 +327,12 @@ fn reader() {
     assert_eq!(counts, "more.md 1\nnotes.md 3\n");
     let ids = std::fs::read_to_string(items[1]["file"].as_str().unwrap()).unwrap();
     assert_eq!(ids, "notes");
-    let stdout = std::fs::read_to_string(items[2]["file"].as_str().unwrap()).unwrap();
+    let tree = std::fs::read_to_string(items[2]["file"].as_str().unwrap()).unwrap();
+    assert_eq!(
+        tree, "more.md\nnotes.md",
+        "the WASI mount shows the target files"
+    );
+    let stdout = std::fs::read_to_string(items[3]["file"].as_str().unwrap()).unwrap();
     assert_eq!(stdout, "reader saw 2 file(s)\n");
 }
 

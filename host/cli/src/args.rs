@@ -405,8 +405,8 @@ pub struct RecordArgs {
     // `vcc record` uses neither the cache nor colour: these shadow the
     // global flags (clap does not copy a global flag into a command that
     // has one of the same name), so its help lists only what it uses.
-    #[arg(long, hide = true)]
-    color: Option<String>,
+    #[arg(long, hide = true, value_enum, default_value_t = Color::Auto)]
+    color: Color,
     #[arg(long, hide = true)]
     cache_dir: Option<PathBuf>,
     #[arg(long, hide = true)]
