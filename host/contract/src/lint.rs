@@ -1067,7 +1067,15 @@ fn params_message(error: &jsonschema::ValidationError, schema: &Value) -> String
         }
         Kind::Type { kind } => {
             let expected = match kind {
-                jsonschema::error::TypeKind::Single(t) => format!("a {t}"),
+                jsonschema::error::TypeKind::Single(t) => {
+                    let t = t.to_string();
+                    let article = if t.starts_with(['a', 'e', 'i', 'o', 'u']) {
+                        "an"
+                    } else {
+                        "a"
+                    };
+                    format!("{article} {t}")
+                }
                 jsonschema::error::TypeKind::Multiple(set) => {
                     let list: Vec<String> = set.iter().map(|t| t.to_string()).collect();
                     format!("one of: {}", list.join(", "))
