@@ -928,47 +928,34 @@ mod tests {
         dir
     }
 
+    /// A snapshot of `dir` with the defaults and no memo.
+    fn take(dir: &tempfile::TempDir) -> Snapshot {
+        Snapshot::take(
+            dir.path(),
+            WalkLimits::default(),
+            Excludes::none(),
+            &Memo::default(),
+        )
+        .unwrap()
+    }
+
     #[test]
     fn hashes_every_file_with_a_stable_root_digest() {
         let dir = tree(&[("a.txt", "hello"), ("docs/b.md", "# B\n")]);
-        let snap = Snapshot::take(
-            dir.path(),
-            WalkLimits::default(),
-            Excludes::none(),
-            &Memo::default(),
-        )
-        .unwrap();
+        let snap = take(&dir);
         assert_eq!(snap.files.len(), 2);
         assert_eq!(snap.files["a.txt"].digest, blake3::hash(b"hello"));
-        let again = Snapshot::take(
-            dir.path(),
-            WalkLimits::default(),
-            Excludes::none(),
-            &Memo::default(),
-        )
-        .unwrap();
+        let again = take(&dir);
         assert_eq!(snap.root_digest, again.root_digest);
         fs::write(dir.path().join("a.txt"), "hellO").unwrap();
-        let changed = Snapshot::take(
-            dir.path(),
-            WalkLimits::default(),
-            Excludes::none(),
-            &Memo::default(),
-        )
-        .unwrap();
+        let changed = take(&dir);
         assert_ne!(snap.root_digest, changed.root_digest);
     }
 
     #[test]
     fn an_attached_file_is_judged_from_memory_and_never_a_change() {
         let dir = tree(&[("a.txt", "x"), ("docs/b.md", "x")]);
-        let mut snap = Snapshot::take(
-            dir.path(),
-            WalkLimits::default(),
-            Excludes::none(),
-            &Memo::default(),
-        )
-        .unwrap();
+        let mut snap = take(&dir);
         let before = snap.root_digest;
         snap.attach(".vcc/transcript.jsonl", Arc::from(&b"{}\n"[..]))
             .unwrap();
@@ -997,13 +984,7 @@ mod tests {
     #[test]
     fn resolves_files_directories_and_globs() {
         let dir = tree(&[("a.txt", "x"), ("docs/b.md", "x"), ("docs/sub/c.md", "x")]);
-        let snap = Snapshot::take(
-            dir.path(),
-            WalkLimits::default(),
-            Excludes::none(),
-            &Memo::default(),
-        )
-        .unwrap();
+        let snap = take(&dir);
         let r = |p: &str| snap.resolve(&paths::check(p).unwrap()).files;
         assert_eq!(r("a.txt"), vec!["a.txt"]);
         assert_eq!(r("docs"), vec!["docs/b.md", "docs/sub/c.md"]);
@@ -1019,13 +1000,7 @@ mod tests {
         std::os::unix::fs::symlink("/etc/passwd", dir.path().join("out")).unwrap();
         let fifo = std::ffi::CString::new(dir.path().join("pipe").to_str().unwrap()).unwrap();
         assert_eq!(unsafe { libc::mkfifo(fifo.as_ptr(), 0o600) }, 0);
-        let snap = Snapshot::take(
-            dir.path(),
-            WalkLimits::default(),
-            Excludes::none(),
-            &Memo::default(),
-        )
-        .unwrap();
+        let snap = take(&dir);
         assert_eq!(snap.files.keys().collect::<Vec<_>>(), vec!["a.txt"]);
         let kinds: Vec<(&str, &str)> = snap
             .unreadable
@@ -1041,13 +1016,7 @@ mod tests {
     fn reads_stop_at_the_deadline() {
         let big = "x".repeat((RETAIN_FILE_MAX + 1) as usize);
         let dir = tree(&[("big", &big)]);
-        let snap = Snapshot::take(
-            dir.path(),
-            WalkLimits::default(),
-            Excludes::none(),
-            &Memo::default(),
-        )
-        .unwrap();
+        let snap = take(&dir);
         let past = Instant::now() - Duration::from_millis(1);
         assert!(
             snap.read_before("big", past)
@@ -1106,50 +1075,26 @@ mod tests {
     #[test]
     fn any_change_is_seen_even_when_the_bytes_come_back() {
         let dir = tree(&[("a.txt", "one"), ("b.txt", "two"), ("sub/c.txt", "three")]);
-        let snap = Snapshot::take(
-            dir.path(),
-            WalkLimits::default(),
-            Excludes::none(),
-            &Memo::default(),
-        )
-        .unwrap();
+        let snap = take(&dir);
         assert!(snap.changes().is_empty());
         // Rewritten with the same bytes: the status-change time moved, and
         // no writer can set it back.
         fs::write(dir.path().join("b.txt"), "TWO").unwrap();
         fs::write(dir.path().join("b.txt"), "two").unwrap();
         assert_eq!(snap.changes(), vec!["b.txt"]);
-        let snap = Snapshot::take(
-            dir.path(),
-            WalkLimits::default(),
-            Excludes::none(),
-            &Memo::default(),
-        )
-        .unwrap();
+        let snap = take(&dir);
         fs::write(dir.path().join("a.txt"), "ONE").unwrap();
         fs::write(dir.path().join("new.txt"), "3").unwrap();
         fs::remove_file(dir.path().join("b.txt")).unwrap();
         // Files, and the root folder whose entries changed.
         assert_eq!(snap.changes(), vec!["./", "a.txt", "b.txt", "new.txt"]);
         // An entry added and removed again leaves its folder changed.
-        let snap = Snapshot::take(
-            dir.path(),
-            WalkLimits::default(),
-            Excludes::none(),
-            &Memo::default(),
-        )
-        .unwrap();
+        let snap = take(&dir);
         fs::write(dir.path().join("sub/tmp"), "x").unwrap();
         fs::remove_file(dir.path().join("sub/tmp")).unwrap();
         assert_eq!(snap.changes(), vec!["sub/"]);
         // A symlink appearing is a change too.
-        let snap = Snapshot::take(
-            dir.path(),
-            WalkLimits::default(),
-            Excludes::none(),
-            &Memo::default(),
-        )
-        .unwrap();
+        let snap = take(&dir);
         std::os::unix::fs::symlink("/etc/passwd", dir.path().join("sneaky")).unwrap();
         assert!(snap.changes().contains(&"sneaky".to_string()));
     }
@@ -1161,13 +1106,7 @@ mod tests {
             .map(|i| (i * 7 % 251) as u8)
             .collect();
         fs::write(dir.path().join("big"), &data).unwrap();
-        let snap = Snapshot::take(
-            dir.path(),
-            WalkLimits::default(),
-            Excludes::none(),
-            &Memo::default(),
-        )
-        .unwrap();
+        let snap = take(&dir);
         assert_eq!(snap.files["big"].digest, blake3::hash(&data));
         // A file that is longer or shorter than its metadata said is a change.
         let hash = |size: u64| hash_open_file(&open_regular(&snap.dir, "big").unwrap(), size);
@@ -1188,13 +1127,7 @@ mod tests {
         let dir = tree(&[("a.md", "alpha"), ("b.md", "beta")]);
         let cache_dir = tempfile::tempdir().unwrap();
         let cache = crate::Cache::open(cache_dir.path()).unwrap();
-        let first = Snapshot::take(
-            dir.path(),
-            WalkLimits::default(),
-            Excludes::none(),
-            &Memo::default(),
-        )
-        .unwrap();
+        let first = take(&dir);
         let files = first
             .files
             .iter()
@@ -1222,13 +1155,7 @@ mod tests {
     fn large_files_are_reread_and_checked() {
         let big = "x".repeat((RETAIN_FILE_MAX + 1) as usize);
         let dir = tree(&[("big", &big)]);
-        let snap = Snapshot::take(
-            dir.path(),
-            WalkLimits::default(),
-            Excludes::none(),
-            &Memo::default(),
-        )
-        .unwrap();
+        let snap = take(&dir);
         assert!(snap.files["big"].bytes.is_none());
         assert_eq!(snap.read("big").unwrap().len(), big.len());
         fs::write(dir.path().join("big"), big.replace('x', "y")).unwrap();
