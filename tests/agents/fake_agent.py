@@ -11,6 +11,7 @@ stuck             change nothing
 flap A B          create A's file and remove B's, or the other way round
 spend TOKENS COST report usage through $VCC_USAGE, change nothing
 edit-contract     lower every MUST in the contract to MAY
+weaken-failing    lower only the first failing MUST to SHOULD (on its own line)
 exit N            change nothing, exit N
 sleep SECONDS     touch $AGENT_LOG.started, then sleep
 
@@ -74,6 +75,15 @@ elif mode == "edit-contract":
         text = f.read()
     with open(path, "w") as f:
         f.write(text.replace("severity: must", "severity: may"))
+elif mode == "weaken-failing":
+    path = os.environ["VCC_CONTRACT"]
+    target = "id: %s," % feedback["must"][0]["id"]
+    with open(path) as f:
+        lines = f.read().split("\n")
+    with open(path, "w") as f:
+        f.write("\n".join(
+            l.replace("severity: must", "severity: should") if target in l else l
+            for l in lines))
 elif mode == "exit":
     sys.exit(int(args[0]))
 elif mode == "sleep":

@@ -4,6 +4,9 @@ that is not vcc's own. Prints one JSON object: the server's name, its
 tools, and what each call returned.
 
     mcp_client.py VCC CONTRACT [ROOT]
+
+With $ATTACH_TRANSCRIPT set, one more `check` attaches that file at
+.vcc/transcript.jsonl (the `attach` argument).
 """
 import asyncio
 import json
@@ -37,6 +40,11 @@ async def main(vcc, contract, root):
             for name in ["check", "lint", "explain"]:
                 result = await session.call_tool(name, args)
                 out[name] = {"is_error": bool(result.is_error), "text": text_of(result)}
+            transcript = os.environ.get("ATTACH_TRANSCRIPT")
+            if transcript:
+                attached = await session.call_tool(
+                    "check", dict(args, attach={".vcc/transcript.jsonl": transcript}))
+                out["attached"] = {"is_error": bool(attached.is_error), "text": text_of(attached)}
             missing = await session.call_tool("check", {"contract": "/nonexistent/contract.yaml"})
             out["missing"] = {"is_error": bool(missing.is_error), "text": text_of(missing)}
     print(json.dumps(out))

@@ -53,6 +53,21 @@ impl Hook {
 
     /// Run the hook with recorded Stop input for `session`.
     fn stop(&self, session: &str, transcript: &Path, extra: &[&str]) -> (Run, Value) {
+        let contract = self.root.path().join("contract.yaml");
+        let mut args = vec!["--contract", contract.to_str().unwrap()];
+        args.extend_from_slice(extra);
+        self.stop_from(session, transcript, &args, Path::new("/"))
+    }
+
+    /// The hook with these arguments, started in folder `from` (Claude Code
+    /// runs hooks from elsewhere than the session's cwd).
+    fn stop_from(
+        &self,
+        session: &str,
+        transcript: &Path,
+        args: &[&str],
+        from: &Path,
+    ) -> (Run, Value) {
         // What Claude Code sends a Stop hook (recorded from a session).
         let input = json!({
             "session_id": session,
@@ -62,12 +77,12 @@ impl Hook {
             "hook_event_name": "Stop",
             "stop_hook_active": false
         });
-        let contract = self.root.path().join("contract.yaml");
         let mut child = Command::new(env!("CARGO_BIN_EXE_vcc"))
-            .args(["hook", "claude-code", "--contract"])
-            .arg(&contract)
-            .args(extra)
+            .args(["hook", "claude-code"])
+            .args(args)
+            .current_dir(from)
             .env("VCC_CACHE_DIR", self.cache.path())
+            .env_remove("CLAUDE_PROJECT_DIR")
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
@@ -162,24 +177,95 @@ fn past_max_blocks_the_stop_is_allowed_and_the_work_is_withheld() {
 }
 
 #[test]
-fn a_contract_edited_during_the_session_is_not_accepted() {
+fn a_contract_edited_during_the_session_is_judged_as_it_was_at_the_first_stop() {
     let h = Hook::new();
     let (_, out) = h.stop("s-5", &ran_tests(), &[]);
     assert_eq!(out["decision"], "block");
-    // The agent drops the criterion it cannot meet.
-    let weakened = CONTRACT.replace(
-        "severity: must, validator: exists",
-        "severity: may, validator: exists",
+    // The agent drops the criterion it cannot meet (and makes the report
+    // optional, or the host would still require it): under the edited
+    // contract the work would be accepted (RAN-TESTS passes).
+    let weakened = CONTRACT
+        .replace(
+            "severity: must, validator: exists",
+            "severity: may, validator: exists",
+        )
+        .replace("path: REPORT.md }", "path: REPORT.md, required: false }");
+    h.root.write("contract.yaml", &weakened);
+    let edited = h.root.path().join("contract.yaml");
+    let check = crate::check_json(
+        &edited,
+        &[
+            "--attach",
+            &format!(".vcc/transcript.jsonl={}", ran_tests().display()),
+        ],
     );
-    h.root.write("contract.yaml", weakened);
+    assert_eq!(
+        check.code, 0,
+        "the edit would be accepted: {}",
+        check.stdout
+    );
     let (_, out) = h.stop("s-5", &ran_tests(), &[]);
+    assert_eq!(out["decision"], "block", "{out}");
+    let reason = out["reason"].as_str().unwrap();
+    assert!(reason.contains("changed during this session"), "{reason}");
+    assert!(
+        reason.contains("### REPORT (MUST, fail)"),
+        "judged by the first stop's bytes: {reason}"
+    );
+    // Writing the report satisfies the contract as it was pinned.
+    h.root.write("REPORT.md", "# Done\n");
+    let (_, out) = h.stop("s-5", &ran_tests(), &[]);
+    assert!(out.get("decision").is_none(), "{out}");
+    let message = out["systemMessage"].as_str().unwrap();
+    assert!(
+        message.contains("accepted") && message.contains("changed during this session"),
+        "{message}"
+    );
+}
+
+#[test]
+fn a_relative_contract_is_found_from_the_sessions_cwd_not_the_hooks() {
+    let h = Hook::new();
+    let (run, out) = h.stop_from(
+        "s-rel",
+        &ran_tests(),
+        &["--contract", "contract.yaml", "--dir", "."],
+        Path::new("/"),
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
     assert_eq!(out["decision"], "block", "{out}");
     assert!(
         out["reason"]
             .as_str()
             .unwrap()
-            .contains("changed during this session")
+            .contains("### REPORT (MUST, fail)"),
+        "{out}"
     );
+}
+
+#[test]
+fn a_hook_that_cannot_find_its_contract_says_so_to_the_human_and_admits_nothing() {
+    let h = Hook::new();
+    let (run, out) = h.stop_from(
+        "s-conf",
+        &ran_tests(),
+        &["--contract", "ci/nope.yaml"],
+        Path::new("/"),
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(
+        out.get("decision").is_none(),
+        "the agent is not blocked with what it cannot fix: {out}"
+    );
+    assert_eq!(out["continue"], false, "{out}");
+    let message = out["stopReason"].as_str().unwrap();
+    assert!(
+        message.contains("CONFIGURATION ERROR") && message.contains("NOT accepted"),
+        "{message}"
+    );
+    assert!(message.contains("ci/nope.yaml"), "{message}");
+    assert_eq!(out["systemMessage"], out["stopReason"]);
+    assert!(run.stderr.contains("CONFIGURATION ERROR"), "{}", run.stderr);
 }
 
 #[test]
@@ -219,6 +305,7 @@ fn an_mcp_client_checks_lints_and_explains_and_is_admitted_nothing() {
         .arg(env!("CARGO_BIN_EXE_vcc"))
         .arg(root.path().join("contract.yaml"))
         .env("VCC_CACHE_DIR", cache.path())
+        .env("ATTACH_TRANSCRIPT", ran_tests())
         .output()
         .unwrap();
     assert!(
@@ -236,6 +323,10 @@ fn an_mcp_client_checks_lints_and_explains_and_is_admitted_nothing() {
     assert_eq!(check["failing"], json!(["REPORT", "RAN-TESTS"]));
     assert!(check["note"].as_str().unwrap().contains("not an admission"));
     assert_eq!(check["feedback"]["must"][0]["prompt"], "Write REPORT.md.");
+
+    // With the transcript attached (`attach`), only the report is missing.
+    let attached: Value = serde_json::from_str(r["attached"]["text"].as_str().unwrap()).unwrap();
+    assert_eq!(attached["failing"], json!(["REPORT"]), "{attached}");
 
     let lint: Value = serde_json::from_str(r["lint"]["text"].as_str().unwrap()).unwrap();
     assert_eq!(lint["ok"], true, "{lint}");

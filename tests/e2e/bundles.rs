@@ -581,6 +581,71 @@ fn locked_check_refuses_a_missing_lock() {
     );
 }
 
+/// `vcc lock` refuses to pin a contract that weakens its base; `vcc lint`
+/// says WEAKENS_BASE before any lock exists; a misnamed base contract says
+/// what the bundle has.
+#[test]
+fn a_weakened_contract_is_never_locked_and_lint_says_why_without_a_lock() {
+    let world = World::new();
+    world.key("platform");
+    let trust = world.trust(&["platform"], &[RULE], "");
+    let layout = signed_bundle(&world, "1.2.0");
+    let pulled = world.vcc(&["bundle", "pull", &s(&layout), "--trust", &s(&trust)]);
+    assert_eq!(pulled.code, 0, "{}", pulled.stderr);
+    let weakened = format!(
+        "{TEAM}  - {{ id: no-secrets, severity: may, validator: scan, targets: [notes] }}\n"
+    );
+    let contract = team_project(&world, &weakened);
+    let locked = world.vcc(&["lock", &s(&contract), "--trust", &s(&trust)]);
+    assert_eq!(locked.code, 2, "{}", locked.stderr);
+    assert!(locked.stderr.contains("WEAKENS_BASE"), "{}", locked.stderr);
+    assert!(
+        locked.stderr.contains("cannot be lowered to MAY"),
+        "{}",
+        locked.stderr
+    );
+    assert!(
+        !contract.with_file_name("vcc.lock").exists(),
+        "no lock written"
+    );
+
+    let lint = world.vcc(&[
+        "lint",
+        &s(&contract),
+        "--trust",
+        &s(&trust),
+        "--format",
+        "json",
+    ]);
+    assert_eq!(lint.code, 2);
+    let codes: Vec<String> = lint.json()["problems"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["code"].as_str().unwrap().to_string())
+        .collect();
+    assert!(codes.contains(&"LOCK_MISSING".to_string()), "{codes:?}");
+    assert!(codes.contains(&"WEAKENS_BASE".to_string()), "{codes:?}");
+
+    let misnamed = team_project(
+        &world,
+        &TEAM.replace("contract: baseline", "contract: baseilne"),
+    );
+    let locked = world.vcc(&["lock", &s(&misnamed), "--trust", &s(&trust)]);
+    assert_eq!(locked.code, 2);
+    assert!(locked.stderr.contains("UNKNOWN_BASE"), "{}", locked.stderr);
+    assert!(
+        locked.stderr.contains("did you mean `baseline`?"),
+        "{}",
+        locked.stderr
+    );
+    assert!(
+        locked.stderr.contains("it has: `baseline`"),
+        "{}",
+        locked.stderr
+    );
+}
+
 #[test]
 fn a_stale_lock_is_refused() {
     let world = World::new();

@@ -319,7 +319,7 @@ fn terminal_escapes_from_validators_and_file_names_are_neutralised() {
         run.stderr
     );
     assert!(
-        run.stderr.contains("\\u{1b}[31mred\\u{7}.md"),
+        run.stderr.contains("\\u001b[31mred\\u0007.md"),
         "{}",
         run.stderr
     );
@@ -892,7 +892,7 @@ fn params_errors_say_what_to_write() {
     assert_eq!(
         messages,
         vec![
-            "unknown parameter `case_insensitve`; did you mean `case_insensitive`? allowed: `allow_empty`, `case_insensitive`, `files`, `must_match`, `must_not_match`",
+            "unknown parameter `case_insensitve`; did you mean `case_insensitive`? allowed: `allow_empty`, `case_insensitive`, `files`, `must_match`, `must_not_match`, `normalize`",
             "unknown parameter `tool`; allowed: `allow_empty`, `forbidden`, `order`, `required`",
             "needs one of `required`, `forbidden`, `order`",
             "unknown parameter `tool`; allowed: `args`, `max`, `min`, `name`; missing parameter `name`",

@@ -368,7 +368,7 @@ fn escapes_in_contract_text_stay_escaped() {
     ]);
     assert_eq!(human.code, 2);
     assert!(!human.stderr.contains('\u{1b}'), "{}", human.stderr);
-    assert!(human.stderr.contains("AC-1\\u{1b}[2J"), "{}", human.stderr);
+    assert!(human.stderr.contains("AC-1\\u001b[2J"), "{}", human.stderr);
     assert!(
         !human
             .stderr

@@ -221,10 +221,14 @@ fn a_stuck_agent_stops_on_stagnation_after_k_runs() {
 
 #[test]
 fn a_flapping_agent_is_not_stagnation_and_ends_on_the_iteration_budget() {
-    let w = World::new(&THREE.replace(
-        "  - { id: C, severity: must, validator: exists, targets: [c] }\n",
-        "",
-    ));
+    let w = World::new(
+        &THREE
+            .replace(
+                "  - { id: C, severity: must, validator: exists, targets: [c] }\n",
+                "",
+            )
+            .replace("  - { id: c, path: c.txt }\n", ""),
+    );
     let run = w.converge(&["--max-iterations", "4"], &["flap", "A", "B"]);
     assert_eq!(run.code, 1, "{}", run.stderr);
     let r = run.json();
@@ -392,6 +396,86 @@ fn an_agent_that_weakens_the_contract_is_not_judged_by_its_edit() {
     let r = run.json();
     assert_eq!(reason(&r), "contract_changed", "{}", r["termination"]);
     assert_eq!(r["accepted"], false);
+}
+
+/// The first-hour hole: an agent lowers only the failing MUST to SHOULD,
+/// so the edited contract would be accepted. The loop judges every check
+/// by the bytes it read first, stops `contract_changed`, and never says
+/// accepted — not in the exit code, the report, the metrics or the
+/// headline.
+#[test]
+fn an_agent_that_lowers_only_the_failing_must_is_stopped_not_accepted() {
+    let two = "vcc: 1
+id: loop
+deliverables:
+  - { id: a, path: a.txt }
+  - { id: b, path: b.txt }
+validators:
+  exists: { component: std/file-exists }
+criteria:
+  - { id: A, severity: must, validator: exists, targets: [a] }
+  - { id: B, severity: must, validator: exists, targets: [b] }
+";
+    let w = World::new(two);
+    w.root.write("a.txt", "done\n");
+    let original = format!("blake3:{}", blake3::hash(two.as_bytes()).to_hex());
+    let run = w.converge(&[], &["weaken-failing"]);
+    assert_eq!(run.code, 1, "{}", run.stdout);
+    let r = run.json();
+    assert_eq!(reason(&r), "contract_changed", "{}", r["termination"]);
+    assert_eq!(r["accepted"], false);
+    assert_eq!(r["metrics"]["validity"], false);
+    assert_eq!(r["contract_digest"], original.as_str());
+    let last = &r["last_check"];
+    assert_eq!(
+        last["contract"]["digest"],
+        original.as_str(),
+        "the last verdict is under the original contract"
+    );
+    assert_eq!(last["verdict"], "rejected");
+    let b = last["criteria"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["id"] == "B")
+        .unwrap();
+    assert_eq!(b["severity"], "must");
+    let edited = std::fs::read_to_string(w.contract()).unwrap();
+    assert!(
+        edited.contains("id: B, severity: should"),
+        "the agent did edit it: {edited}"
+    );
+    assert!(
+        r["termination"]["detail"]
+            .as_str()
+            .unwrap()
+            .contains("contract.yaml")
+    );
+
+    // The headline a person reads says STOPPED, never ACCEPTED.
+    std::fs::write(w.contract(), two).unwrap();
+    let script = repo().join("tests/agents/fake_agent.py");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_vcc"))
+        .arg("converge")
+        .arg(w.contract())
+        .args(["--", "python3"])
+        .arg(script)
+        .arg("weaken-failing")
+        .env("VCC_CACHE_DIR", shared_cache())
+        .env("NO_COLOR", "1")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let human = wait_within(&mut child, Duration::from_secs(120));
+    assert_eq!(human.code, 1);
+    let headline = human.stderr.lines().last().unwrap_or_default();
+    assert!(
+        headline.contains("STOPPED, NOT accepted (contract_changed)"),
+        "{}",
+        human.stderr
+    );
+    assert!(!human.stderr.contains("ACCEPTED after"), "{}", human.stderr);
 }
 
 #[test]

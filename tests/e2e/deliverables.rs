@@ -386,7 +386,7 @@ fn newlines_and_escapes_in_names() {
     assert!(
         human
             .stderr
-            .contains("x.md\\u{a}verdict: ACCEPTED \\u{1b}[32m.md"),
+            .contains("x.md\\nverdict: ACCEPTED \\u001b[32m.md"),
         "{}",
         human.stderr
     );

@@ -746,7 +746,7 @@ fn escapes() {
             human.stderr
         );
     }
-    assert!(human.stderr.contains("\\u{1b}[32mPASS"), "{}", human.stderr);
+    assert!(human.stderr.contains("\\u001b[32mPASS"), "{}", human.stderr);
     assert!(
         human.stderr.contains("verdict: REJECTED"),
         "{}",

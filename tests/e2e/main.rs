@@ -15,6 +15,7 @@ mod deliverables;
 mod during;
 mod examples;
 mod exclude;
+mod first_hour;
 mod fixtures;
 mod forgery;
 mod large;

@@ -356,6 +356,12 @@ pub struct CheckArgs {
     /// change (for contract authors; Ctrl-C ends it).
     #[arg(long)]
     pub watch: bool,
+    /// Judge FILE, from outside the root, as if it were at GUEST_PATH under
+    /// it (repeat): an agent's transcript kept elsewhere, say
+    /// `--attach .vcc/transcript.jsonl=/tmp/session.jsonl`. Read once; the
+    /// report lists it under `deliverables.attached`.
+    #[arg(long, value_name = "GUEST_PATH=FILE")]
+    pub attach: Vec<String>,
     /// Evaluate only these criteria (repeat, or separate with commas), for
     /// contract authors: a partial run is never accepted.
     #[arg(long, value_name = "ID", value_delimiter = ',')]
@@ -399,6 +405,15 @@ pub struct RecordArgs {
     /// blake3 is recorded after it ran, so a report is bound to this run.
     #[arg(long, value_name = "PATH", num_args = 1..)]
     pub outputs: Vec<PathBuf>,
+    /// Leave out of --inputs and --outputs what this gitignore pattern
+    /// matches (repeat), as `vcc check --exclude` does: `__pycache__/`,
+    /// `*.pyc`. `.git` is always left out.
+    #[arg(long, value_name = "GLOB")]
+    pub exclude: Vec<String>,
+    /// Also leave out what the root's .gitignore and .ignore files ignore
+    /// (as a contract's `gitignore: true`).
+    #[arg(long)]
+    pub gitignore: bool,
     /// The command and its arguments, after `--`.
     #[arg(last = true, required = true, value_name = "CMD")]
     pub command: Vec<String>,

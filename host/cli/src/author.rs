@@ -40,10 +40,6 @@ const COMMON: &[(&str, &str)] = &[
         include_str!("../../../sdk/templates/README.md"),
     ),
     (
-        ".gitignore",
-        include_str!("../../../sdk/templates/gitignore"),
-    ),
-    (
         "cases/pass-clean/case.yaml",
         include_str!("../../../sdk/templates/cases/pass-clean/case.yaml"),
     ),
@@ -61,6 +57,11 @@ const COMMON: &[(&str, &str)] = &[
     ),
 ];
 const RUST: &[(&str, &str)] = &[
+    // A Rust build is reproducible: build/ is made again, not kept.
+    (
+        ".gitignore",
+        include_str!("../../../sdk/templates/gitignore"),
+    ),
     (
         "Cargo.toml",
         include_str!("../../../sdk/templates/rust/Cargo.toml"),
@@ -70,11 +71,22 @@ const RUST: &[(&str, &str)] = &[
         include_str!("../../../sdk/templates/rust/src/lib.rs"),
     ),
 ];
-const PYTHON: &[(&str, &str)] = &[(
-    "app.py",
-    include_str!("../../../sdk/templates/python/app.py"),
-)];
+const PYTHON: &[(&str, &str)] = &[
+    (
+        "app.py",
+        include_str!("../../../sdk/templates/python/app.py"),
+    ),
+    // Python and JavaScript builds are not reproducible: build/ is kept.
+    (
+        ".gitignore",
+        include_str!("../../../sdk/templates/gitignore-keep-build"),
+    ),
+];
 const JS: &[(&str, &str)] = &[
+    (
+        ".gitignore",
+        include_str!("../../../sdk/templates/gitignore-keep-build"),
+    ),
     (
         "validator.js",
         include_str!("../../../sdk/templates/js/validator.js"),
@@ -221,7 +233,7 @@ pub fn build(dir: &Path) -> i32 {
                 && project.lang != Lang::Rust
             {
                 eprintln!(
-                    "note: {} builds are not reproducible (the next build of the same source has another digest): keep this file, or pin a signed bundle's version instead of the digest (README: Reproducible builds)",
+                    "note: {} builds are not reproducible (the next build of the same source has another digest): keep this file (the project's .gitignore keeps build/; commit it or release it), or pin a signed bundle's version instead of the digest (README: Reproducible builds)",
                     project.lang.name()
                 );
             }
@@ -490,7 +502,7 @@ pub fn inspect(runtime: &Runtime, path: &Path, format: Format) -> i32 {
                 }).collect::<Vec<_>>(),
                 "exports": inspection.exports,
             });
-            crate::commands::print_stdout(&format!(
+            crate::output::print_stdout(&format!(
                 "{}\n",
                 serde_json::to_string_pretty(&doc).unwrap_or_default()
             ));
@@ -539,7 +551,7 @@ pub fn inspect(runtime: &Runtime, path: &Path, format: Format) -> i32 {
             for name in &inspection.exports {
                 out.push_str(&format!("  {}\n", clean(name)));
             }
-            crate::commands::print_stdout(&out);
+            crate::output::print_stdout(&out);
         }
     }
     code

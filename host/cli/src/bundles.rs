@@ -17,7 +17,7 @@ use vcc_trust::verify::{Verified, verify};
 use vcc_trust::{Code, Refusal};
 
 use crate::args::{Format, TrustArgs};
-use crate::commands::print_stdout;
+use crate::output::print_stdout;
 
 /// Say why, with its code, and exit 2.
 pub fn refused(command: &str, r: &Refusal) -> i32 {

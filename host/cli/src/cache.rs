@@ -4,8 +4,9 @@ use vcc_report::law::exit;
 use vcc_runtime::{Cache, CacheStats, Pruned};
 
 use crate::args::{CacheCommand, Cli, Format};
-use crate::commands::{RuntimeSettings, print_stdout};
+use crate::output::print_stdout;
 use crate::render::bytes;
+use crate::settings::RuntimeSettings;
 
 pub fn run(cli: &Cli, command: &CacheCommand) -> i32 {
     let Some(dir) = RuntimeSettings::of(cli).cache_dir() else {

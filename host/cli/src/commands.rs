@@ -1,20 +1,23 @@
 //! What each command does. `run` returns the process exit code.
 
-use std::io::{self, Write};
-use std::path::{Path, PathBuf};
+use std::io;
+use std::path::Path;
 
 use clap::{CommandFactory, Parser};
 use serde_json::json;
 use vcc_contract::Level;
 use vcc_report::law::exit;
 use vcc_report::{Report, Verdict};
-use vcc_runtime::{Builtin, Cache, CheckOptions, Runtime, WalkLimits};
+use vcc_runtime::{CheckOptions, Runtime, WalkLimits};
 
 use crate::args::{
     BundleCommand, CheckArgs, Cli, Command, Format, HookCommand, KeyCommand, LintArgs,
     ValidatorCommand,
 };
+use crate::evaluate::{evaluate, lint_problems};
+use crate::output::{print_stdout, write_atomically};
 use crate::render::{self, Style};
+use crate::settings::runtime;
 
 pub fn run() -> i32 {
     let cli = match Cli::try_parse() {
@@ -141,64 +144,6 @@ fn bundle(cli: &Cli, command: &BundleCommand) -> i32 {
     }
 }
 
-pub fn runtime(cli: &Cli) -> Result<Runtime, i32> {
-    RuntimeSettings::of(cli).runtime().map_err(|e| {
-        eprintln!("vcc: {e}");
-        exit::INVALID
-    })
-}
-
-/// What a runtime is made from (for `vcc mcp`, which makes one per call).
-#[derive(Clone)]
-pub struct RuntimeSettings {
-    cache_dir: Option<PathBuf>,
-}
-
-impl RuntimeSettings {
-    pub fn of(cli: &Cli) -> RuntimeSettings {
-        RuntimeSettings {
-            cache_dir: if cli.no_cache {
-                None
-            } else {
-                cli.cache_dir.clone().or_else(Cache::default_dir)
-            },
-        }
-    }
-
-    /// The cache folder, unless `--no-cache`.
-    pub fn cache_dir(&self) -> Option<PathBuf> {
-        self.cache_dir.clone()
-    }
-
-    pub fn runtime(&self) -> Result<Runtime, String> {
-        let builtins = vcc_std::BUILTINS
-            .iter()
-            .map(|b| Builtin {
-                name: b.name,
-                bytes: b.bytes,
-                digest: b.digest,
-                precompiled: b.precompiled,
-            })
-            .collect();
-        // A knob for tests and slow machines: how long one component may take
-        // to compile (a duration like `300s`).
-        let compile_timeout = match std::env::var("VCC_COMPILE_TIMEOUT") {
-            Ok(text) if !text.is_empty() => {
-                vcc_contract::DurationSpec::parse(&text)
-                    .map_err(|e| format!("VCC_COMPILE_TIMEOUT: {e}"))?
-                    .0
-            }
-            _ => vcc_runtime::DEFAULT_COMPILE_TIMEOUT,
-        };
-        let (runtime, warning) = Runtime::new(builtins, self.cache_dir.as_deref(), compile_timeout)
-            .map_err(|err| format!("cannot start the WebAssembly runtime: {err:#}"))?;
-        if let Some(warning) = warning {
-            eprintln!("vcc: warning: {warning}");
-        }
-        Ok(runtime)
-    }
-}
-
 fn schema() -> i32 {
     let text = serde_json::to_string_pretty(&vcc_contract::json_schema()).unwrap_or_default();
     print_stdout(&format!("{text}\n"));
@@ -227,28 +172,6 @@ fn lint(cli: &Cli, args: &LintArgs, style: &Style) -> i32 {
     } else {
         exit::ACCEPTED
     }
-}
-
-/// The integrity pass of `vcc lint`: the contract's digest (when it could
-/// be read) and its problems.
-pub fn lint_problems(
-    runtime: &Runtime,
-    contract: &Path,
-    dir: Option<&Path>,
-    gate: &crate::args::GateArgs,
-) -> (Option<String>, Vec<vcc_contract::Problem>) {
-    let doc = match vcc_contract::load_all(contract) {
-        Ok(doc) => doc,
-        Err(problems) => return (None, problems),
-    };
-    let root = dir.map_or_else(|| doc.default_root(), Path::to_path_buf);
-    let digest = doc.digest.clone();
-    let doc = match crate::gate::prepare(runtime, doc, &root, gate) {
-        Ok(prepared) => prepared.doc,
-        Err(problems) => return (Some(digest), problems),
-    };
-    let (problems, _) = vcc_runtime::lint_with_validators(runtime.loader(), &doc, Some(&root));
-    (Some(doc.digest.clone()), problems)
 }
 
 fn emit_lint(
@@ -310,6 +233,16 @@ fn check(cli: &Cli, args: &CheckArgs, style: &Style) -> i32 {
         Ok(r) => r,
         Err(code) => return code,
     };
+    let mut attached = Vec::new();
+    for spec in &args.attach {
+        match crate::attach::parse(spec) {
+            Ok(file) => attached.push(file),
+            Err(why) => {
+                eprintln!("vcc check: {why}");
+                return exit::INVALID;
+            }
+        }
+    }
     let defaults = CheckOptions::default();
     let walk = WalkLimits {
         max_files: args.max_files.unwrap_or(defaults.walk.max_files),
@@ -324,6 +257,8 @@ fn check(cli: &Cli, args: &CheckArgs, style: &Style) -> i32 {
         evidence_dir: args.evidence_dir.clone(),
         walk,
         exclude: args.exclude.clone(),
+        only: args.only.clone(),
+        attached,
         ..defaults
     };
     if args.watch {
@@ -361,13 +296,12 @@ fn check_once(runtime: &Runtime, args: &CheckArgs, options: &CheckOptions, style
         .contracts
         .iter()
         .map(|contract| {
-            let mut report = evaluate_only(
+            let mut report = evaluate(
                 runtime,
                 contract,
                 args.dir.as_deref(),
                 &args.gate,
                 options.clone(),
-                &args.only,
             )
             .report;
             if !args.only.is_empty() {
@@ -416,131 +350,6 @@ fn partial(report: &mut Report, only: &[String]) {
         Verdict::Invalid => {}
         _ => report.reason = format!("a partial run (--only {which}): {}", report.reason),
     }
-}
-
-/// A check's report, and the budget of the contract it evaluated (with
-/// its bases).
-pub struct Evaluation {
-    pub report: Report,
-    pub budget: Option<vcc_contract::Budget>,
-}
-
-/// Load a contract, verify what binds it (trust policy, vcc.lock, bases),
-/// and check it against the deliverables under `dir` (default: the
-/// contract's folder). What `vcc check`, `converge`, `hook` and `mcp`
-/// share.
-pub fn evaluate(
-    runtime: &Runtime,
-    contract: &Path,
-    dir: Option<&Path>,
-    gate: &crate::args::GateArgs,
-    options: CheckOptions,
-) -> Evaluation {
-    evaluate_only(runtime, contract, dir, gate, options, &[])
-}
-
-/// [`evaluate`], keeping only the criteria named in `only` (all when empty).
-pub fn evaluate_only(
-    runtime: &Runtime,
-    contract: &Path,
-    dir: Option<&Path>,
-    gate: &crate::args::GateArgs,
-    mut options: CheckOptions,
-    only: &[String],
-) -> Evaluation {
-    let doc = match vcc_contract::load_all(contract) {
-        Ok(doc) => doc,
-        Err(problems) => {
-            let report =
-                vcc_runtime::unreadable_contract(contract, problems, runtime.loader().stats());
-            return Evaluation {
-                report,
-                budget: None,
-            };
-        }
-    };
-    let root = dir.map_or_else(|| doc.default_root(), Path::to_path_buf);
-    let (path, digest) = (doc.path.clone(), doc.digest.clone());
-    match crate::gate::prepare(runtime, doc, &root, gate) {
-        Ok(mut prepared) => {
-            if !only.is_empty() {
-                let ids: Vec<String> = prepared
-                    .doc
-                    .contract
-                    .criteria
-                    .iter()
-                    .map(|c| c.id.clone())
-                    .collect();
-                let unknown: Vec<&str> = only
-                    .iter()
-                    .filter(|id| !ids.contains(id))
-                    .map(String::as_str)
-                    .collect();
-                if !unknown.is_empty() {
-                    let problem = prepared.doc.problem(
-                        vcc_contract::Code::InvalidValue,
-                        Level::Error,
-                        &vcc_contract::FieldPath::root().key("criteria"),
-                        format!(
-                            "--only {}: no such criterion (the contract has: {})",
-                            unknown.join(", "),
-                            ids.join(", ")
-                        ),
-                    );
-                    let mut report =
-                        refused_report(&path, &digest, vec![problem], runtime.loader().stats());
-                    report.reason = format!(
-                        "--only names criteria the contract does not have: {}",
-                        unknown.join(", ")
-                    );
-                    return Evaluation {
-                        report,
-                        budget: None,
-                    };
-                }
-                prepared
-                    .doc
-                    .contract
-                    .criteria
-                    .retain(|c| only.contains(&c.id));
-            }
-            options.host_digest = runtime.host_digest();
-            options.base_bundles = prepared.base_bundles;
-            Evaluation {
-                report: vcc_runtime::check(runtime.loader(), &prepared.doc, &root, &options),
-                budget: prepared.doc.contract.budget.clone(),
-            }
-        }
-        Err(problems) => Evaluation {
-            report: refused_report(&path, &digest, problems, runtime.loader().stats()),
-            budget: None,
-        },
-    }
-}
-
-/// A check refused before evaluation: its bundles, lock, trust policy or
-/// bases could not be trusted.
-fn refused_report(
-    path: &Path,
-    digest: &str,
-    problems: Vec<vcc_contract::Problem>,
-    cache: vcc_report::CacheStats,
-) -> Report {
-    if problems.is_empty() {
-        return Report::unfinished(&path.display().to_string());
-    }
-    let mut report = vcc_runtime::unreadable_contract(path, problems, cache);
-    report.contract.digest = Some(digest.to_string());
-    report.reason = format!(
-        "the contract's trust chain was refused ({}); no validator was run",
-        report
-            .problems
-            .iter()
-            .map(|p| p.code.as_str())
-            .collect::<Vec<_>>()
-            .join(", ")
-    );
-    report
 }
 
 /// Write the report file (if asked), then print.
@@ -628,39 +437,4 @@ fn validator_list(cli: &Cli, format: Format, params: bool) -> i32 {
         )),
     }
     code
-}
-
-/// Machine output; a closed pipe (`vcc … | head`) is not an error.
-pub fn print_stdout(text: &str) {
-    let mut out = io::stdout().lock();
-    let _ = out.write_all(text.as_bytes()).and_then(|()| out.flush());
-}
-
-/// Write a file so that readers see the old content or the new, never part.
-pub fn write_atomically(path: &Path, bytes: &[u8]) -> io::Result<()> {
-    let dir = match path.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-        _ => PathBuf::from("."),
-    };
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().to_string())
-        .unwrap_or_default();
-    std::fs::create_dir_all(&dir).map_err(|e| {
-        io::Error::new(
-            e.kind(),
-            format!("cannot create the folder {}: {e}", dir.display()),
-        )
-    })?;
-    let tmp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
-    let result = (|| {
-        let mut file = std::fs::File::create(&tmp)?;
-        file.write_all(bytes)?;
-        file.sync_all()?;
-        std::fs::rename(&tmp, path)
-    })();
-    if result.is_err() {
-        let _ = std::fs::remove_file(&tmp);
-    }
-    result
 }

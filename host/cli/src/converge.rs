@@ -21,7 +21,8 @@ use vcc_report::{Report, Verdict};
 use vcc_runtime::{CheckOptions, Runtime};
 
 use crate::args::{ConvergeArgs, Format};
-use crate::commands::{Evaluation, evaluate, print_stdout, write_atomically};
+use crate::evaluate::{Evaluation, Ready};
+use crate::output::{print_stdout, write_atomically};
 
 /// How often a running command is looked at (exit, interrupt, budgets).
 const POLL: Duration = Duration::from_millis(50);
@@ -64,6 +65,7 @@ pub fn run(rt: &Runtime, args: &ConvergeArgs) -> i32 {
         iterations: Vec::new(),
         checks: Vec::new(),
         lp: None,
+        ready: None,
     };
     if let Some(path) = &args.report {
         let unfinished = c.report(
@@ -93,6 +95,9 @@ struct Converge<'a> {
     /// Every check's report, in order.
     checks: Vec<Report>,
     lp: Option<Loop>,
+    /// The contract as it was read before the first check: every check of
+    /// the loop judges these bytes, whatever the command writes.
+    ready: Option<Ready>,
 }
 
 /// How one run of the command went.
@@ -105,6 +110,19 @@ struct Ran {
 impl Converge<'_> {
     /// The loop; why it stopped.
     fn converge(&mut self) -> (Termination, String) {
+        match Ready::read(
+            self.rt,
+            &self.args.contract,
+            self.args.dir.as_deref(),
+            &self.args.gate,
+        ) {
+            Ok(ready) => self.ready = Some(ready),
+            Err(report) => {
+                let reason = report.reason.clone();
+                self.record_check(*report, std::time::Duration::ZERO);
+                return (Termination::Invalid, reason);
+            }
+        }
         let first = self.check();
         if first.report.verdict == Verdict::Invalid {
             return (Termination::Invalid, first.report.reason.clone());
@@ -193,18 +211,20 @@ impl Converge<'_> {
                     ),
                 );
             }
-            let next = self.check();
-            if next.report.contract.digest != digest {
+            // Whatever the command wrote to the contract, the check after it
+            // judges the contract the loop started with; an edit ends the
+            // loop, never in an acceptance.
+            let changed = self
+                .ready
+                .as_ref()
+                .and_then(|r| r.sources.unchanged_on_disk().err());
+            self.check();
+            if let Some(what) = changed {
                 return (
                     Termination::ContractChanged,
                     format!(
-                        "the contract changed during the loop ({} → {}): the loop judges the contract it started with",
+                        "the contract changed during the loop ({what}); every check judged the contract as it was read first ({}), and a loop whose contract was edited is not accepted",
                         digest.as_deref().unwrap_or("?"),
-                        next.report
-                            .contract
-                            .digest
-                            .as_deref()
-                            .unwrap_or("unreadable")
                     ),
                 );
             }
@@ -224,15 +244,21 @@ impl Converge<'_> {
             self.rt.loader().progress(),
             self.args.format == Format::Human,
         );
-        let evaluation = evaluate(
-            self.rt,
-            &self.args.contract,
-            self.args.dir.as_deref(),
-            &self.args.gate,
-            options,
-        );
+        let evaluation = match &self.ready {
+            Some(ready) => ready.check(self.rt, options),
+            None => Evaluation {
+                report: Report::unfinished(&self.args.contract.display().to_string()),
+                budget: None,
+            },
+        };
         drop(spinner);
-        let summary = CheckSummary::of(&evaluation.report, started.elapsed());
+        self.record_check(evaluation.report.clone(), started.elapsed());
+        evaluation
+    }
+
+    /// A check's summary joins the current iteration (or starts the first).
+    fn record_check(&mut self, report: Report, took: Duration) {
+        let summary = CheckSummary::of(&report, took);
         let failing = if summary.failing.is_empty() {
             String::new()
         } else {
@@ -258,17 +284,15 @@ impl Converge<'_> {
             }
         };
         self.progress(&format!("check {index}: {}{failing}", verdict.as_str()));
-        self.checks.push(evaluation.report.clone());
-        evaluation
+        self.checks.push(report);
     }
 
     /// The deliverable root the checks walked (`--dir`, else the
     /// contract's `root:`, else its folder).
     fn root(&self) -> PathBuf {
-        let walked = self.checks.first().and_then(|r| r.deliverables.as_ref());
-        match (&self.args.dir, walked) {
-            (Some(dir), _) => dir.clone(),
-            (None, Some(d)) => PathBuf::from(&d.root),
+        match (&self.ready, &self.args.dir) {
+            (Some(ready), _) => ready.root.clone(),
+            (None, Some(dir)) => dir.clone(),
             (None, None) => PathBuf::from("."),
         }
     }
@@ -406,7 +430,10 @@ impl Converge<'_> {
     fn report(&self, why: Termination, detail: String) -> ConvergeReport {
         let last = self.checks.last();
         let lp = self.lp.as_ref();
-        let accepted = last.is_some_and(|r| r.verdict == Verdict::Accepted);
+        // Only the loop's own end says accepted: a last check that passed
+        // under an edited contract, or after an interrupt, does not.
+        let accepted =
+            why == Termination::Accepted && last.is_some_and(|r| r.verdict == Verdict::Accepted);
         let checks: Vec<&Report> = self.checks.iter().collect();
         ConvergeReport {
             schema_version: SCHEMA_VERSION,
@@ -469,7 +496,7 @@ impl Converge<'_> {
                     if report.accepted {
                         "ACCEPTED".to_string()
                     } else {
-                        format!("stopped, NOT accepted ({})", why.as_str())
+                        format!("STOPPED, NOT accepted ({})", why.as_str())
                     },
                     vcc_report::text::clean(&report.termination.detail)
                 );

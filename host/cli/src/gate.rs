@@ -185,16 +185,10 @@ impl<'a> Gate<'a> {
     fn resolve(&mut self, name: &str, reqs: &[VersionReq]) -> Result<Resolved, Refusal> {
         let policy = self.policy()?.clone();
         let mut refusal = None;
-        for (version, digest) in self.store()?.versions(name)? {
-            if !reqs.iter().all(|r| r.matches(&version)) {
-                continue;
-            }
-            match self.stored(&digest) {
-                Ok(r) => return Ok(r),
-                Err(r) => {
-                    refusal.get_or_insert(r);
-                }
-            }
+        match self.in_store(name, reqs) {
+            Ok(Some(r)) => return Ok(r),
+            Ok(None) => {}
+            Err(r) => refusal = Some(r),
         }
         let wanted = reqs
             .iter()
@@ -249,6 +243,25 @@ impl<'a> Gate<'a> {
                 ),
             )
         }))
+    }
+
+    /// The highest version of `name` meeting `reqs` in the local store that
+    /// the policy trusts; `Ok(None)` when the store has none (`Err`: the
+    /// first refusal of one it has).
+    fn in_store(&mut self, name: &str, reqs: &[VersionReq]) -> Result<Option<Resolved>, Refusal> {
+        let mut refusal = None;
+        for (version, digest) in self.store()?.versions(name)? {
+            if !reqs.iter().all(|r| r.matches(&version)) {
+                continue;
+            }
+            match self.stored(&digest) {
+                Ok(r) => return Ok(Some(r)),
+                Err(r) => {
+                    refusal.get_or_insert(r);
+                }
+            }
+        }
+        refusal.map_or(Ok(None), Err)
     }
 
     /// The bundle a lock entry pins: from the store, else fetched by the
@@ -382,6 +395,7 @@ pub struct Prepared {
 pub fn prepare(
     runtime: &Runtime,
     doc: Document,
+    sources: &vcc_contract::Sources,
     root: &Path,
     gate: &GateArgs,
 ) -> Result<Prepared, Vec<Problem>> {
@@ -409,7 +423,8 @@ pub fn prepare(
             .check_contract(&doc.path, &doc.digest)
             .map_err(|r| refuse(r, &file))?;
     }
-    let lock = Lock::read_for(&doc.path).map_err(|r| refuse(r, &lock_file))?;
+    // The lock read with the contract: a loop judges both as they were.
+    let lock = Lock::from_sources(sources).map_err(|r| refuse(r, &lock_file))?;
     let mut doc = doc;
     let mut bases: Vec<(String, Document)> = Vec::new();
     let mut base_bundles = HashMap::new();
@@ -429,7 +444,11 @@ pub fn prepare(
             };
             let mut p = Refusal::new(Code::LockMissing, why).problem(&file);
             p.help = Some(relock);
-            return Err(vec![p]);
+            // Say now, not after `vcc lock`, that the contract weakens a
+            // base the store holds.
+            let mut problems = vec![p];
+            problems.extend(weakens_stored_base(&mut g, &doc));
+            return Err(problems);
         }
         None => {}
         Some(lock) => {
@@ -549,6 +568,53 @@ pub fn prepare(
         doc.notes.extend(unsigned);
     }
     Ok(Prepared { doc, base_bundles })
+}
+
+/// The `WEAKENS_BASE` problems of a contract against its base as the local
+/// store holds it (no lock yet): nothing when the store has no matching
+/// version the policy trusts.
+fn weakens_stored_base(g: &mut Gate, doc: &Document) -> Vec<Problem> {
+    let Some(e) = &doc.contract.extends else {
+        return Vec::new();
+    };
+    let reqs = requirements(&doc.contract)
+        .remove(&e.bundle)
+        .unwrap_or_default();
+    let Ok(reqs) = parse_reqs(&reqs) else {
+        return Vec::new();
+    };
+    let Ok(Some(resolved)) = g.in_store(&e.bundle, &reqs) else {
+        return Vec::new();
+    };
+    weakening(doc, &resolved, &e.contract)
+}
+
+/// The `WEAKENS_BASE` problems of `doc` against base `contract` of a
+/// resolved bundle (bundle validators of that bundle pinned to its
+/// version on both sides, as a check compares them); a base that cannot
+/// be read is the refusal's problem.
+fn weakening(doc: &Document, resolved: &Resolved, contract: &str) -> Vec<Problem> {
+    let label = format!(
+        "{}#{contract}@{}",
+        resolved.verified.name, resolved.verified.version
+    );
+    let mut base = match base_from(resolved, contract, &label) {
+        Ok(base) => base,
+        Err(r) => return vec![r.problem(&doc.path.display().to_string())],
+    };
+    let versions = HashMap::from([(
+        resolved.verified.name.clone(),
+        resolved.verified.version.clone(),
+    )]);
+    let mut project = doc.clone();
+    project.notes.clear();
+    pin_versions(&mut project.contract, &versions);
+    pin_versions(&mut base.contract, &versions);
+    compose(project, &[Base { label, doc: &base }])
+        .notes
+        .into_iter()
+        .filter(|p| p.code == Code::WeakensBase)
+        .collect()
 }
 
 type PolicyBase = (Document, Option<(String, BundleRef)>);
@@ -673,6 +739,19 @@ fn write_lock(
         let r = g.resolve(&e.bundle, &reqs)?;
         let label = format!("{}#{}@{}", e.bundle, e.contract, r.verified.version);
         let base = base_from(&r, &e.contract, &label)?;
+        // A lock is a promise that the contract runs as its base says: one
+        // that weakens the base is refused here, not only at lint.
+        if let Some(p) = weakening(doc, &r, &e.contract).first() {
+            return Err(Refusal::new(
+                Code::WeakensBase,
+                format!(
+                    "{}{}: {}",
+                    p.field.as_deref().unwrap_or("the contract"),
+                    p.line.map(|l| format!(" (line {l})")).unwrap_or_default(),
+                    p.message
+                ),
+            ));
+        }
         for (bundle, reqs) in requirements(&base.contract) {
             wanted.entry(bundle).or_default().extend(reqs);
         }
@@ -778,7 +857,7 @@ fn write_lock(
         }),
     };
     let path = Lock::path_for(&doc.path);
-    crate::commands::write_atomically(&path, lock.to_yaml().as_bytes())
+    crate::output::write_atomically(&path, lock.to_yaml().as_bytes())
         .map_err(|e| Refusal::new(Code::LockStale, format!("{}: {e}", path.display())))?;
     Ok((path, lock))
 }

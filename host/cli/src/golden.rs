@@ -165,7 +165,7 @@ pub fn test(runtime: &Runtime, target: &Path, cases: Option<&Path>, format: Form
                 "passed": results.len() - failed,
                 "failed": failed,
             });
-            crate::commands::print_stdout(&format!(
+            crate::output::print_stdout(&format!(
                 "{}\n",
                 serde_json::to_string_pretty(&doc).unwrap_or_default()
             ));
@@ -206,7 +206,7 @@ pub fn test(runtime: &Runtime, target: &Path, cases: Option<&Path>, format: Form
                 results.len(),
                 clean(&component.display().to_string())
             ));
-            crate::commands::print_stdout(&out);
+            crate::output::print_stdout(&out);
         }
     }
     if failed == 0 { 0 } else { 1 }

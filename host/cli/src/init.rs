@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 
 use crate::args::{InitArgs, Template};
-use crate::commands::write_atomically;
+use crate::output::write_atomically;
 
 /// Where the schema is written, relative to the folder (editors read it).
 const SCHEMA: &str = ".vcc/vcc-contract.schema.json";
@@ -15,7 +15,78 @@ struct Found {
     readme: Option<String>,
     changelog: Option<String>,
     tests: Option<String>,
+    /// `src` (or a Go/Python package layout's source folder), when there.
+    src: Option<String>,
     json: bool,
+    /// The languages whose project files are at the top, in the order
+    /// their test command is proposed.
+    languages: Vec<Language>,
+}
+
+/// A language vcc init knows a project of: how its tests are run, and the
+/// build output it writes into the folder.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Language {
+    Python,
+    JavaScript,
+    Go,
+    Rust,
+}
+
+impl Language {
+    const ALL: [Language; 4] = [
+        Language::Python,
+        Language::JavaScript,
+        Language::Go,
+        Language::Rust,
+    ];
+
+    fn name(self) -> &'static str {
+        match self {
+            Language::Python => "Python",
+            Language::JavaScript => "JavaScript",
+            Language::Go => "Go",
+            Language::Rust => "Rust",
+        }
+    }
+
+    /// The files that say a folder is a project of this language.
+    fn markers(self) -> &'static [&'static str] {
+        match self {
+            Language::Python => &["pyproject.toml", "setup.cfg", "setup.py"],
+            Language::JavaScript => &["package.json"],
+            Language::Go => &["go.mod"],
+            Language::Rust => &["Cargo.toml"],
+        }
+    }
+
+    fn test_command(self) -> &'static str {
+        match self {
+            Language::Python => "python -m pytest",
+            Language::JavaScript => "npm test",
+            Language::Go => "go test ./...",
+            Language::Rust => "cargo test",
+        }
+    }
+
+    /// What its tools write into the folder: never a deliverable.
+    fn build_output(self) -> &'static [&'static str] {
+        match self {
+            Language::Python => &[
+                "__pycache__/",
+                "*.pyc",
+                ".pytest_cache/",
+                ".venv/",
+                ".tox/",
+                "build/",
+                "dist/",
+                "*.egg-info/",
+            ],
+            Language::JavaScript => &["node_modules/", "dist/", "coverage/", ".next/"],
+            Language::Go => &["bin/"],
+            Language::Rust => &["target/"],
+        }
+    }
 }
 
 impl Found {
@@ -41,7 +112,15 @@ impl Found {
                 .iter()
                 .find(|n| dir.join(n).is_dir())
                 .map(|n| n.to_string()),
+            src: ["src", "lib", "pkg", "cmd"]
+                .iter()
+                .find(|n| dir.join(n).is_dir())
+                .map(|n| n.to_string()),
             json,
+            languages: Language::ALL
+                .into_iter()
+                .filter(|l| l.markers().iter().any(|m| dir.join(m).is_file()))
+                .collect(),
         }
     }
 }
@@ -94,6 +173,14 @@ pub fn run(args: &InitArgs) -> i32 {
         out.display(),
         out.display()
     );
+    if args.template == Template::Software && !found.languages.is_empty() {
+        let names: Vec<&str> = found.languages.iter().map(|l| l.name()).collect();
+        eprintln!(
+            "found a {} project: `exclude:` leaves out its build output, and the tests are recorded with `{}`",
+            names.join(" and "),
+            found.languages[0].test_command()
+        );
+    }
     0
 }
 
@@ -114,6 +201,61 @@ fn id_of(name: &str) -> String {
         Some(c) if c.is_ascii_alphanumeric() => id,
         _ => format!("work{id}"),
     }
+}
+
+/// `exclude:` for the build output of the languages found, with a comment
+/// naming them.
+fn excludes(found: &Found) -> String {
+    if found.languages.is_empty() {
+        return String::new();
+    }
+    let mut patterns: Vec<&str> = Vec::new();
+    for l in &found.languages {
+        for p in l.build_output() {
+            if !patterns.contains(p) {
+                patterns.push(p);
+            }
+        }
+    }
+    let quoted: Vec<String> = patterns
+        .iter()
+        .map(|p| {
+            if p.starts_with('*') {
+                format!("\"{p}\"")
+            } else {
+                p.to_string()
+            }
+        })
+        .collect();
+    let names: Vec<&str> = found.languages.iter().map(|l| l.name()).collect();
+    format!(
+        "exclude: [{}]   # build output of {}: never a deliverable\n",
+        quoted.join(", "),
+        names.join(", ")
+    )
+}
+
+/// How the tests are run and recorded, for the language found first.
+fn test_recipe(found: &Found) -> String {
+    let command = found
+        .languages
+        .first()
+        .map_or("make test", |l| l.test_command());
+    let mut inputs: Vec<&str> = found.src.iter().map(String::as_str).collect();
+    inputs.extend(found.tests.as_deref());
+    let exclude = if found.languages.contains(&Language::Python) {
+        " --exclude __pycache__/"
+    } else {
+        ""
+    };
+    format!(
+        "`vcc record --inputs {}{exclude} --out out/tests.json -- {command}`",
+        if inputs.is_empty() {
+            ".".to_string()
+        } else {
+            inputs.join(" ")
+        }
+    )
 }
 
 fn software(found: &Found) -> String {
@@ -139,15 +281,17 @@ fn software(found: &Found) -> String {
     }
     if let Some(tests) = &found.tests {
         deliverables.push_str(&format!("  - {{ id: tests, path: {tests} }}\n"));
-        criteria.push_str("  - id: TESTS\n    severity: must\n    validator: exists\n    targets: [tests]\n    description: The tests are there. To require that they ran and passed, record them\n      (`vcc record --inputs src tests --out out/tests.json -- cargo test`) and judge the\n      record with std/exit-record.\n");
+        criteria.push_str(&format!("  - id: TESTS\n    severity: must\n    validator: exists\n    targets: [tests]\n    description: The tests are there. To require that they ran and passed, record them\n      ({}) and judge the\n      record with std/exit-record.\n", test_recipe(found)));
     }
     if found.json {
         deliverables.push_str("  - { id: data, path: \"*.json\" }\n");
         validators.push_str("  schema: { component: std/json-schema }\n");
         criteria.push_str("  - id: JSON-PARSES\n    severity: must\n    validator: schema\n    targets: [data]\n    params: { schema: true }   # any JSON; put a real schema here\n");
     }
+    let exclude = excludes(found);
     format!(
         "title: The work in this folder is done\n\
+         {exclude}\
          deliverables:                   # files, folders or globs under the root (this file's folder)\n\
          {deliverables}\
          validators:                     # `vcc validator list --params` shows what each one takes\n\

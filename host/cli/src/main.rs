@@ -1,19 +1,23 @@
 //! `vcc`: check deliverables against a Verifiable Completion Contract.
 
 mod args;
+mod attach;
 mod author;
 mod bundles;
 mod cache;
 mod commands;
 mod converge;
+mod evaluate;
 mod gate;
 mod golden;
 mod hook;
 mod init;
 mod mcp;
+mod output;
 mod progress;
 mod record;
 mod render;
+mod settings;
 mod watch;
 
 fn main() {

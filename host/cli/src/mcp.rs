@@ -18,7 +18,8 @@ use vcc_report::law::exit;
 use vcc_runtime::CheckOptions;
 
 use crate::args::{Cli, GateArgs, McpArgs};
-use crate::commands::{RuntimeSettings, evaluate, lint_problems};
+use crate::evaluate::{evaluate, lint_problems};
+use crate::settings::RuntimeSettings;
 
 /// What every tool is asked about.
 #[derive(Debug, Deserialize, schemars::JsonSchema)]
@@ -29,6 +30,11 @@ struct Target {
     /// The deliverable root [default: the contract's `root:`, else its folder].
     #[serde(default)]
     dir: Option<String>,
+    /// Files from outside the root to judge as if they were under it:
+    /// `{ "GUEST_PATH": "FILE" }`, e.g. `{ ".vcc/transcript.jsonl":
+    /// "/tmp/session.jsonl" }` (the agent's transcript).
+    #[serde(default)]
+    attach: std::collections::BTreeMap<String, String>,
 }
 
 #[derive(Clone)]
@@ -125,12 +131,18 @@ fn checked(
     t: &Target,
 ) -> Result<vcc_report::Report, String> {
     let rt = settings.runtime()?;
+    let mut options = CheckOptions::default();
+    for (guest, file) in &t.attach {
+        options
+            .attached
+            .push(crate::attach::parse(&format!("{guest}={file}"))?);
+    }
     Ok(evaluate(
         &rt,
         &PathBuf::from(&t.contract),
         t.dir.as_deref().map(std::path::Path::new),
         gate,
-        CheckOptions::default(),
+        options,
     )
     .report)
 }

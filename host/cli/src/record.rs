@@ -21,7 +21,8 @@
 //! command's exit code (128 + N when killed by signal N; 127 when it could
 //! not be started), so it can stand in for the command in a script.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::cell::RefCell;
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::io::{self, Read, Write};
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
@@ -30,6 +31,8 @@ use std::thread;
 use std::time::{Instant, SystemTime};
 
 use serde_json::{Value, json};
+use vcc_contract::exclude::{IGNORE_FILES, MAX_IGNORE_FILE};
+use vcc_contract::{Decision, Excludes, IgnoreFile};
 
 use crate::args::RecordArgs;
 
@@ -115,13 +118,20 @@ fn hash_file(path: &Path) -> io::Result<Hashed> {
 }
 
 /// Where the record's paths are relative to, and the files it must not
-/// list (its own).
+/// list (its own, and what the excludes leave out).
 struct Layout {
     root: PathBuf,
     cwd: PathBuf,
     /// The record file (canonical folder).
     record: PathBuf,
     own: BTreeSet<PathBuf>,
+    /// `.git`, `--exclude`, and with `--gitignore` the root's ignore
+    /// files: the same rules, with the same matcher, as `vcc check`.
+    excludes: Excludes,
+    /// The ignore files of each folder read so far (relative to the root).
+    ignore_files: RefCell<HashMap<String, Vec<IgnoreFile>>>,
+    /// Files left out, for the message.
+    left_out: RefCell<usize>,
 }
 
 impl Layout {
@@ -144,6 +154,10 @@ impl Layout {
             let meta =
                 std::fs::symlink_metadata(&path).map_err(|e| format!("{}: {e}", path.display()))?;
             let kind = meta.file_type();
+            if self.excluded(&path, kind.is_dir())? {
+                *self.left_out.borrow_mut() += 1;
+                continue;
+            }
             if kind.is_dir() {
                 let entries =
                     std::fs::read_dir(&path).map_err(|e| format!("{}: {e}", path.display()))?;
@@ -182,6 +196,58 @@ impl Layout {
         }
         out.sort();
         Ok(out)
+    }
+
+    /// Whether the excludes leave out `path` (under the root), judged on
+    /// the folders above it too, as `vcc check`'s walk judges it.
+    fn excluded(&self, path: &Path, is_dir: bool) -> Result<bool, String> {
+        let Some(rel) = path.strip_prefix(&self.root).ok().and_then(Path::to_str) else {
+            return Ok(false);
+        };
+        if rel.is_empty() {
+            return Ok(false);
+        }
+        let parts: Vec<&str> = rel.split('/').collect();
+        let mut layers: Vec<Vec<IgnoreFile>> = vec![self.ignore_files_of("")?];
+        for depth in 1..=parts.len() {
+            let here = parts[..depth].join("/");
+            let dir = depth < parts.len() || is_dir;
+            let refs: Vec<&[IgnoreFile]> = layers.iter().map(Vec::as_slice).collect();
+            if let Decision::Excluded(_) = self.excludes.decide(&here, dir, &refs) {
+                return Ok(true);
+            }
+            if depth < parts.len() {
+                layers.push(self.ignore_files_of(&here)?);
+            }
+        }
+        Ok(false)
+    }
+
+    /// The ignore files of a folder (relative to the root), with
+    /// `--gitignore`; one that cannot be read or parsed is an error, as it
+    /// is for `vcc check` (what it leaves out would be a guess).
+    fn ignore_files_of(&self, folder: &str) -> Result<Vec<IgnoreFile>, String> {
+        if !self.excludes.gitignore {
+            return Ok(Vec::new());
+        }
+        if let Some(files) = self.ignore_files.borrow().get(folder) {
+            return Ok(files.clone());
+        }
+        let mut files = Vec::new();
+        for name in IGNORE_FILES {
+            let path = self.root.join(folder).join(name);
+            match std::fs::symlink_metadata(&path) {
+                Ok(m) if m.is_file() => {}
+                _ => continue,
+            }
+            let bytes = crate::attach::read_capped(&path, MAX_IGNORE_FILE)
+                .map_err(|e| format!("{}: {e}", path.display()))?;
+            files.push(IgnoreFile::parse(folder, name, &bytes)?);
+        }
+        self.ignore_files
+            .borrow_mut()
+            .insert(folder.to_string(), files.clone());
+        Ok(files)
     }
 
     /// Hash every file the specs name.
@@ -341,18 +407,29 @@ pub fn run(args: &RecordArgs) -> i32 {
         "outputs_missing": outputs_missing,
         "vcc_version": env!("CARGO_PKG_VERSION"),
     });
+    // The rules that left files out, so a reader of the record knows.
+    if !args.exclude.is_empty() || args.gitignore {
+        record["exclude"] = json!(args.exclude);
+        record["gitignore"] = json!(args.gitignore);
+    }
     let digest = vcc_record::digest(&record);
     record[vcc_record::DIGEST_FIELD] = json!(digest);
 
-    let written = crate::commands::write_atomically(&dir.join(&stdout_file), &stdout.captured)
-        .and_then(|()| crate::commands::write_atomically(&dir.join(&stderr_file), &stderr.captured))
+    let written = crate::output::write_atomically(&dir.join(&stdout_file), &stdout.captured)
+        .and_then(|()| crate::output::write_atomically(&dir.join(&stderr_file), &stderr.captured))
         .and_then(|()| {
             let text = serde_json::to_string_pretty(&record).unwrap_or_default() + "\n";
-            crate::commands::write_atomically(out, text.as_bytes())
+            crate::output::write_atomically(out, text.as_bytes())
         });
     if let Err(err) = written {
         eprintln!("vcc record: cannot write {}: {err}", out.display());
         return 2;
+    }
+    let left_out = *layout.left_out.borrow();
+    if left_out > 0 {
+        eprintln!(
+            "vcc record: {left_out} file(s) or folder(s) under --inputs/--outputs left out by .git, --exclude or --gitignore"
+        );
     }
     if !inputs_changed.is_empty() {
         eprintln!(
@@ -405,10 +482,20 @@ fn layout(
         .into_iter()
         .map(|f| dir.join(f))
         .collect();
+    let excludes = Excludes::new(&[], &args.exclude, args.gitignore).map_err(|bad| {
+        format!(
+            "--exclude `{}`: {}",
+            args.exclude.get(bad.index).map_or("", String::as_str),
+            bad.message
+        )
+    })?;
     Ok(Layout {
         root,
         cwd,
         record: dir.join(name),
         own,
+        excludes,
+        ignore_files: RefCell::new(HashMap::new()),
+        left_out: RefCell::new(0),
     })
 }

@@ -7,7 +7,7 @@ use std::fmt::Write as _;
 use std::io::IsTerminal;
 
 use vcc_contract::{Level, Problem, Severity};
-pub use vcc_report::text::clean;
+pub use vcc_report::text::{clean, clean_block};
 use vcc_report::{CriterionReport, Report, Status, Verdict};
 
 use crate::args::Color;
@@ -110,18 +110,16 @@ fn severity_label(s: Severity) -> &'static str {
 
 pub fn report(r: &Report, style: &Style) -> String {
     let mut out = String::new();
-    let id = r.contract.id.as_deref().unwrap_or("?");
     let format = match r.contract.format.as_deref() {
         Some(f) if f != "vcc: 1" => format!(", {}", clean(f)),
         _ => String::new(),
     };
-    let _ = writeln!(
-        out,
-        "{} {} ({}{format})",
-        style.paint(Paint::Bold, "vcc check"),
-        clean(id),
-        clean(&r.contract.path)
-    );
+    // A contract that could not be read has no id: name the file alone.
+    let name = match r.contract.id.as_deref() {
+        Some(id) => format!("{} ({}{format})", clean(id), clean(&r.contract.path)),
+        None => clean(&r.contract.path).into_owned(),
+    };
+    let _ = writeln!(out, "{} {name}", style.paint(Paint::Bold, "vcc check"));
     for p in &r.problems {
         out.push_str(&problem(p, style));
     }
@@ -243,7 +241,11 @@ fn criterion(out: &mut String, c: &CriterionReport, style: &Style) {
             .as_deref()
             .map(|r| format!(" [{}]", clean(r)))
             .unwrap_or_default();
-        let _ = writeln!(out, "      - {at}{}{rule}", clean(&f.message));
+        let _ = writeln!(
+            out,
+            "      - {at}{}{rule}",
+            clean_block(&f.message, "        ")
+        );
     }
     if c.findings.len() > FINDINGS_SHOWN {
         let _ = writeln!(
@@ -260,7 +262,7 @@ fn criterion(out: &mut String, c: &CriterionReport, style: &Style) {
                 out,
                 "      {} {}",
                 style.paint(Paint::Dim, "criterion:"),
-                clean(d)
+                clean_block(d, "        ")
             );
         }
         if let Some(prompt) = c.on_fail.as_ref().and_then(|o| o.prompt.as_deref()) {
@@ -268,7 +270,7 @@ fn criterion(out: &mut String, c: &CriterionReport, style: &Style) {
                 out,
                 "      {} {}",
                 style.paint(Paint::Dim, "to fix:"),
-                clean(prompt)
+                clean_block(prompt, "        ")
             );
         }
     }

@@ -40,12 +40,47 @@ pub fn reference(value: &Value) -> Option<&Value> {
     }
 }
 
+/// Where the bytes of a contract's files come from: the disk (relative
+/// to the contract's folder), or the copies pinned when the contract was
+/// first read (see [`crate::sources::Sources`]).
+pub trait FileSource {
+    /// The bytes of `path`, as written in the contract; `Err` says why not.
+    fn read(&mut self, path: &str) -> Result<Vec<u8>, String>;
+}
+
+/// Files read from the disk, relative to `dir`; each one read is kept.
+pub struct Disk<'a> {
+    pub dir: &'a Path,
+    pub read: &'a mut BTreeMap<String, Vec<u8>>,
+}
+
+impl FileSource for Disk<'_> {
+    fn read(&mut self, path: &str) -> Result<Vec<u8>, String> {
+        let bytes = read_file(self.dir, path)?;
+        self.read.insert(path.to_string(), bytes.clone());
+        Ok(bytes)
+    }
+}
+
+/// Files from pinned copies only: a file the copies lack is an error,
+/// never read from the disk.
+pub struct Pinned<'a>(pub &'a BTreeMap<String, Vec<u8>>);
+
+impl FileSource for Pinned<'_> {
+    fn read(&mut self, path: &str) -> Result<Vec<u8>, String> {
+        self.0
+            .get(path)
+            .cloned()
+            .ok_or_else(|| "not among the files pinned with the contract".to_string())
+    }
+}
+
 /// Replace every `{ $file: PATH }` in the params of `doc` with the file's
-/// contents, record the files, and fold their digests into `doc.digest`.
-pub fn resolve(doc: &mut Document) -> Result<(), Vec<Problem>> {
+/// contents (read from `source`), record the files, and fold their digests
+/// into `doc.digest`.
+pub fn resolve(doc: &mut Document, source: &mut dyn FileSource) -> Result<(), Vec<Problem>> {
     let mut read: BTreeMap<String, (Value, String)> = BTreeMap::new();
     let mut problems = Vec::new();
-    let dir = doc.dir().to_path_buf();
     let mut params: Vec<(usize, Value)> = doc
         .contract
         .criteria
@@ -55,11 +90,17 @@ pub fn resolve(doc: &mut Document) -> Result<(), Vec<Problem>> {
         .collect();
     for (i, value) in params.iter_mut() {
         let at = FieldPath::root().key("criteria").index(*i).key("params");
-        substitute(value, &at, &dir, &mut read, &mut |field, message, help| {
-            let mut p = doc.problem(Code::InvalidParams, Level::Error, &field, message);
-            p.help = Some(help);
-            problems.push(p);
-        });
+        substitute(
+            value,
+            &at,
+            source,
+            &mut read,
+            &mut |field, message, help| {
+                let mut p = doc.problem(Code::InvalidParams, Level::Error, &field, message);
+                p.help = Some(help);
+                problems.push(p);
+            },
+        );
     }
     if !problems.is_empty() {
         return Err(problems);
@@ -97,7 +138,7 @@ pub fn combined_digest(bytes_digest: &str, files: &[ContractFile]) -> String {
 fn substitute(
     value: &mut Value,
     at: &FieldPath,
-    dir: &Path,
+    source: &mut dyn FileSource,
     read: &mut BTreeMap<String, (Value, String)>,
     report: &mut dyn FnMut(FieldPath, String, String),
 ) {
@@ -112,7 +153,10 @@ fn substitute(
             return;
         };
         if !read.contains_key(&path) {
-            match load(dir, &path) {
+            match source
+                .read(&path)
+                .and_then(|bytes| parse_file(&path, &bytes))
+            {
                 Ok(loaded) => {
                     read.insert(path.clone(), loaded);
                 }
@@ -134,22 +178,22 @@ fn substitute(
     match value {
         Value::Object(map) => {
             for (key, item) in map.iter_mut() {
-                substitute(item, &at.key(key), dir, read, report);
+                substitute(item, &at.key(key), source, read, report);
             }
         }
         Value::Array(items) => {
             for (i, item) in items.iter_mut().enumerate() {
                 let mut field = at.clone();
                 field.0.push(Seg::Index(i));
-                substitute(item, &field, dir, read, report);
+                substitute(item, &field, source, read, report);
             }
         }
         _ => {}
     }
 }
 
-/// Read and parse one file: its value and digest.
-fn load(dir: &Path, path: &str) -> Result<(Value, String), String> {
+/// Read one file, relative to `dir`.
+fn read_file(dir: &Path, path: &str) -> Result<Vec<u8>, String> {
     if path.is_empty() {
         return Err("the path is empty".into());
     }
@@ -162,8 +206,13 @@ fn load(dir: &Path, path: &str) -> Result<(Value, String), String> {
     if bytes.len() as u64 > MAX_FILE_BYTES {
         return Err(format!("larger than {} MiB", MAX_FILE_BYTES >> 20));
     }
-    let digest = format!("blake3:{}", blake3::hash(&bytes).to_hex());
-    let text = std::str::from_utf8(&bytes).map_err(|_| "not UTF-8".to_string())?;
+    Ok(bytes)
+}
+
+/// Parse one file's bytes: its value and digest.
+fn parse_file(path: &str, bytes: &[u8]) -> Result<(Value, String), String> {
+    let digest = format!("blake3:{}", blake3::hash(bytes).to_hex());
+    let text = std::str::from_utf8(bytes).map_err(|_| "not UTF-8".to_string())?;
     let extension = Path::new(path)
         .extension()
         .and_then(|e| e.to_str())

@@ -13,6 +13,7 @@ pub mod model;
 pub mod parse;
 pub mod paths;
 pub mod problem;
+pub mod sources;
 mod spans;
 pub mod units;
 pub mod vcc1;
@@ -25,8 +26,9 @@ pub use model::{
     BUILTIN_PREFIX, Budget, Contract, Criterion, Deliverable, Extends, FailAction, Limits, OnFail,
     Severity, ValidatorRef,
 };
-pub use parse::{Document, MAX_CONTRACT_BYTES, load, load_all, parse, parse_all};
+pub use parse::{Document, MAX_CONTRACT_BYTES, parse, parse_all};
 pub use problem::{Code, FieldPath, Level, Problem};
+pub use sources::{LOCK_FILE, Sources, load, load_all};
 pub use units::{ByteSize, DurationSpec};
 
 /// The JSON Schema of the contract format (`vcc schema`, and the committed

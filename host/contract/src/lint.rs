@@ -158,6 +158,7 @@ pub fn lint(
         problems: doc.notes.clone(),
         root: root.map_or_else(|| doc.default_root(), Path::to_path_buf),
         explicit_root: root.is_some(),
+        param_refs: HashSet::new(),
     };
     let root = FieldPath::root();
     let c = &doc.contract;
@@ -216,27 +217,10 @@ pub fn lint(
             format!("validator `{name}` is not used by any criterion"),
         );
     }
-    let targeted: HashSet<&str> = c
-        .criteria
-        .iter()
-        .flat_map(|c| c.targets.iter().map(String::as_str))
-        .collect();
-    for (i, d) in c.deliverables.iter().enumerate() {
-        if !targeted.contains(d.id.as_str()) {
-            lint.push(
-                Code::UncheckedDeliverable,
-                Level::Warning,
-                &root.key("deliverables").index(i).key("id"),
-                format!(
-                    "deliverable `{}` is not a target of any criterion, so nothing checks it",
-                    d.id
-                ),
-            );
-        }
-    }
     if let Some(catalog) = catalog {
         lint.bound_validators(catalog);
     }
+    lint.unchecked_deliverables();
     lint.problems
 }
 
@@ -247,6 +231,9 @@ struct Lint<'a> {
     /// The root was given (`vcc lint --dir`): files params name in it are
     /// checked too.
     explicit_root: bool,
+    /// Deliverables criteria use through params a validator marks
+    /// `x-vcc-deliverable` (`cover`, `produced`, `schema_deliverable`).
+    param_refs: HashSet<String>,
 }
 
 impl<'a> Lint<'a> {
@@ -271,7 +258,7 @@ impl<'a> Lint<'a> {
                 Code::InvalidId,
                 Level::Error,
                 field,
-                format!("{what} id {id:?} is not valid"),
+                format!("{what} id {} is not valid", crate::problem::quoted(id)),
             );
             p.help = Some(format!(
                 "use letters, digits, `.`, `_` and `-`, starting with a letter or digit, at most {MAX_ID_LEN} characters"
@@ -346,6 +333,96 @@ impl<'a> Lint<'a> {
                 );
                 self.problems.push(p);
             }
+        }
+    }
+
+    /// Deliverables no criterion targets nor names through its params. A
+    /// required one is still checked: the host gives it a MUST row of its
+    /// own (see `presence_checks`), so only its existence is judged.
+    fn unchecked_deliverables(&mut self) {
+        let c = &self.doc.contract;
+        let targeted: HashSet<&str> = c
+            .criteria
+            .iter()
+            .flat_map(|c| c.targets.iter().map(String::as_str))
+            .chain(self.param_refs.iter().map(String::as_str))
+            .collect();
+        let mut found = Vec::new();
+        for (i, d) in c.deliverables.iter().enumerate() {
+            if !targeted.contains(d.id.as_str()) {
+                let message = if d.required {
+                    format!(
+                        "deliverable `{}` is not a target of any criterion: vcc checks only that it exists (a MUST row of its own, `{}`)",
+                        d.id,
+                        crate::model::presence_id(&d.id)
+                    )
+                } else {
+                    format!(
+                        "deliverable `{}` is not a target of any criterion, and is not required: nothing checks it",
+                        d.id
+                    )
+                };
+                found.push((i, message));
+            }
+        }
+        for (i, message) in found {
+            let mut p = self.problem(
+                Code::UncheckedDeliverable,
+                Level::Warning,
+                &FieldPath::root().key("deliverables").index(i).key("id"),
+                message,
+            );
+            p.help = Some("target it with a criterion that checks its contents".into());
+            self.problems.push(p);
+        }
+    }
+
+    /// Params a validator marks as naming deliverables (`"x-vcc-deliverable":
+    /// true`: a deliverable id, or a list of them) must name deliverables
+    /// of the contract; the ones named count as used.
+    fn deliverable_refs(&mut self, at: &FieldPath, info: &ValidatorInfo, params: &Value) {
+        let Some(props) = info
+            .params_schema
+            .get("properties")
+            .and_then(Value::as_object)
+        else {
+            return;
+        };
+        let ids: HashSet<&str> = self
+            .doc
+            .contract
+            .deliverables
+            .iter()
+            .map(|d| d.id.as_str())
+            .collect();
+        let mut unknown = Vec::new();
+        for (name, schema) in props {
+            if schema.get(DELIVERABLE_KEYWORD) != Some(&Value::Bool(true)) {
+                continue;
+            }
+            let named: Vec<&str> = match params.get(name) {
+                Some(Value::String(id)) => vec![id.as_str()],
+                Some(Value::Array(items)) => items.iter().filter_map(Value::as_str).collect(),
+                _ => continue,
+            };
+            for id in named {
+                if ids.contains(id) {
+                    self.param_refs.insert(id.to_string());
+                } else {
+                    unknown.push((name.clone(), id.to_string()));
+                }
+            }
+        }
+        for (name, id) in unknown {
+            let mut p = self.problem(
+                Code::UnknownTarget,
+                Level::Error,
+                &at.key("params").key(&name),
+                format!("`{name}` names deliverable `{id}`, which the contract does not have"),
+            );
+            p.help = closest(&id, &ids.iter().map(|s| s.to_string()).collect::<Vec<_>>())
+                .map(|g| format!("did you mean `{g}`?"));
+            self.problems.push(p);
         }
     }
 
@@ -518,7 +595,10 @@ impl<'a> Lint<'a> {
                     Code::InvalidDigest,
                     Level::Error,
                     &at.key("digest"),
-                    format!("validator `{name}`: digest {digest:?} is not `blake3:<64 lowercase hex digits>`"),
+                    format!(
+                        "validator `{name}`: digest {} is not `blake3:<64 lowercase hex digits>`",
+                        crate::problem::quoted(digest)
+                    ),
                 );
                 p.help = Some(
                     "`vcc validator inspect COMPONENT` and `b3sum` print a component's digest; write it as `blake3:<64 hex digits>`".into(),
@@ -784,6 +864,7 @@ impl<'a> Lint<'a> {
                     if self.explicit_root {
                         self.root_files(&at, info, &params);
                     }
+                    self.deliverable_refs(&at, info, &params);
                     let key = params_key(info, &params);
                     if catalog.params_known_valid(&key) {
                         continue;
@@ -921,6 +1002,10 @@ fn absolute(path: &Path) -> PathBuf {
 /// A parameter-schema keyword a validator puts on a param that names a
 /// file in the deliverable root; `vcc lint --dir` checks the file is there.
 pub const ROOT_FILE_KEYWORD: &str = "x-vcc-root-file";
+
+/// A parameter-schema keyword a validator puts on a param that names
+/// deliverables of the contract by id (a string or a list of strings).
+pub const DELIVERABLE_KEYWORD: &str = "x-vcc-deliverable";
 
 /// The field of the first `{ $file: PATH }` in `value`.
 fn first_reference(value: &Value, at: FieldPath) -> Option<FieldPath> {
@@ -1172,18 +1257,7 @@ fn names(list: &[String]) -> String {
 
 /// The closest name to `got`, if it is a likely misspelling.
 fn closest<'a>(got: &str, names: &'a [String]) -> Option<&'a str> {
-    let got = got.to_lowercase();
-    names
-        .iter()
-        .map(|n| {
-            (
-                crate::parse::edit_distance(&got, &n.to_lowercase()),
-                n.as_str(),
-            )
-        })
-        .min()
-        .filter(|(d, _)| *d <= (got.chars().count() / 3).max(1))
-        .map(|(_, n)| n)
+    crate::problem::closest(got, names.iter().map(String::as_str))
 }
 
 fn is_digest(text: &str) -> bool {

@@ -93,6 +93,30 @@ pub struct Deliverable {
     pub extensions: Extensions,
 }
 
+/// Required deliverables no MUST criterion targets. A required
+/// deliverable must exist for a run to be accepted, so the host checks
+/// each of these itself, as a MUST row of its own ([`presence_id`]).
+pub fn presence_checks(contract: &Contract) -> Vec<&Deliverable> {
+    contract
+        .deliverables
+        .iter()
+        .filter(|d| d.required)
+        .filter(|d| {
+            !contract
+                .criteria
+                .iter()
+                .any(|c| c.severity == Severity::Must && c.targets.contains(&d.id))
+        })
+        .collect()
+}
+
+/// The id of the host's own row for a required deliverable: `:` is not
+/// allowed in a contract's ids, so it never names a criterion of the
+/// contract.
+pub fn presence_id(deliverable: &str) -> String {
+    format!("deliverable:{deliverable}")
+}
+
 fn yes() -> bool {
     true
 }

@@ -12,7 +12,6 @@
 //!    the failing field with its line.
 
 use std::fmt;
-use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use saphyr_parser::Event;
@@ -28,7 +27,7 @@ use crate::vcc1::{self, Origin};
 pub const MAX_CONTRACT_BYTES: u64 = 4 << 20;
 
 /// A contract as read from one file.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct Document {
     pub path: PathBuf,
     /// `blake3:<hex>` of the exact bytes that were parsed.
@@ -88,58 +87,7 @@ impl Document {
     }
 }
 
-/// Read, hash and parse the contract at `path`, and read the files its
-/// params name (`{ $file: PATH }`); the first problem if it
-/// cannot be parsed (see [`load_all`] for all of them).
-pub fn load(path: &Path) -> Result<Document, Box<Problem>> {
-    load_all(path).map_err(first)
-}
-
-/// Read, hash and parse the contract at `path`, with every problem the
-/// parser finds (at least one) if it cannot be parsed.
-pub fn load_all(path: &Path) -> Result<Document, Vec<Problem>> {
-    let file_problem = |code, message: String| {
-        vec![Problem {
-            code,
-            level: Level::Error,
-            message,
-            file: path.display().to_string(),
-            field: None,
-            line: None,
-            column: None,
-            help: None,
-        }]
-    };
-    let file = crate::files::open_regular(path).map_err(|err| {
-        file_problem(
-            Code::ContractUnreadable,
-            format!("cannot open the contract: {err}"),
-        )
-    })?;
-    let mut bytes = Vec::new();
-    file.take(MAX_CONTRACT_BYTES + 1)
-        .read_to_end(&mut bytes)
-        .map_err(|err| {
-            file_problem(
-                Code::ContractUnreadable,
-                format!("cannot read the contract: {err}"),
-            )
-        })?;
-    if bytes.len() as u64 > MAX_CONTRACT_BYTES {
-        return Err(file_problem(
-            Code::ContractTooLarge,
-            format!(
-                "the contract is larger than {} MiB; contracts describe deliverables, they do not contain them",
-                MAX_CONTRACT_BYTES >> 20
-            ),
-        ));
-    }
-    let mut doc = parse_all(path, &bytes)?;
-    crate::contract_files::resolve(&mut doc)?;
-    Ok(doc)
-}
-
-fn first(mut problems: Vec<Problem>) -> Box<Problem> {
+pub(crate) fn first(mut problems: Vec<Problem>) -> Box<Problem> {
     Box::new(if problems.is_empty() {
         Problem {
             code: Code::SyntaxError,
@@ -553,27 +501,14 @@ fn did_you_mean(message: &str) -> Option<&str> {
         .split('`')
         .skip(1)
         .step_by(2)
-        .map(|name| (edit_distance(&got, &name.to_lowercase()), name))
+        .map(|name| {
+            (
+                crate::problem::edit_distance(&got, &name.to_lowercase()),
+                name,
+            )
+        })
         .min()?;
     (distance <= (got.chars().count() / 3).max(1)).then_some(best)
-}
-
-/// Levenshtein distance, by characters.
-pub(crate) fn edit_distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut row: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut diagonal = row[0];
-        row[0] = i + 1;
-        for (j, cb) in b.iter().enumerate() {
-            let above = row[j + 1];
-            row[j + 1] = (above + 1)
-                .min(row[j] + 1)
-                .min(diagonal + usize::from(ca != *cb));
-            diagonal = above;
-        }
-    }
-    row[b.len()]
 }
 
 fn to_field_path(path: &serde_path_to_error::Path) -> FieldPath {
@@ -791,6 +726,7 @@ impl TakenExtensions {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::sources::load;
 
     fn yaml(text: &str) -> Result<Document, Box<Problem>> {
         parse(Path::new("c.yaml"), text.as_bytes())
@@ -872,7 +808,7 @@ mod tests {
         let p = yaml(&MINIMAL.replace("    severity: must", "    severity: must\n    colour: red"))
             .unwrap_err();
         assert!(!p.help.unwrap().contains("did you mean"), "nothing close");
-        assert_eq!(edit_distance("requried", "required"), 2);
+        assert_eq!(crate::problem::edit_distance("requried", "required"), 2);
     }
 
     #[test]

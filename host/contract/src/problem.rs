@@ -103,6 +103,8 @@ pub enum Code {
     ContractNotPinned,
     /// A bundle or validator that is not in the local store.
     NotInStore,
+    /// `extends` names a contract its bundle does not carry.
+    UnknownBase,
     // VCC v1 contracts.
     UnknownRubric,
     NotEvaluated,
@@ -169,6 +171,7 @@ impl Code {
             Code::LockMismatch => "LOCK_MISMATCH",
             Code::ContractNotPinned => "CONTRACT_NOT_PINNED",
             Code::NotInStore => "NOT_IN_STORE",
+            Code::UnknownBase => "UNKNOWN_BASE",
             Code::UnknownRubric => "UNKNOWN_RUBRIC",
             Code::NotEvaluated => "NOT_EVALUATED",
         }
@@ -253,7 +256,7 @@ impl FieldPath {
                     }
                     out.push_str(k);
                 }
-                Seg::Key(k) => out.push_str(&format!("[{k:?}]")),
+                Seg::Key(k) => out.push_str(&format!("[{}]", quoted(k))),
             }
         }
         out
@@ -265,6 +268,42 @@ fn is_plain(key: &str) -> bool {
         && key
             .chars()
             .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+}
+
+/// Levenshtein distance, by characters.
+pub fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut diagonal = row[0];
+        row[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let above = row[j + 1];
+            row[j + 1] = (above + 1)
+                .min(row[j] + 1)
+                .min(diagonal + usize::from(ca != *cb));
+            diagonal = above;
+        }
+    }
+    row[b.len()]
+}
+
+/// `text` in double quotes, escaped as JSON escapes it (`\n`, `\u001b`):
+/// one way of showing a string that came from a file, in every message.
+pub fn quoted(text: &str) -> String {
+    serde_json::to_string(text).unwrap_or_else(|_| format!("\"{text}\""))
+}
+
+/// The closest of `names` to `got`, if `got` is a likely misspelling of it
+/// (case is ignored; at most a third of the letters differ).
+pub fn closest<'a>(got: &str, names: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
+    let got = got.to_lowercase();
+    names
+        .into_iter()
+        .map(|n| (edit_distance(&got, &n.to_lowercase()), n))
+        .min()
+        .filter(|(d, _)| *d <= (got.chars().count() / 3).max(1))
+        .map(|(_, n)| n)
 }
 
 #[cfg(test)]

@@ -11,7 +11,7 @@ use saphyr_parser::{Event, Parser};
 
 use crate::problem::{FieldPath, Seg};
 
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone)]
 pub struct Spans(HashMap<Vec<Seg>, (usize, usize)>);
 
 /// Documents past this depth are refused by the real parser anyway.

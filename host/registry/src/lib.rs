@@ -525,7 +525,10 @@ impl Registry {
         if layout::sha256_hex(&descriptor.digest).is_none() {
             return Err(Refusal::new(
                 Code::MalformedBundle,
-                format!("{:?} is not a sha256 digest", descriptor.digest),
+                format!(
+                    "{} is not a sha256 digest",
+                    serde_json::Value::from(descriptor.digest.as_str())
+                ),
             )
             .into());
         }

@@ -66,6 +66,9 @@ pub enum Reason {
     Validator,
     /// A required target deliverable matched no file.
     MissingDeliverable,
+    /// The host's own row for a required deliverable no MUST criterion
+    /// targets: it is present.
+    DeliverablePresent,
     /// A target holds something the host would not hash (special file,
     /// oversized or unreadable file, a name that is not UTF-8).
     UnreadableDeliverable,

@@ -14,7 +14,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
 use vcc_contract::paths::{self, PathSpec};
-use vcc_contract::{Contract, Criterion, Document, Excludes, Problem, Severity, lint};
+use vcc_contract::{Contract, Criterion, Deliverable, Document, Excludes, Problem, Severity, lint};
 use vcc_report::{
     AttachedFile, BaseInfo, BundleRef, CacheStats, ContractFileInfo, ContractInfo, CriterionReport,
     DeliverablesInfo, EXCLUDED_SHOWN, EvidenceRef, ExcludedInfo, Reason, Report, RuntimeInfo,
@@ -51,6 +51,9 @@ pub struct CheckOptions {
     pub attached: Vec<Attached>,
     /// `--exclude` patterns, on top of the contract's `exclude`.
     pub exclude: Vec<String>,
+    /// `--only`: evaluate only these criteria (and host rows), all when
+    /// empty. The caller checks that each id exists.
+    pub only: Vec<String>,
 }
 
 /// A file from outside the deliverable root, read by the caller.
@@ -73,6 +76,7 @@ impl Default for CheckOptions {
             base_bundles: HashMap::new(),
             attached: Vec::new(),
             exclude: Vec::new(),
+            only: Vec::new(),
         }
     }
 }
@@ -148,6 +152,29 @@ fn run(
     options: &CheckOptions,
     report: &mut Report,
 ) -> Result<(), String> {
+    // Required deliverables no MUST targets get a row of the host's own;
+    // which ones is decided on the whole contract, before `--only`.
+    let presence: Vec<Deliverable> = vcc_contract::model::presence_checks(&doc.contract)
+        .into_iter()
+        .filter(|d| {
+            options.only.is_empty()
+                || options
+                    .only
+                    .contains(&vcc_contract::model::presence_id(&d.id))
+        })
+        .cloned()
+        .collect();
+    let partial;
+    let doc = if options.only.is_empty() {
+        doc
+    } else {
+        let mut kept: Document = doc.clone();
+        kept.contract
+            .criteria
+            .retain(|c| options.only.contains(&c.id));
+        partial = kept;
+        &partial
+    };
     let contract = &doc.contract;
     let validators = integrity(loader, doc, root, report)?;
     let folder = std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
@@ -186,6 +213,7 @@ fn run(
         &snapshot,
         options.jobs,
         origins,
+        &presence,
     );
     let changed = look_again(&snapshot, evaluated.iter().any(|e| e.2));
 
@@ -334,7 +362,8 @@ fn exclude_rules(contract: &Contract, options: &CheckOptions) -> Vec<String> {
     rules
 }
 
-/// Run every criterion, `jobs` at a time, each in its own sandbox.
+/// Run every criterion, `jobs` at a time, each in its own sandbox; then
+/// the host's own rows for the deliverables in `presence`.
 fn evaluate(
     loader: &Loader,
     contract: &Contract,
@@ -342,10 +371,12 @@ fn evaluate(
     snapshot: &Arc<Snapshot>,
     jobs: usize,
     origins: HashMap<&str, &str>,
+    presence: &[Deliverable],
 ) -> Vec<Evaluated> {
     let resolved: HashMap<&str, (Vec<String>, Vec<String>)> = contract
         .deliverables
         .iter()
+        .chain(presence)
         .map(|d| {
             let (files, blocked) = match paths::check(&d.path) {
                 Ok(spec) => {
@@ -404,7 +435,7 @@ fn evaluate(
     });
     // A criterion without a result (a host bug) is an error, never absent:
     // a missing MUST must not let the others decide.
-    results
+    let mut evaluated: Vec<Evaluated> = results
         .into_inner()
         .unwrap_or_else(|poisoned| poisoned.into_inner())
         .into_iter()
@@ -416,7 +447,13 @@ fn evaluate(
                 (lost, Vec::new(), false)
             })
         })
-        .collect()
+        .collect();
+    evaluated.extend(
+        presence
+            .iter()
+            .map(|d| (ctx.presence(d), Vec::new(), false)),
+    );
+    evaluated
 }
 
 /// Look at the root again: any change since the walk — metadata of a file
@@ -494,6 +531,115 @@ struct Ctx<'a> {
 }
 
 impl Ctx<'_> {
+    /// The host's own MUST row for a required deliverable that no MUST
+    /// criterion targets: pass when it has files, fail when it is
+    /// missing, error when it holds what vcc does not read.
+    fn presence(&self, d: &Deliverable) -> CriterionReport {
+        let (files, blocked) = self
+            .resolved
+            .get(d.id.as_str())
+            .cloned()
+            .unwrap_or_default();
+        let (status, reason, summary, findings) = if let Some(why) = &self.snapshot.truncated {
+            (
+                Status::Error,
+                Reason::UnreadableDeliverable,
+                format!("{why}; nothing is judged on a partial tree"),
+                Vec::new(),
+            )
+        } else if !blocked.is_empty() {
+            (
+                Status::Error,
+                Reason::UnreadableDeliverable,
+                format!(
+                    "required deliverable `{}` includes entries vcc does not read: {}",
+                    d.id,
+                    blocked.join(", ")
+                ),
+                Vec::new(),
+            )
+        } else if files.is_empty() {
+            let missing = self.missing(d);
+            (
+                missing.status,
+                missing.reason,
+                missing.summary,
+                missing.findings,
+            )
+        } else {
+            (
+                Status::Pass,
+                Reason::DeliverablePresent,
+                format!(
+                    "required deliverable `{}` ({}) is present: {} file(s)",
+                    d.id,
+                    d.path,
+                    files.len()
+                ),
+                Vec::new(),
+            )
+        };
+        CriterionReport {
+            id: vcc_contract::model::presence_id(&d.id),
+            severity: Severity::Must,
+            status,
+            reason,
+            summary,
+            description: Some(format!(
+                "vcc checks that the required deliverable `{}` exists: no MUST criterion of the contract targets it",
+                d.id
+            )),
+            targets: vec![TargetReport {
+                id: d.id.clone(),
+                files: files.len() as u64,
+            }],
+            findings,
+            evidence: Vec::new(),
+            files_read: Vec::new(),
+            validator: ValidatorReport {
+                name: "(host)".into(),
+                component: "vcc".into(),
+                digest: None,
+                wit_version: None,
+                describes_as: Some("vcc: required deliverable present".into()),
+                version: Some(env!("CARGO_PKG_VERSION").into()),
+                bundle: None,
+            },
+            origin: None,
+            suspect_inputs: Vec::new(),
+            on_fail: None,
+            duration_ms: 0,
+        }
+    }
+
+    /// What a missing required deliverable is: a failure, saying which
+    /// exclude rule hid it when one did.
+    fn missing(&self, d: &Deliverable) -> RunOutput {
+        let hidden = paths::check(&d.path)
+            .ok()
+            .and_then(|spec| self.snapshot.hidden_by(&spec).cloned())
+            .map(|e| format!("; `{}` was excluded ({})", e.path, e.rule))
+            .unwrap_or_default();
+        RunOutput {
+            status: Status::Fail,
+            reason: Reason::MissingDeliverable,
+            summary: format!(
+                "required deliverable `{}` ({}) is missing{hidden}",
+                d.id, d.path
+            ),
+            findings: vec![vcc_report::Finding {
+                message: format!("required deliverable `{}` matched no file", d.id),
+                path: Some(normal_path(&d.path)),
+                line: None,
+                column: None,
+                rule: Some("missing_deliverable".into()),
+            }],
+            evidence: Vec::new(),
+            files_read: Vec::new(),
+            saw_change: false,
+        }
+    }
+
     fn evaluate(&self, c: &Criterion) -> Evaluated {
         let started = Instant::now();
         let mut report = self.base_report(c);
@@ -600,29 +746,7 @@ impl Ctx<'_> {
             if files.is_empty()
                 && let Some(d) = deliverable.filter(|d| d.required)
             {
-                let hidden = paths::check(&d.path)
-                    .ok()
-                    .and_then(|spec| self.snapshot.hidden_by(&spec).cloned())
-                    .map(|e| format!("; `{}` was excluded ({})", e.path, e.rule))
-                    .unwrap_or_default();
-                return RunOutput {
-                    status: Status::Fail,
-                    reason: Reason::MissingDeliverable,
-                    summary: format!(
-                        "required deliverable `{}` ({}) is missing{hidden}",
-                        d.id, d.path
-                    ),
-                    findings: vec![vcc_report::Finding {
-                        message: format!("required deliverable `{}` matched no file", d.id),
-                        path: Some(normal_path(&d.path)),
-                        line: None,
-                        column: None,
-                        rule: Some("missing_deliverable".into()),
-                    }],
-                    evidence: Vec::new(),
-                    files_read: Vec::new(),
-                    saw_change: false,
-                };
+                return self.missing(d);
             }
             targets.push((t.clone(), files.clone()));
         }

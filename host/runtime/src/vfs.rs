@@ -102,11 +102,20 @@ impl FileAccess {
         self.tree.get_or_init(|| Tree::of(&self.snapshot.files))
     }
 
+    /// A file of the snapshot. A path the check left out says so, with
+    /// the rule (`excluded: …`), so a validator can tell "not a
+    /// deliverable" from "missing".
     pub fn entry(&self, path: &str) -> Result<&FileEntry, String> {
-        self.snapshot
-            .files
-            .get(path)
-            .ok_or_else(|| format!("{path}: no such file in the deliverable snapshot"))
+        self.snapshot.files.get(path).ok_or_else(|| {
+            let spec = vcc_contract::paths::PathSpec::Literal(path.to_string());
+            match self.snapshot.hidden_by(&spec) {
+                Some(e) => format!(
+                    "excluded: {path} is left out by the check (`{}`: {})",
+                    e.path, e.rule
+                ),
+                None => format!("{path}: no such file in the deliverable snapshot"),
+            }
+        })
     }
 
     /// The hashed bytes of a file (snapshot key), recorded as read.

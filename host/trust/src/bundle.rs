@@ -314,11 +314,24 @@ impl Bundle {
     /// A base contract's bytes (checked).
     pub fn contract(&self, name: &str) -> Result<Vec<u8>, Refusal> {
         let entry = self.config.contracts.get(name).ok_or_else(|| {
+            let has: Vec<&str> = self.config.contracts.keys().map(String::as_str).collect();
+            let guess = vcc_contract::problem::closest(name, has.iter().copied())
+                .map(|g| format!("did you mean `{g}`? "))
+                .unwrap_or_default();
             Refusal::new(
-                Code::NotInStore,
+                Code::UnknownBase,
                 format!(
-                    "bundle {} {} has no contract `{name}`",
-                    self.config.name, self.config.version
+                    "bundle {} {} has no contract `{name}`; {guess}it has: {}",
+                    self.config.name,
+                    self.config.version,
+                    if has.is_empty() {
+                        "none".to_string()
+                    } else {
+                        has.iter()
+                            .map(|c| format!("`{c}`"))
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    }
                 ),
             )
         })?;

@@ -197,7 +197,10 @@ impl Layout {
         let hex = sha256_hex(digest).ok_or_else(|| {
             Refusal::new(
                 Code::MalformedBundle,
-                format!("{digest:?} is not a sha256 digest"),
+                format!(
+                    "{} is not a sha256 digest",
+                    vcc_contract::problem::quoted(digest)
+                ),
             )
         })?;
         Ok(self.dir.join("blobs/sha256").join(hex))

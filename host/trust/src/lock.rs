@@ -13,7 +13,7 @@ use crate::refusal::{Code, Refusal};
 /// The lock format (`vcc_lock`).
 pub const FORMAT: u32 = 1;
 /// The lock's file name, beside the contract.
-pub const FILE: &str = "vcc.lock";
+pub const FILE: &str = vcc_contract::LOCK_FILE;
 
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -63,27 +63,41 @@ pub struct LockedBase {
 impl Lock {
     /// `vcc.lock` beside `contract`.
     pub fn path_for(contract: &Path) -> PathBuf {
-        contract
-            .parent()
-            .filter(|p| !p.as_os_str().is_empty())
-            .unwrap_or(Path::new("."))
-            .join(FILE)
+        vcc_contract::sources::lock_path(contract)
     }
 
     /// The lock beside `contract`; `None` if there is none.
     pub fn read_for(contract: &Path) -> Result<Option<Lock>, Refusal> {
         let path = Lock::path_for(contract);
-        let text = match std::fs::read_to_string(&path) {
-            Ok(text) => text,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-            Err(e) => {
-                return Err(Refusal::new(
-                    Code::LockStale,
-                    format!("{}: {e}", path.display()),
-                ));
-            }
-        };
-        let lock: Lock = serde_yaml::from_str(&text).map_err(|e| {
+        match std::fs::read(&path) {
+            Ok(bytes) => Lock::parse(&path, &bytes).map(Some),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+            Err(e) => Err(Refusal::new(
+                Code::LockStale,
+                format!("{}: {e}", path.display()),
+            )),
+        }
+    }
+
+    /// The lock a contract's [`vcc_contract::Sources`] pinned with it.
+    pub fn from_sources(sources: &vcc_contract::Sources) -> Result<Option<Lock>, Refusal> {
+        let path = Lock::path_for(&sources.path);
+        match &sources.lock {
+            Ok(Some(bytes)) => Lock::parse(&path, bytes).map(Some),
+            Ok(None) => Ok(None),
+            Err(why) => Err(Refusal::new(Code::LockStale, why.clone())),
+        }
+    }
+
+    /// A lock's bytes; `path` names it in messages.
+    pub fn parse(path: &Path, bytes: &[u8]) -> Result<Lock, Refusal> {
+        let text = std::str::from_utf8(bytes).map_err(|_| {
+            Refusal::new(
+                Code::LockStale,
+                format!("{} is not UTF-8; run `vcc lock` again", path.display()),
+            )
+        })?;
+        let lock: Lock = serde_yaml::from_str(text).map_err(|e| {
             Refusal::new(
                 Code::LockStale,
                 format!(
@@ -102,7 +116,7 @@ impl Lock {
                 ),
             ));
         }
-        Ok(Some(lock))
+        Ok(lock)
     }
 
     pub fn to_yaml(&self) -> String {

@@ -225,7 +225,10 @@ fn statement_holds(
     }
     if let Some(expires) = &statement.predicate.expires {
         let at = humantime::parse_rfc3339(expires).map_err(|e| {
-            Refusal::new(Code::MalformedBundle, format!("expires {expires:?}: {e}"))
+            Refusal::new(
+                Code::MalformedBundle,
+                format!("expires {}: {e}", vcc_contract::problem::quoted(expires)),
+            )
         })?;
         if at <= now {
             return Err(Refusal::new(

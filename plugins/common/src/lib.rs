@@ -7,9 +7,11 @@
 //! - [`Rule`]: what a value must be (`expect`, `matches`, `gte`, …).
 //! - [`glob`]: the deliverable-path glob rules (`*` within a component).
 //! - [`bounded`]: findings, summaries and evidence under the host's caps.
+//! - [`text`]: invisible characters and NFKC, as a reader sees text.
 
 pub mod bounded;
 pub mod json;
+pub mod text;
 #[cfg(feature = "xml")]
 pub mod xml;
 
@@ -248,6 +250,34 @@ impl Rule {
 }
 
 impl CompiledRule {
+    /// The rule in words: `matches \`git push\``, `equals "x"`, `>= 3`.
+    pub fn describe(&self) -> String {
+        let r = &self.rule;
+        let mut parts = Vec::new();
+        match r.expect {
+            Some(Expect::Word(Word::Present)) => parts.push("is present".to_string()),
+            Some(Expect::Word(Word::Absent)) => parts.push("is absent".to_string()),
+            Some(Expect::Word(Word::NonEmpty)) => parts.push("is not empty".to_string()),
+            Some(Expect::Bool(b)) => parts.push(format!("is {b}")),
+            None => {}
+        }
+        if let Some(v) = &r.equals {
+            parts.push(format!("equals {}", short(v)));
+        }
+        if let Some(m) = &r.matches {
+            parts.push(format!("matches {}", quoted(m)));
+        }
+        for (op, bound) in [(">=", r.gte), ("<=", r.lte), (">", r.gt), ("<", r.lt)] {
+            if let Some(b) = bound {
+                parts.push(format!("{op} {b}"));
+            }
+        }
+        if let Some(values) = &r.one_of {
+            parts.push(format!("is one of {}", short(&Value::from(values.clone()))));
+        }
+        parts.join(" and ")
+    }
+
     /// `Ok(())` if `value` (absent: `None`) satisfies the rule; otherwise
     /// what is wrong, in words.
     pub fn check(&self, value: Option<&Value>) -> Result<(), String> {
@@ -382,6 +412,12 @@ pub fn parse_params<T: vcc_sdk::serde::de::DeserializeOwned>(
 pub fn short(value: &Value) -> String {
     let text = serde_json::to_string(value).unwrap_or_default();
     clip(&text, 80)
+}
+
+/// `text` in double quotes, escaped as JSON escapes it (`\n`, `\u001b`),
+/// the one way validators show text they found.
+pub fn quoted(text: &str) -> String {
+    serde_json::to_string(text).unwrap_or_else(|_| format!("\"{text}\""))
 }
 
 /// `text` cut to `max` characters, with `…` when cut.

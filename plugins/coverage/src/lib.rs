@@ -18,6 +18,9 @@ use vcc_sdk::{Criterion, Description, Finding, Outcome, Validator, invalid_param
 
 struct Coverage;
 
+/// Files named when the overall coverage is too low.
+const WORST_SHOWN: usize = 10;
+
 #[derive(Deserialize)]
 #[serde(crate = "vcc_sdk::serde", deny_unknown_fields)]
 struct Params {
@@ -176,12 +179,37 @@ impl Validator for Coverage {
         if let Some(min) = params.min
             && overall < min
         {
+            // Which files pull it down, worst first: what to test next.
+            let mut below: Vec<(f64, u64, &str, u64, u64)> = files
+                .iter()
+                .map(|(source, cov)| {
+                    let (f, h) = cov.found_hit();
+                    (percent(h, f), f - h, source.as_str(), h, f)
+                })
+                .filter(|(p, ..)| *p < min)
+                .collect();
+            below.sort_by(|a, b| a.0.total_cmp(&b.0).then(b.1.cmp(&a.1)).then(a.2.cmp(b.2)));
             findings.push(
                 Finding::new(format!(
-                    "line coverage {overall:.1}% ({hit}/{found}) is below {min}%"
+                    "line coverage {overall:.1}% ({hit}/{found}) is below {min}%; {} file(s) below {min}%{}",
+                    below.len(),
+                    if below.len() > WORST_SHOWN {
+                        format!(", the {WORST_SHOWN} least covered listed")
+                    } else {
+                        String::new()
+                    }
                 ))
                 .rule("min"),
             );
+            for (p, missed, source, h, f) in below.iter().take(WORST_SHOWN) {
+                findings.push(
+                    Finding::new(format!(
+                        "line coverage {p:.1}% ({h}/{f}, {missed} line(s) not covered) pulls the total below {min}%"
+                    ))
+                    .path(source)
+                    .rule("min-file"),
+                );
+            }
         }
         let mut table = Vec::new();
         for (source, cov) in &files {

@@ -101,8 +101,8 @@ impl Validator for ExitRecord {
                 "max_duration_ms": { "type": "integer", "minimum": 0 },
                 "check_output": { "type": "boolean", "default": true, "description": "check captured stdout/stderr files against the record's digests" },
                 "require_inputs": { "type": "boolean", "default": false, "description": "a record that binds no input file (`vcc record --inputs`) fails" },
-                "cover": { "type": "array", "items": { "type": "string", "minLength": 1 }, "description": "deliverable ids whose every file must be among the record's inputs, unchanged" },
-                "produced": { "type": "array", "items": { "type": "string", "minLength": 1 }, "description": "deliverable ids whose every file must be among the record's outputs, unchanged" },
+                "cover": { "type": "array", "items": { "type": "string", "minLength": 1 }, "description": "deliverable ids whose every file must be among the record's inputs, unchanged", "x-vcc-deliverable": true },
+                "produced": { "type": "array", "items": { "type": "string", "minLength": 1 }, "description": "deliverable ids whose every file must be among the record's outputs, unchanged", "x-vcc-deliverable": true },
                 "allow_cwd_outside_root": { "type": "boolean", "default": false, "description": "accept a command run outside the deliverable root" },
                 "allow_empty": allow_empty_schema("no record")
             }
@@ -125,6 +125,7 @@ impl Validator for ExitRecord {
         }
         let mut findings = Findings::default();
         let mut seen = Vec::new();
+        let excluded = std::cell::RefCell::new(Vec::new());
         for path in &paths {
             let text = vcc_sdk::read_to_string(path)?;
             let doc = json::parse(&text).map_err(|e| {
@@ -142,6 +143,7 @@ impl Validator for ExitRecord {
                 at: relative(path),
                 cover: &cover,
                 produced: &produced,
+                excluded: &excluded,
             };
             for (pointer, rule, message) in ctx.check(record) {
                 let mut f = Finding::new(message).path(path).rule(rule);
@@ -160,15 +162,36 @@ impl Validator for ExitRecord {
                 "record_digest": record.get(vcc_record::DIGEST_FIELD),
             }));
         }
-        let evidence = bounded::evidence(j!({}), &seen);
+        let excluded = excluded.into_inner();
+        let evidence = bounded::evidence(
+            j!({ "excluded_files": excluded.iter().take(100).collect::<Vec<_>>() }),
+            &seen,
+        );
+        // Recorded files the contract leaves out are not deliverables: said,
+        // not compared.
+        let not_compared = if excluded.is_empty() {
+            String::new()
+        } else {
+            format!(
+                "; {} recorded file(s) the check excludes were not compared ({}{})",
+                excluded.len(),
+                excluded
+                    .iter()
+                    .take(3)
+                    .cloned()
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                if excluded.len() > 3 { ", …" } else { "" }
+            )
+        };
         let outcome = if findings.is_empty() {
             Outcome::pass(format!(
-                "{} command record(s) intact, on this code, with an allowed exit",
+                "{} command record(s) intact, on this code, with an allowed exit{not_compared}",
                 paths.len()
             ))
         } else {
             Outcome::fail(format!(
-                "{} problem(s) in {} command record(s)",
+                "{} problem(s) in {} command record(s){not_compared}",
                 findings.len(),
                 paths.len()
             ))
@@ -193,6 +216,8 @@ struct Context<'a> {
     at: &'a str,
     cover: &'a [(String, String)],
     produced: &'a [(String, String)],
+    /// Recorded files the check leaves out, seen so far.
+    excluded: &'a std::cell::RefCell<Vec<String>>,
 }
 
 impl Context<'_> {
@@ -325,8 +350,13 @@ impl Context<'_> {
                     "/exit_code",
                     "exit-code",
                     format!(
-                        "`{line}` exited with {code}; allowed: {:?}",
-                        params.allowed_exit_codes
+                        "`{line}` exited with {code}; allowed: {}",
+                        params
+                            .allowed_exit_codes
+                            .iter()
+                            .map(i64::to_string)
+                            .collect::<Vec<_>>()
+                            .join(", ")
                     ),
                 )),
                 None => out.push(problem(
@@ -358,7 +388,7 @@ impl Context<'_> {
     /// the contract names.
     fn inputs(&self, record: &Value) -> Vec<Problem> {
         let listed = files(record, "inputs");
-        let mut out = compare(&listed, "input", |what| {
+        let mut out = compare(&listed, "input", &mut self.excluded.borrow_mut(), |what| {
             format!("{what}: the command ran on other code than the deliverables hold now")
         });
         for (i, path) in record
@@ -391,7 +421,7 @@ impl Context<'_> {
     /// Outputs: here and unchanged, and every `produced` file among them.
     fn outputs(&self, record: &Value) -> Vec<Problem> {
         let listed = files(record, "outputs");
-        let mut out = compare(&listed, "output", |what| {
+        let mut out = compare(&listed, "output", &mut self.excluded.borrow_mut(), |what| {
             format!("{what}: it is not the file the recorded command wrote")
         });
         for (i, missing) in record
@@ -437,10 +467,13 @@ fn files(record: &Value, key: &str) -> Vec<(String, String, String)> {
 }
 
 /// Each listed file against the host's snapshot (digest only, no read):
-/// `input` or `output` names the list in messages and rules.
+/// `input` or `output` names the list in messages and rules. A file the
+/// check leaves out (`exclude`) is not a deliverable: it is not compared,
+/// and is added to `excluded`.
 fn compare(
     listed: &[(String, String, String)],
     what: &'static str,
+    excluded: &mut Vec<String>,
     changed: impl Fn(String) -> String,
 ) -> Vec<Problem> {
     let (stale, missing) = match what {
@@ -456,6 +489,7 @@ fn compare(
                 stale,
                 changed(format!("{what} `{path}` changed since the record")),
             )),
+            Err(e) if e.starts_with("excluded:") => excluded.push(path.clone()),
             Err(_) => out.push((
                 pointer.clone(),
                 missing,
@@ -568,6 +602,7 @@ mod tests {
             at: "out/tests.json",
             cover: &[],
             produced: &[],
+            excluded: &Default::default(),
         }
         .check(record)
     }

@@ -65,7 +65,8 @@ impl Validator for JsonSchema {
                 },
                 "schema_deliverable": {
                     "type": "string", "minLength": 1,
-                    "description": "id of a deliverable holding exactly one JSON or YAML schema file"
+                    "description": "id of a deliverable holding exactly one JSON or YAML schema file",
+                    "x-vcc-deliverable": true
                 },
                 "format": {
                     "enum": ["auto", "json", "yaml"], "default": "auto",

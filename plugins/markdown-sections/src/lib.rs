@@ -7,9 +7,15 @@
 //! case-insensitively unless `case_sensitive` is set. With `labels`, a
 //! paragraph that is just `Title:` also counts as a section (the VCC v1
 //! reference validator accepts those).
+//!
+//! Words are what a reader sees: text, code and the text of HTML blocks,
+//! never an HTML comment, a tag, a link reference definition or a token
+//! made of invisible characters (`min_words` cannot be met with hidden
+//! words).
 
 use pulldown_cmark::{Event, HeadingLevel, Options, Parser, Tag, TagEnd};
 use vcc_plugin_common::bounded::{self, Findings};
+use vcc_plugin_common::text::visible_words;
 use vcc_plugin_common::{LineIndex, allow_empty_schema, nothing};
 use vcc_sdk::serde::Deserialize;
 use vcc_sdk::serde_json::json;
@@ -249,6 +255,9 @@ fn headings(text: &str, labels: bool) -> Vec<Heading> {
     let mut found: Vec<(u8, String, usize, usize)> = Vec::new();
     let mut current: Option<(u8, String, usize)> = None;
     let mut paragraph: Option<(String, usize)> = None;
+    // Words a reader sees, by the offset they start at.
+    let mut words: Vec<(usize, usize)> = Vec::new();
+    let mut html: Option<(String, usize)> = None;
     for (event, range) in Parser::new_ext(text, Options::empty()).into_offset_iter() {
         match event {
             Event::Start(Tag::Heading { level, .. }) => {
@@ -270,7 +279,21 @@ fn headings(text: &str, labels: bool) -> Vec<Heading> {
                     }
                 }
             }
+            // An HTML block arrives line by line; its comments and tags
+            // are not words, the text between tags is.
+            Event::Start(Tag::HtmlBlock) => html = Some((String::new(), range.start)),
+            Event::End(TagEnd::HtmlBlock) => {
+                if let Some((block, start)) = html.take() {
+                    words.push((start, visible_words(&html_text(&block))));
+                }
+            }
+            Event::Html(t) => {
+                if let Some((block, _)) = html.as_mut() {
+                    block.push_str(&t);
+                }
+            }
             Event::Text(t) | Event::Code(t) => {
+                words.push((range.start, visible_words(&t)));
                 if let Some((_, title, _)) = current.as_mut() {
                     title.push_str(&t);
                 } else if let Some((body, _)) = paragraph.as_mut() {
@@ -293,18 +316,42 @@ fn headings(text: &str, labels: bool) -> Vec<Heading> {
                 .iter()
                 .find(|(l, ..)| l <= level)
                 .map_or(text.len(), |(_, _, s, _)| *s);
-            let body = &text[(*end).min(body_end)..body_end];
+            let body_start = (*end).min(body_end);
             Heading {
                 level: *level,
                 title: title.trim().to_string(),
                 line: lines.line(*start),
-                words: body
-                    .split_whitespace()
-                    .filter(|w| w.chars().any(char::is_alphanumeric))
-                    .count(),
+                words: words
+                    .iter()
+                    .filter(|(at, _)| (body_start..body_end).contains(at))
+                    .map(|(_, n)| n)
+                    .sum(),
             }
         })
         .collect()
+}
+
+/// The text of raw HTML without its comments and tags.
+fn html_text(html: &str) -> String {
+    let mut out = String::with_capacity(html.len());
+    let mut rest = html;
+    while let Some(i) = rest.find('<') {
+        out.push_str(&rest[..i]);
+        out.push(' ');
+        let tail = &rest[i..];
+        let end = if tail.starts_with("<!--") {
+            tail.find("-->").map(|e| e + 3)
+        } else {
+            tail.find('>').map(|e| e + 1)
+        };
+        match end {
+            Some(e) => rest = &tail[e..],
+            // An unclosed comment or tag hides the rest.
+            None => return out,
+        }
+    }
+    out.push_str(rest);
+    out
 }
 
 fn level_number(level: HeadingLevel) -> u8 {
@@ -399,5 +446,12 @@ mod tests {
             &params(json!({"required": ["Scope"]})),
         );
         assert!(p.is_empty());
+    }
+
+    #[test]
+    fn hidden_words_do_not_count() {
+        let doc = "# Testing\n\n<!-- lots of words hidden in a comment here -->\n\n[ref]: https://example.com/x \"a title of many words\"\n\n\u{3164} \u{3164} \u{200b}\u{200b}\n\n<div>\n<!-- and\nmore hidden -->\nshown text\n</div>\n\nok <!-- inline hidden words --> done\n";
+        let h = headings(doc, false);
+        assert_eq!(h[0].words, 4, "shown text, ok, done: {:?}", h[0]);
     }
 }

@@ -84,7 +84,7 @@ impl Validator for Provenance {
                     "default": ["inputs", "tools", "artifacts"],
                     "description": "record fields that must be present and non-empty"
                 },
-                "cover": { "type": "array", "items": { "type": "string" }, "description": "deliverable ids whose every file must be listed in `artifacts`" },
+                "cover": { "type": "array", "items": { "type": "string" }, "description": "deliverable ids whose every file must be listed in `artifacts`", "x-vcc-deliverable": true },
                 "allow_empty": allow_empty_schema("no record, or nothing required and no digest declared")
             }
         }))
@@ -296,10 +296,12 @@ fn verify(d: &Declared) -> Result<(), String> {
     if d.path.is_empty() {
         return Err("the entry names no path".into());
     }
-    let (alg, hex) = d
-        .digest
-        .split_once(':')
-        .ok_or_else(|| format!("digest {:?} is not `algorithm:hex`", d.digest))?;
+    let (alg, hex) = d.digest.split_once(':').ok_or_else(|| {
+        format!(
+            "digest {} is not `algorithm:hex`",
+            vcc_plugin_common::quoted(&d.digest)
+        )
+    })?;
     let hex = hex.to_ascii_lowercase();
     let actual = match alg {
         "blake3" => vcc_sdk::stat(&d.path)

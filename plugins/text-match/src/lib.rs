@@ -3,10 +3,17 @@
 //!
 //! Patterns use the `regex` crate: linear time, so a hostile pattern or
 //! file cannot stall the run. `^` and `$` match at line boundaries.
+//!
+//! Forbidden patterns are also tried on the text as a reader sees it:
+//! default-ignorable code points removed (a zero-width space inside
+//! `TODO`) and NFKC applied (`ＴＯＤＯ`), line by line; findings point at
+//! the line and column as written. `normalize: false` turns this off.
+//! Required patterns match the text as written.
 
 use vcc_plugin_common::bounded::{self, Findings};
+use vcc_plugin_common::text::Normalized;
 use vcc_plugin_common::{
-    GlobMatcher, LineIndex, Match, Regex, allow_empty_schema, clip, glob, nothing, parse_params,
+    GlobMatcher, LineIndex, Regex, allow_empty_schema, clip, glob, nothing, parse_params, quoted,
     regex,
 };
 use vcc_sdk::serde::Deserialize;
@@ -27,6 +34,12 @@ struct Params {
     files: Option<String>,
     #[serde(default)]
     allow_empty: bool,
+    #[serde(default = "yes")]
+    normalize: bool,
+}
+
+fn yes() -> bool {
+    true
 }
 
 /// The params ready to use, or each problem with its JSON pointer.
@@ -151,6 +164,7 @@ impl Validator for TextMatch {
                 "must_not_match": { "type": "array", "items": pattern, "description": "none may match in any file" },
                 "case_insensitive": { "type": "boolean", "default": false },
                 "files": { "type": "string", "description": "only check target files matching this glob" },
+                "normalize": { "type": "boolean", "default": true, "description": "also try must_not_match on the text with invisible (default-ignorable) characters removed and NFKC applied; must_match always matches the text as written" },
                 "allow_empty": allow_empty_schema("no target file (after `files`)")
             },
             "anyOf": [{ "required": ["must_match"] }, { "required": ["must_not_match"] }]
@@ -187,11 +201,15 @@ impl Validator for TextMatch {
                 );
                 continue;
             };
-            let (problems, file_counts) = check(&text, &ready.must, &ready.must_not);
+            let (problems, file_counts) =
+                check(&text, &ready.must, &ready.must_not, params.normalize);
             for p in problems {
                 let mut f = Finding::new(p.message).path(path).rule(p.rule);
                 if let Some(line) = p.line {
                     f = f.line(line);
+                }
+                if let Some(column) = p.column {
+                    f = f.column(column);
                 }
                 findings.push(f);
             }
@@ -215,13 +233,63 @@ impl Validator for TextMatch {
 struct Problem {
     message: String,
     line: Option<u32>,
+    column: Option<u32>,
     rule: &'static str,
+}
+
+/// The text as a reader sees it, line by line, and where each part of it
+/// is in the text as written.
+struct Seen {
+    text: String,
+    /// Per line: (offset in `text`, offset as written, the line's map when
+    /// normalising changed it).
+    lines: Vec<(usize, usize, Option<Normalized>)>,
+}
+
+impl Seen {
+    /// `None` when normalising changes nothing.
+    fn of(text: &str) -> Option<Seen> {
+        if text.is_ascii() {
+            return None;
+        }
+        let mut seen = Seen {
+            text: String::with_capacity(text.len()),
+            lines: Vec::new(),
+        };
+        let mut changed = false;
+        let mut start = 0;
+        for line in text.split('\n') {
+            if start > 0 {
+                seen.text.push('\n');
+            }
+            let n = Normalized::of(line);
+            seen.text
+                .push_str(n.as_ref().map_or(line, |n| n.text.as_str()));
+            changed |= n.is_some();
+            let at = seen.text.len() - n.as_ref().map_or(line.len(), |n| n.text.len());
+            seen.lines.push((at, start, n));
+            start += line.len() + 1;
+        }
+        changed.then_some(seen)
+    }
+
+    /// The offset as written of `offset` in the normalised text.
+    fn original(&self, offset: usize) -> usize {
+        let i = self
+            .lines
+            .partition_point(|(at, ..)| *at <= offset)
+            .saturating_sub(1);
+        let (at, start, n) = &self.lines[i];
+        let within = offset - at;
+        start + n.as_ref().map_or(within, |n| n.original(within))
+    }
 }
 
 fn check(
     text: &str,
     must: &[Compiled],
     must_not: &[Compiled],
+    normalize: bool,
 ) -> (Vec<Problem>, serde_json::Value) {
     let lines = LineIndex::new(text);
     let mut problems = Vec::new();
@@ -243,6 +311,7 @@ fn check(
                     p.min
                 ),
                 line: None,
+                column: None,
                 rule: "must-match",
             });
         }
@@ -256,21 +325,48 @@ fn check(
                     hits.len()
                 ),
                 line: hits.get(max).map(|&at| lines.line(at)),
+                column: None,
                 rule: "max-matches",
             });
         }
     }
+    let seen = if normalize { Seen::of(text) } else { None };
     for p in must_not {
-        let hits: Vec<Match> = p.re.find_iter(text).collect();
+        // (offset as written, the text found, seen only once normalised)
+        let mut hits: Vec<(usize, String, bool)> =
+            p.re.find_iter(text)
+                .map(|m| (m.start(), m.as_str().to_string(), false))
+                .collect();
+        if let Some(seen) = &seen {
+            let raw_lines: std::collections::BTreeSet<u32> =
+                hits.iter().map(|(at, ..)| lines.line(*at)).collect();
+            for m in p.re.find_iter(&seen.text) {
+                let at = seen.original(m.start());
+                if !raw_lines.contains(&lines.line(at)) {
+                    hits.push((at, m.as_str().to_string(), true));
+                }
+            }
+            hits.sort_by_key(|(at, ..)| *at);
+        }
         counts.insert(p.source.clone(), json!(hits.len()));
         let what = p
             .message
             .clone()
             .unwrap_or_else(|| format!("`{}` must not match", p.source));
-        for m in hits.iter().take(MAX_HITS) {
+        for (at, found, normalized) in hits.iter().take(MAX_HITS) {
+            let (line, column) = lines.line_col(*at);
             problems.push(Problem {
-                message: format!("{what}: found {:?}", clip(m.as_str(), 60)),
-                line: Some(lines.line(m.start())),
+                message: format!(
+                    "{what}: found {}{}",
+                    quoted(&clip(found, 60)),
+                    if *normalized {
+                        " (once invisible characters are removed and NFKC applied)"
+                    } else {
+                        ""
+                    }
+                ),
+                line: Some(line),
+                column: Some(column),
                 rule: "must-not-match",
             });
         }
@@ -281,6 +377,7 @@ fn check(
                     hits.len() - MAX_HITS
                 ),
                 line: None,
+                column: None,
                 rule: "must-not-match",
             });
         }
@@ -304,11 +401,16 @@ mod tests {
     #[test]
     fn must_match_counts_and_must_not_match_lines() {
         let text = "fn main() {}\n// TODO: fix\nlet x = 1; // TODO again\n";
-        let (problems, counts) = check(text, &compile(&["^fn main"], 1), &compile(&["TODO"], 0));
+        let (problems, counts) = check(
+            text,
+            &compile(&["^fn main"], 1),
+            &compile(&["TODO"], 0),
+            true,
+        );
         let lines: Vec<Option<u32>> = problems.iter().map(|p| p.line).collect();
         assert_eq!(lines, vec![Some(2), Some(3)]);
         assert_eq!(counts["TODO"], 2);
-        let (problems, _) = check(text, &compile(&["unsafe"], 1), &[]);
+        let (problems, _) = check(text, &compile(&["unsafe"], 1), &[], true);
         assert_eq!(problems[0].rule, "must-match");
         assert!(problems[0].message.contains("matched 0 time(s)"));
     }
@@ -321,7 +423,7 @@ mod tests {
             max: Some(1),
             message: Some("one x".into()),
         };
-        let (problems, _) = check("x\nx\n", &[spec.compile(false, 1).unwrap()], &[]);
+        let (problems, _) = check("x\nx\n", &[spec.compile(false, 1).unwrap()], &[], true);
         assert_eq!(problems.len(), 1);
         assert_eq!(problems[0].line, Some(2));
         assert!(problems[0].message.starts_with("one x: "));
@@ -330,7 +432,7 @@ mod tests {
     #[test]
     fn case_insensitive_and_bad_patterns() {
         let p = Pattern::Plain("todo".into());
-        let (problems, _) = check("TODO", &[], &[p.compile(true, 0).unwrap()]);
+        let (problems, _) = check("TODO", &[], &[p.compile(true, 0).unwrap()], true);
         assert_eq!(problems.len(), 1);
         assert!(Pattern::Plain("(".into()).compile(false, 1).is_err());
     }
@@ -345,6 +447,35 @@ mod tests {
         assert_eq!(
             pointers,
             vec!["/must_match/1", "/must_not_match/0", "/files"]
+        );
+    }
+
+    #[test]
+    fn a_forbidden_word_hidden_by_an_invisible_character_is_found_where_written() {
+        let text = "ok\nTO\u{200b}DO: finish this\nand ＴＯＤＯ again\nTODO plain\n";
+        let (problems, counts) = check(text, &[], &compile(&["TODO"], 0), true);
+        let at: Vec<(Option<u32>, Option<u32>)> =
+            problems.iter().map(|p| (p.line, p.column)).collect();
+        assert_eq!(
+            at,
+            vec![(Some(2), Some(1)), (Some(3), Some(5)), (Some(4), Some(1))]
+        );
+        assert!(
+            problems[0]
+                .message
+                .contains("once invisible characters are removed")
+        );
+        assert_eq!(counts["TODO"], 3);
+        let (problems, _) = check(text, &[], &compile(&["TODO"], 0), false);
+        assert_eq!(
+            problems.len(),
+            1,
+            "normalize: false matches the bytes as written"
+        );
+        let (problems, _) = check("TO\u{200b}DO", &compile(&["TODO"], 1), &[], true);
+        assert_eq!(
+            problems[0].rule, "must-match",
+            "required patterns match as written"
         );
     }
 }

@@ -313,16 +313,23 @@ fn check(calls: &[Call], wants: &[Want], params: &Params) -> Vec<Problem> {
         let with = if want.args.is_empty() {
             String::new()
         } else {
-            let keys: Vec<&str> = want.args.iter().map(|(k, _)| k.as_str()).collect();
-            format!(" with {}", keys.join(", "))
+            let rules: Vec<String> = want
+                .args
+                .iter()
+                .map(|(k, r)| format!("{k} {}", r.describe()))
+                .collect();
+            format!(" with {}", rules.join(", "))
         };
         if matching.len() < want.min {
             // Say why the calls that exist did not count.
-            let reason = calls
+            let (reason, line) = calls
                 .iter()
-                .find(|c| c.name == name)
-                .and_then(|c| args_hold(&c.args, &want.args).err())
-                .map(|e| format!(" ({e})"))
+                .filter(|c| c.name == name)
+                .find_map(|c| {
+                    args_hold(&c.args, &want.args)
+                        .err()
+                        .map(|e| (format!(" (the call with {}: {e})", short(&c.args)), c.line))
+                })
                 .unwrap_or_default();
             problems.push(Problem {
                 message: format!(
@@ -330,21 +337,25 @@ fn check(calls: &[Call], wants: &[Want], params: &Params) -> Vec<Problem> {
                     matching.len(),
                     want.min
                 ),
-                line: None,
+                line,
                 rule: "required-call",
             });
         }
         if let Some(max) = want.max
             && matching.len() > max
         {
-            problems.push(Problem {
-                message: format!(
-                    "`{name}`{with} was called {} time(s); at most {max} allowed",
-                    matching.len()
-                ),
-                line: matching[max].line,
-                rule: "max-calls",
-            });
+            // Each call past the limit, with what it was called with.
+            for c in &matching[max..] {
+                problems.push(Problem {
+                    message: format!(
+                        "`{name}`{with} was called {} time(s); at most {max} allowed: this call has {}",
+                        matching.len(),
+                        short(&c.args)
+                    ),
+                    line: c.line,
+                    rule: "max-calls",
+                });
+            }
         }
     }
     for name in &params.forbidden {

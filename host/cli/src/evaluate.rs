@@ -1,0 +1,239 @@
+//! Load a contract, verify what binds it, and check it: what `vcc check`,
+//! `converge`, `hook` and `mcp` share.
+//!
+//! A contract is read once ([`Sources`]: its file, the files its params
+//! name, its `vcc.lock`) and made [`Ready`] (trust policy, lock and bases
+//! verified and composed). A loop checks the same `Ready` again and again,
+//! so whatever the command it runs writes to the contract never changes
+//! what it is judged by.
+
+use std::path::{Path, PathBuf};
+
+use vcc_contract::{Level, Sources};
+use vcc_report::Report;
+use vcc_runtime::{CheckOptions, Runtime};
+
+use crate::args::GateArgs;
+use crate::gate::Prepared;
+
+/// A check's report, and the budget of the contract it evaluated (with
+/// its bases).
+pub struct Evaluation {
+    pub report: Report,
+    pub budget: Option<vcc_contract::Budget>,
+}
+
+/// A contract read once and made ready to check.
+pub struct Ready {
+    pub sources: Sources,
+    pub prepared: Prepared,
+    /// The deliverable root: `--dir`, else the contract's `root:`, else
+    /// its folder.
+    pub root: PathBuf,
+}
+
+impl Ready {
+    /// Read the contract at `contract` and prepare it; `Err`: the
+    /// `invalid` report that says why it cannot be checked.
+    pub fn read(
+        runtime: &Runtime,
+        contract: &Path,
+        dir: Option<&Path>,
+        gate: &GateArgs,
+    ) -> Result<Ready, Box<Report>> {
+        let sources = match Sources::read(contract) {
+            Ok((sources, _)) => sources,
+            Err(problems) => {
+                return Err(Box::new(vcc_runtime::unreadable_contract(
+                    contract,
+                    problems,
+                    runtime.loader().stats(),
+                )));
+            }
+        };
+        Ready::from_sources(runtime, sources, dir, gate)
+    }
+
+    /// Prepare a contract from bytes read earlier (a hook's first stop).
+    pub fn from_sources(
+        runtime: &Runtime,
+        sources: Sources,
+        dir: Option<&Path>,
+        gate: &GateArgs,
+    ) -> Result<Ready, Box<Report>> {
+        let doc = match sources.load() {
+            Ok(doc) => doc,
+            Err(problems) => {
+                return Err(Box::new(vcc_runtime::unreadable_contract(
+                    &sources.path,
+                    problems,
+                    runtime.loader().stats(),
+                )));
+            }
+        };
+        let root = dir.map_or_else(|| doc.default_root(), Path::to_path_buf);
+        let (path, digest) = (doc.path.clone(), doc.digest.clone());
+        match crate::gate::prepare(runtime, doc, &sources, &root, gate) {
+            Ok(prepared) => Ok(Ready {
+                sources,
+                prepared,
+                root,
+            }),
+            Err(problems) => Err(Box::new(refused_report(
+                &path,
+                &digest,
+                problems,
+                runtime.loader().stats(),
+            ))),
+        }
+    }
+
+    /// The contract's id (what reports and messages name it by).
+    pub fn id(&self) -> &str {
+        &self.prepared.doc.contract.id
+    }
+
+    /// Check the deliverables under the root against this contract.
+    pub fn check(&self, runtime: &Runtime, mut options: CheckOptions) -> Evaluation {
+        let doc = &self.prepared.doc;
+        if !options.only.is_empty() {
+            let mut ids: Vec<String> = doc.contract.criteria.iter().map(|c| c.id.clone()).collect();
+            ids.extend(
+                vcc_contract::model::presence_checks(&doc.contract)
+                    .iter()
+                    .map(|d| vcc_contract::model::presence_id(&d.id)),
+            );
+            let unknown: Vec<&str> = options
+                .only
+                .iter()
+                .filter(|id| !ids.contains(id))
+                .map(String::as_str)
+                .collect();
+            if !unknown.is_empty() {
+                return Evaluation {
+                    report: unknown_only(runtime, doc, &unknown, &ids),
+                    budget: None,
+                };
+            }
+        }
+        options.host_digest = runtime.host_digest();
+        options.base_bundles = self.prepared.base_bundles.clone();
+        Evaluation {
+            report: vcc_runtime::check(runtime.loader(), doc, &self.root, &options),
+            budget: doc.contract.budget.clone(),
+        }
+    }
+}
+
+/// Load a contract, verify what binds it (trust policy, vcc.lock, bases),
+/// and check it against the deliverables under `dir` (default: the
+/// contract's `root:`, else its folder). `options.only` keeps only the
+/// criteria it names.
+pub fn evaluate(
+    runtime: &Runtime,
+    contract: &Path,
+    dir: Option<&Path>,
+    gate: &GateArgs,
+    options: CheckOptions,
+) -> Evaluation {
+    match Ready::read(runtime, contract, dir, gate) {
+        Ok(ready) => ready.check(runtime, options),
+        Err(report) => Evaluation {
+            report: *report,
+            budget: None,
+        },
+    }
+}
+
+/// The integrity pass of `vcc lint`: the contract's digest (when it could
+/// be read) and its problems.
+pub fn lint_problems(
+    runtime: &Runtime,
+    contract: &Path,
+    dir: Option<&Path>,
+    gate: &GateArgs,
+) -> (Option<String>, Vec<vcc_contract::Problem>) {
+    let (sources, doc) = match vcc_contract::Sources::read(contract) {
+        Ok(read) => read,
+        Err(problems) => return (None, problems),
+    };
+    let root = dir.map_or_else(|| doc.default_root(), Path::to_path_buf);
+    let digest = doc.digest.clone();
+    let doc = match crate::gate::prepare(runtime, doc, &sources, &root, gate) {
+        Ok(prepared) => prepared.doc,
+        Err(problems) => return (Some(digest), problems),
+    };
+    let (problems, _) = vcc_runtime::lint_with_validators(runtime.loader(), &doc, Some(&root));
+    (Some(doc.digest.clone()), problems)
+}
+
+/// `--only` names a criterion the contract does not have: invalid, with a
+/// did-you-mean.
+fn unknown_only(
+    runtime: &Runtime,
+    doc: &vcc_contract::Document,
+    unknown: &[&str],
+    ids: &[String],
+) -> Report {
+    let hints: Vec<String> = unknown
+        .iter()
+        .filter_map(|u| {
+            vcc_contract::problem::closest(u, ids.iter().map(String::as_str))
+                .map(|c| format!("`{u}`: did you mean `{c}`?"))
+        })
+        .collect();
+    let mut problem = doc.problem(
+        vcc_contract::Code::InvalidValue,
+        Level::Error,
+        &vcc_contract::FieldPath::root().key("criteria"),
+        format!(
+            "--only {}: no such criterion (the contract has: {})",
+            unknown.join(", "),
+            ids.join(", ")
+        ),
+    );
+    if !hints.is_empty() {
+        problem.help = Some(hints.join("; "));
+    }
+    let mut report = refused_report(
+        &doc.path,
+        &doc.digest,
+        vec![problem],
+        runtime.loader().stats(),
+    );
+    report.reason = format!(
+        "--only names criteria the contract does not have: {}{}",
+        unknown.join(", "),
+        if hints.is_empty() {
+            String::new()
+        } else {
+            format!(" ({})", hints.join("; "))
+        }
+    );
+    report
+}
+
+/// A check refused before evaluation: its bundles, lock, trust policy or
+/// bases could not be trusted.
+fn refused_report(
+    path: &Path,
+    digest: &str,
+    problems: Vec<vcc_contract::Problem>,
+    cache: vcc_report::CacheStats,
+) -> Report {
+    if problems.is_empty() {
+        return Report::unfinished(&path.display().to_string());
+    }
+    let mut report = vcc_runtime::unreadable_contract(path, problems, cache);
+    report.contract.digest = Some(digest.to_string());
+    report.reason = format!(
+        "the contract's trust chain was refused ({}); no validator was run",
+        report
+            .problems
+            .iter()
+            .map(|p| p.code.as_str())
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    report
+}
