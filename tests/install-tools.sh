@@ -7,7 +7,13 @@
 #   - an independent DSSE/Ed25519 implementation, from PyPI:
 #     securesystemslib, in $VCC_TOOLS_DIR/trust-py;
 #   - an independent MCP client and pre-commit itself, from PyPI: mcp and
-#     pre-commit, in $VCC_TOOLS_DIR/agents-py.
+#     pre-commit, in $VCC_TOOLS_DIR/agents-py;
+#   - readers of the reports vcc writes, none of them vcc's: junitparser,
+#     sarif-tools, in-toto and cryptography from PyPI in
+#     $VCC_TOOLS_DIR/reports-py; Microsoft's SARIF Multitool (the SARIF
+#     SDK's validator, with the official 2.1.0 schema) from npm in
+#     $VCC_TOOLS_DIR/sarif-npm; chromium from Debian (the HTML report,
+#     rendered headless).
 # Safe to run again: what is installed is kept.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -17,11 +23,17 @@ bash sdk/install-tools.sh
 SECURESYSTEMSLIB=1.6.0
 MCP=2.3.0
 PRE_COMMIT=4.7.0
+JUNITPARSER=5.0.3
+SARIF_TOOLS=3.0.5
+IN_TOTO=3.1.0
+CRYPTOGRAPHY=50.0.2
+SARIF_MULTITOOL=5.7.0
 
 missing=()
 command -v docker-registry >/dev/null || missing+=(docker-registry)
 command -v skopeo >/dev/null || missing+=(skopeo)
 command -v groff >/dev/null || missing+=(groff-base)   # reads back `vcc man`
+command -v chromium >/dev/null || missing+=(chromium)  # renders the HTML report
 if [ ${#missing[@]} -gt 0 ]; then
     echo "installing ${missing[*]} (apt)" >&2
     sudo=()
@@ -46,6 +58,24 @@ if ! "$agents_py/bin/python" -c "import importlib.metadata as m, sys; sys.exit(m
     rm -rf "$agents_py"
     python3 -m venv "$agents_py"
     "$agents_py/bin/pip" install --quiet --disable-pip-version-check "mcp==$MCP" "pre-commit==$PRE_COMMIT"
+fi
+
+reports_py="$tools/reports-py"
+if ! "$reports_py/bin/python" -c "import importlib.metadata as m, sys; sys.exit(m.version('junitparser') != '$JUNITPARSER' or m.version('sarif-tools') != '$SARIF_TOOLS' or m.version('in-toto') != '$IN_TOTO' or m.version('cryptography') != '$CRYPTOGRAPHY')" 2>/dev/null; then
+    echo "installing junitparser $JUNITPARSER, sarif-tools $SARIF_TOOLS, in-toto $IN_TOTO, cryptography $CRYPTOGRAPHY into $reports_py" >&2
+    rm -rf "$reports_py"
+    python3 -m venv "$reports_py"
+    "$reports_py/bin/pip" install --quiet --disable-pip-version-check \
+        "junitparser==$JUNITPARSER" "sarif-tools==$SARIF_TOOLS" "in-toto==$IN_TOTO" "cryptography==$CRYPTOGRAPHY"
+fi
+
+sarif_npm="$tools/sarif-npm"
+installed=$(node -p "try { require('$sarif_npm/node_modules/@microsoft/sarif-multitool/package.json').version } catch { '' }" 2>/dev/null || true)
+if [ "$installed" != "$SARIF_MULTITOOL" ]; then
+    echo "installing @microsoft/sarif-multitool $SARIF_MULTITOOL into $sarif_npm" >&2
+    mkdir -p "$sarif_npm"
+    [ -f "$sarif_npm/package.json" ] || echo '{ "name": "vcc-sarif-tools", "private": true }' > "$sarif_npm/package.json"
+    npm install --prefix "$sarif_npm" --no-audit --no-fund --loglevel=error "@microsoft/sarif-multitool@$SARIF_MULTITOOL"
 fi
 
 echo "test tools ready" >&2

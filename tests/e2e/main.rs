@@ -18,6 +18,7 @@ mod exclude;
 mod first_hour;
 mod fixtures;
 mod forgery;
+mod formats;
 mod large;
 mod record;
 mod vcc1;

@@ -169,6 +169,10 @@ pub struct ConvergeArgs {
     /// Also write the converge report (JSON) to FILE.
     #[arg(long, value_name = "FILE")]
     pub report: Option<PathBuf>,
+    /// Also write a self-contained HTML page to FILE: the loop, with a chart
+    /// of the MUST criteria failing after each run, and the last check.
+    #[arg(long, value_name = "FILE")]
+    pub report_html: Option<PathBuf>,
     /// human (progress to stderr) or json (the converge report, to stdout).
     #[arg(long, value_enum, default_value_t = Format::Human)]
     pub format: Format,
@@ -337,12 +341,32 @@ pub struct CheckArgs {
     /// the contract's `exclude`: never hashed, never seen by a validator.
     #[arg(long, value_name = "GLOB")]
     pub exclude: Vec<String>,
-    /// human (to stderr) or json (the report, to stdout).
-    #[arg(long, value_enum, default_value_t = Format::Human)]
-    pub format: Format,
-    /// Also write the JSON report to FILE (atomically).
+    /// human (to stderr), or a machine format to stdout: json, junit
+    /// (JUnit XML), sarif (SARIF 2.1.0), markdown, gitlab (Code Quality).
+    #[arg(long, value_enum, default_value_t = CheckFormat::Human)]
+    pub format: CheckFormat,
+    /// Also write the JSON report to FILE (atomically; the same as
+    /// --report-json).
     #[arg(long, value_name = "FILE")]
     pub report: Option<PathBuf>,
+    /// Also write the JSON report to FILE.
+    #[arg(long, value_name = "FILE")]
+    pub report_json: Option<PathBuf>,
+    /// Also write a JUnit XML report to FILE (a test case per criterion).
+    #[arg(long, value_name = "FILE")]
+    pub report_junit: Option<PathBuf>,
+    /// Also write a SARIF 2.1.0 log to FILE (a rule per criterion).
+    #[arg(long, value_name = "FILE")]
+    pub report_sarif: Option<PathBuf>,
+    /// Also write a Markdown report to FILE.
+    #[arg(long, value_name = "FILE")]
+    pub report_markdown: Option<PathBuf>,
+    /// Also write a GitLab Code Quality report to FILE.
+    #[arg(long, value_name = "FILE")]
+    pub report_gitlab: Option<PathBuf>,
+    /// Also write a self-contained HTML page to FILE.
+    #[arg(long, value_name = "FILE")]
+    pub report_html: Option<PathBuf>,
     /// Store evidence bytes in DIR, one file per blake3 digest.
     #[arg(long, value_name = "DIR")]
     pub evidence_dir: Option<PathBuf>,
@@ -507,6 +531,18 @@ impl Lang {
 pub enum Format {
     Human,
     Json,
+}
+
+/// What `vcc check` prints: human output on stderr, or one machine format
+/// on stdout.
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum CheckFormat {
+    Human,
+    Json,
+    Junit,
+    Sarif,
+    Markdown,
+    Gitlab,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]

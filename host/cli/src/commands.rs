@@ -1,21 +1,17 @@
 //! What each command does. `run` returns the process exit code.
 
-use std::io;
 use std::path::Path;
 
 use clap::{CommandFactory, Parser};
 use serde_json::json;
 use vcc_contract::Level;
 use vcc_report::law::exit;
-use vcc_report::{Report, Verdict};
-use vcc_runtime::{CheckOptions, Runtime, WalkLimits};
 
 use crate::args::{
-    BundleCommand, CheckArgs, Cli, Command, Format, HookCommand, KeyCommand, LintArgs,
-    ValidatorCommand,
+    BundleCommand, Cli, Command, Format, HookCommand, KeyCommand, LintArgs, ValidatorCommand,
 };
-use crate::evaluate::{evaluate, lint_problems};
-use crate::output::{print_stdout, write_atomically};
+use crate::evaluate::lint_problems;
+use crate::output::print_stdout;
 use crate::render::{self, Style};
 use crate::settings::runtime;
 
@@ -42,7 +38,7 @@ pub fn run() -> i32 {
         Command::Schema => schema(),
         Command::Record(args) => crate::record::run(args),
         Command::Lint(args) => lint(&cli, args, &style),
-        Command::Check(args) => check(&cli, args, &style),
+        Command::Check(args) => crate::check::run(&cli, args, &style),
         Command::Validator(ValidatorCommand::List { format, params }) => {
             validator_list(&cli, *format, *params)
         }
@@ -215,182 +211,6 @@ fn emit_lint(
             eprint!("{out}");
         }
     }
-}
-
-fn check(cli: &Cli, args: &CheckArgs, style: &Style) -> i32 {
-    if args.contracts.len() > 1 && args.report.is_some() {
-        eprintln!(
-            "vcc check: --report keeps the report of one contract; run `vcc check` once per contract to keep each"
-        );
-        return exit::INVALID;
-    }
-    // First of all: a report left by an earlier run must not outlive this
-    // one (see `unfinished_first`).
-    if let Err(code) = unfinished_first(args, style) {
-        return code;
-    }
-    let runtime = match runtime(cli) {
-        Ok(r) => r,
-        Err(code) => return code,
-    };
-    let mut attached = Vec::new();
-    for spec in &args.attach {
-        match crate::attach::parse(spec) {
-            Ok(file) => attached.push(file),
-            Err(why) => {
-                eprintln!("vcc check: {why}");
-                return exit::INVALID;
-            }
-        }
-    }
-    let defaults = CheckOptions::default();
-    let walk = WalkLimits {
-        max_files: args.max_files.unwrap_or(defaults.walk.max_files),
-        max_depth: args.max_depth.unwrap_or(defaults.walk.max_depth),
-        max_file_size: args
-            .max_file_size
-            .map_or(defaults.walk.max_file_size, |s| s.0),
-        ..defaults.walk.clone()
-    };
-    let options = CheckOptions {
-        jobs: args.jobs.unwrap_or(defaults.jobs),
-        evidence_dir: args.evidence_dir.clone(),
-        walk,
-        exclude: args.exclude.clone(),
-        only: args.only.clone(),
-        attached,
-        ..defaults
-    };
-    if args.watch {
-        return crate::watch::run(args, || {
-            if let Err(code) = unfinished_first(args, style) {
-                return code;
-            }
-            check_once(&runtime, args, &options, style)
-        });
-    }
-    check_once(&runtime, args, &options, style)
-}
-
-/// Until the run ends, the report file says it did not finish, so a
-/// crash or a kill at any later point never leaves an old verdict behind.
-/// `Err`: it cannot be written (said in the format asked), the exit code.
-fn unfinished_first(args: &CheckArgs, style: &Style) -> Result<(), i32> {
-    if let (Some(path), [contract]) = (&args.report, args.contracts.as_slice()) {
-        let unfinished = Report::unfinished(&contract.display().to_string());
-        if let Err(err) = write_atomically(path, report_json(&unfinished).as_bytes()) {
-            // No run whose report cannot be kept: say so, in the format asked.
-            let mut report = unfinished;
-            report.reason = unwritable(path, &err);
-            return Err(emit(report, args, style));
-        }
-    }
-    Ok(())
-}
-
-/// One check of every contract given; the worst exit code.
-fn check_once(runtime: &Runtime, args: &CheckArgs, options: &CheckOptions, style: &Style) -> i32 {
-    let spinner =
-        crate::progress::spinner(runtime.loader().progress(), args.format == Format::Human);
-    let mut reports: Vec<Report> = args
-        .contracts
-        .iter()
-        .map(|contract| {
-            let mut report = evaluate(
-                runtime,
-                contract,
-                args.dir.as_deref(),
-                &args.gate,
-                options.clone(),
-            )
-            .report;
-            if !args.only.is_empty() {
-                partial(&mut report, &args.only);
-            }
-            report
-        })
-        .collect();
-    drop(spinner);
-    if reports.len() == 1 {
-        return finish_check(reports.remove(0), args, style);
-    }
-    // Several contracts: each report in turn (a JSON array), the worst
-    // exit code.
-    let worst = reports
-        .iter()
-        .map(|r| r.exit_code(args.allow_advisory))
-        .max()
-        .unwrap_or(exit::INVALID);
-    match args.format {
-        Format::Json => print_stdout(&format!(
-            "{}\n",
-            serde_json::to_string_pretty(&reports).unwrap_or_default()
-        )),
-        Format::Human => {
-            for r in &reports {
-                eprint!("{}", render::report(r, style));
-            }
-        }
-    }
-    worst
-}
-
-/// `--only`: keep the named criteria. Before the check, unknown ids make
-/// it invalid; after it, a partial run is never accepted.
-fn partial(report: &mut Report, only: &[String]) {
-    report.partial = only.to_vec();
-    let which = only.join(", ");
-    match report.verdict {
-        Verdict::Accepted => {
-            report.verdict = Verdict::Withheld;
-            report.reason = format!(
-                "a partial run (--only {which}): every MUST it checked passed, but a partial run is never accepted"
-            );
-        }
-        Verdict::Invalid => {}
-        _ => report.reason = format!("a partial run (--only {which}): {}", report.reason),
-    }
-}
-
-/// Write the report file (if asked), then print.
-fn finish_check(mut report: Report, args: &CheckArgs, style: &Style) -> i32 {
-    if let Some(path) = &args.report
-        && let Err(err) = write_atomically(path, report_json(&report).as_bytes())
-    {
-        // What is printed must not say accepted when the run failed.
-        report.verdict = Verdict::Invalid;
-        report.reason = unwritable(path, &err);
-    }
-    emit(report, args, style)
-}
-
-fn unwritable(path: &Path, err: &io::Error) -> String {
-    format!(
-        "the report could not be written to {}: {err}",
-        path.display()
-    )
-}
-
-/// Print a check's report as asked; its exit code.
-fn emit(report: Report, args: &CheckArgs, style: &Style) -> i32 {
-    if report.verdict == Verdict::Invalid
-        && report.reason.starts_with("the report could not be written")
-        && matches!(args.format, Format::Json)
-    {
-        // stdout may be piped into a tool; say it where a person looks.
-        eprintln!("vcc check: {}", report.reason);
-    }
-    let code = report.exit_code(args.allow_advisory);
-    match args.format {
-        Format::Json => print_stdout(&report_json(&report)),
-        Format::Human => eprint!("{}", render::report(&report, style)),
-    }
-    code
-}
-
-pub fn report_json(report: &Report) -> String {
-    serde_json::to_string_pretty(report)
-        .map_or_else(|e| format!("{{\"error\": \"{e}\"}}\n"), |s| s + "\n")
 }
 
 fn validator_list(cli: &Cli, format: Format, params: bool) -> i32 {

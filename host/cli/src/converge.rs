@@ -67,12 +67,12 @@ pub fn run(rt: &Runtime, args: &ConvergeArgs) -> i32 {
         lp: None,
         ready: None,
     };
-    if let Some(path) = &args.report {
-        let unfinished = c.report(
-            Termination::Unfinished,
-            "the loop did not finish: vcc was stopped before it could say why".into(),
-        );
-        if let Err(e) = write_atomically(path, json(&unfinished).as_bytes()) {
+    let unfinished = c.report(
+        Termination::Unfinished,
+        "the loop did not finish: vcc was stopped before it could say why".into(),
+    );
+    for (path, text) in report_files(args, &unfinished) {
+        if let Err(e) = write_atomically(&path, text.as_bytes()) {
             eprintln!(
                 "vcc converge: the report cannot be written to {}: {e}",
                 path.display()
@@ -477,15 +477,15 @@ impl Converge<'_> {
     fn finish(&self, why: Termination, detail: String) -> i32 {
         let mut report = self.report(why, detail);
         let mut code = why.exit_code();
-        if let Some(path) = &self.args.report
-            && let Err(e) = write_atomically(path, json(&report).as_bytes())
-        {
-            eprintln!(
-                "vcc converge: the report cannot be written to {}: {e}",
-                path.display()
-            );
-            report.accepted = false;
-            code = exit::INVALID;
+        for (path, text) in report_files(self.args, &report) {
+            if let Err(e) = write_atomically(&path, text.as_bytes()) {
+                eprintln!(
+                    "vcc converge: the report cannot be written to {}: {e}",
+                    path.display()
+                );
+                report.accepted = false;
+                code = exit::INVALID;
+            }
         }
         match self.args.format {
             Format::Json => print_stdout(&json(&report)),
@@ -615,6 +615,19 @@ fn stop_group(child: &mut Child, signal: libc::c_int) -> Option<std::process::Ex
 
 fn absolute(path: &Path) -> PathBuf {
     std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf())
+}
+
+/// The report files asked for, with their text.
+fn report_files(args: &ConvergeArgs, report: &ConvergeReport) -> Vec<(PathBuf, String)> {
+    let mut files = Vec::new();
+    if let Some(path) = &args.report {
+        files.push((path.clone(), json(report)));
+    }
+    if let Some(path) = &args.report_html {
+        let last: Vec<Report> = report.last_check.iter().cloned().collect();
+        files.push((path.clone(), vcc_formats::html::write(&last, Some(report))));
+    }
+    files
 }
 
 fn json(report: &ConvergeReport) -> String {

@@ -5,6 +5,8 @@ mod attach;
 mod author;
 mod bundles;
 mod cache;
+mod check;
+mod ci;
 mod commands;
 mod converge;
 mod evaluate;

@@ -167,7 +167,61 @@ pub struct Report {
     /// accepted.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub partial: Vec<String>,
+    /// Which run this is: its id, when it started, the commit it judged.
+    #[serde(default)]
+    pub run: RunInfo,
+    /// Set when the verdict was not computed but taken from a ledger entry
+    /// for the very same inputs (`vcc check --reuse`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reused: Option<Reused>,
     pub runtime: RuntimeInfo,
+}
+
+/// Which run produced a report, for CI systems, people and the ledger.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct RunInfo {
+    /// 32 hex digits, random per run.
+    pub id: String,
+    /// RFC 3339, UTC, when the run started.
+    pub started_at: String,
+    /// The git commit (`HEAD`) of the work tree the deliverable root is
+    /// in, when it is in one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub commit: Option<String>,
+}
+
+impl RunInfo {
+    /// A new run, starting now.
+    pub fn start(commit: Option<String>) -> RunInfo {
+        let mut bytes = [0u8; 16];
+        // Without randomness the id is still unique enough per host and
+        // instant; it names a run, it protects nothing.
+        if getrandom::fill(&mut bytes).is_err() {
+            let seed = format!("{}-{:?}", std::process::id(), std::time::SystemTime::now());
+            bytes.copy_from_slice(&blake3::hash(seed.as_bytes()).as_bytes()[..16]);
+        }
+        RunInfo {
+            id: bytes.iter().map(|b| format!("{b:02x}")).collect(),
+            started_at: now_rfc3339(),
+            commit,
+        }
+    }
+}
+
+/// The current time, RFC 3339 in UTC with milliseconds.
+pub fn now_rfc3339() -> String {
+    humantime::format_rfc3339_millis(std::time::SystemTime::now()).to_string()
+}
+
+/// Where a reused verdict came from.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Reused {
+    /// The ledger file, as given.
+    pub ledger: String,
+    /// The entry whose verdict this is.
+    pub seq: u64,
+    /// The run that computed it.
+    pub run_id: String,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -430,6 +484,8 @@ impl Report {
             criteria: Vec::new(),
             problems: Vec::new(),
             partial: Vec::new(),
+            run: RunInfo::start(None),
+            reused: None,
             runtime: RuntimeInfo {
                 vcc_version: env!("CARGO_PKG_VERSION").to_string(),
                 ..RuntimeInfo::default()

@@ -17,8 +17,8 @@ use vcc_contract::paths::{self, PathSpec};
 use vcc_contract::{Contract, Criterion, Deliverable, Document, Excludes, Problem, Severity, lint};
 use vcc_report::{
     AttachedFile, BaseInfo, BundleRef, CacheStats, ContractFileInfo, ContractInfo, CriterionReport,
-    DeliverablesInfo, EXCLUDED_SHOWN, EvidenceRef, ExcludedInfo, Reason, Report, RuntimeInfo,
-    SCHEMA_VERSION, Status, TargetReport, ValidatorReport, Verdict, law,
+    DeliverablesInfo, EXCLUDED_SHOWN, EvidenceRef, ExcludedInfo, Reason, Report, RunInfo,
+    RuntimeInfo, SCHEMA_VERSION, Status, TargetReport, ValidatorReport, Verdict, law,
 };
 
 use crate::guard::{Stopped, grace, guarded};
@@ -134,6 +134,8 @@ pub fn check(loader: &Loader, doc: &Document, root: &Path, options: &CheckOption
         criteria: Vec::new(),
         problems: Vec::new(),
         partial: Vec::new(),
+        run: RunInfo::start(crate::git::head_commit(root)),
+        reused: None,
         runtime: RuntimeInfo::default(),
     };
     let outcome = run(loader, doc, root, options, &mut report);
@@ -955,6 +957,8 @@ pub fn unreadable_contract(path: &Path, problems: Vec<Problem>, cache: CacheStat
         criteria: Vec::new(),
         problems,
         partial: Vec::new(),
+        run: RunInfo::start(None),
+        reused: None,
         runtime: RuntimeInfo {
             vcc_version: env!("CARGO_PKG_VERSION").to_string(),
             wasmtime_version: WASMTIME_VERSION.to_string(),

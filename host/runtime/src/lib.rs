@@ -7,6 +7,7 @@
 mod cache;
 mod check;
 mod evict;
+pub mod git;
 mod guard;
 mod memo;
 mod progress;

@@ -1,0 +1,222 @@
+//! `vcc check`: evaluate each contract, then keep the verdict where it is
+//! asked for — report files in every format, the job summary and
+//! annotations under GitHub Actions — and print it.
+//!
+//! Report files are replaced by a "did not finish" report before the run
+//! (in their own format), so a crash or kill never leaves an earlier
+//! verdict behind; each is written atomically after it. A report that
+//! cannot be written makes the run `invalid`: what is printed never says
+//! accepted when what was asked for was not kept.
+
+use std::io;
+use std::path::{Path, PathBuf};
+
+use vcc_formats::Format as FileFormat;
+use vcc_report::law::exit;
+use vcc_report::{Report, Verdict};
+use vcc_runtime::{CheckOptions, Runtime, WalkLimits};
+
+use crate::args::{CheckArgs, CheckFormat, Cli};
+use crate::evaluate::evaluate;
+use crate::output::{print_stdout, write_atomically};
+use crate::render::{self, Style};
+use crate::settings::runtime;
+
+pub fn run(cli: &Cli, args: &CheckArgs, style: &Style) -> i32 {
+    if args.contracts.len() > 1 && (args.report.is_some() || args.report_json.is_some()) {
+        eprintln!(
+            "vcc check: --report keeps the report of one contract; run `vcc check` once per contract to keep each"
+        );
+        return exit::INVALID;
+    }
+    // First of all: a report left by an earlier run must not outlive this
+    // one.
+    if let Err(code) = unfinished_first(args, style) {
+        return code;
+    }
+    let runtime = match runtime(cli) {
+        Ok(r) => r,
+        Err(code) => return code,
+    };
+    let mut attached = Vec::new();
+    for spec in &args.attach {
+        match crate::attach::parse(spec) {
+            Ok(file) => attached.push(file),
+            Err(why) => {
+                eprintln!("vcc check: {why}");
+                return exit::INVALID;
+            }
+        }
+    }
+    let defaults = CheckOptions::default();
+    let walk = WalkLimits {
+        max_files: args.max_files.unwrap_or(defaults.walk.max_files),
+        max_depth: args.max_depth.unwrap_or(defaults.walk.max_depth),
+        max_file_size: args
+            .max_file_size
+            .map_or(defaults.walk.max_file_size, |s| s.0),
+        ..defaults.walk.clone()
+    };
+    let options = CheckOptions {
+        jobs: args.jobs.unwrap_or(defaults.jobs),
+        evidence_dir: args.evidence_dir.clone(),
+        walk,
+        exclude: args.exclude.clone(),
+        only: args.only.clone(),
+        attached,
+        ..defaults
+    };
+    if args.watch {
+        return crate::watch::run(args, || {
+            if let Err(code) = unfinished_first(args, style) {
+                return code;
+            }
+            once(&runtime, args, &options, style)
+        });
+    }
+    once(&runtime, args, &options, style)
+}
+
+/// Every report file asked for, with its format.
+pub fn report_files(args: &CheckArgs) -> Vec<(PathBuf, FileFormat)> {
+    let mut files = Vec::new();
+    for (path, format) in [
+        (&args.report, FileFormat::Json),
+        (&args.report_json, FileFormat::Json),
+        (&args.report_junit, FileFormat::Junit),
+        (&args.report_sarif, FileFormat::Sarif),
+        (&args.report_markdown, FileFormat::Markdown),
+        (&args.report_gitlab, FileFormat::Gitlab),
+        (&args.report_html, FileFormat::Html),
+    ] {
+        if let Some(path) = path {
+            files.push((path.clone(), format));
+        }
+    }
+    files
+}
+
+/// Until the run ends, each report file says it did not finish. `Err`: one
+/// cannot be written (said in the format asked), the exit code.
+fn unfinished_first(args: &CheckArgs, style: &Style) -> Result<(), i32> {
+    let unfinished: Vec<Report> = args
+        .contracts
+        .iter()
+        .map(|c| Report::unfinished(&c.display().to_string()))
+        .collect();
+    for (path, format) in report_files(args) {
+        if let Err(err) =
+            write_atomically(&path, vcc_formats::render(format, &unfinished).as_bytes())
+        {
+            // No run whose report cannot be kept: say so, in the format asked.
+            let mut reports = unfinished;
+            for r in &mut reports {
+                r.reason = unwritable(&path, &err);
+            }
+            return Err(emit(reports, args, style));
+        }
+    }
+    Ok(())
+}
+
+/// One check of every contract given; the worst exit code.
+fn once(runtime: &Runtime, args: &CheckArgs, options: &CheckOptions, style: &Style) -> i32 {
+    let spinner = crate::progress::spinner(
+        runtime.loader().progress(),
+        args.format == CheckFormat::Human,
+    );
+    let reports: Vec<Report> = args
+        .contracts
+        .iter()
+        .map(|contract| {
+            let mut report = evaluate(
+                runtime,
+                contract,
+                args.dir.as_deref(),
+                &args.gate,
+                options.clone(),
+            )
+            .report;
+            if !args.only.is_empty() {
+                partial(&mut report, &args.only);
+            }
+            report
+        })
+        .collect();
+    drop(spinner);
+    finish(reports, args, style)
+}
+
+/// `--only`: a partial run is never accepted.
+fn partial(report: &mut Report, only: &[String]) {
+    report.partial = only.to_vec();
+    let which = only.join(", ");
+    match report.verdict {
+        Verdict::Accepted => {
+            report.verdict = Verdict::Withheld;
+            report.reason = format!(
+                "a partial run (--only {which}): every MUST it checked passed, but a partial run is never accepted"
+            );
+        }
+        Verdict::Invalid => {}
+        _ => report.reason = format!("a partial run (--only {which}): {}", report.reason),
+    }
+}
+
+/// Keep the reports where they were asked for, then print them.
+fn finish(mut reports: Vec<Report>, args: &CheckArgs, style: &Style) -> i32 {
+    for (path, format) in report_files(args) {
+        if let Err(err) = write_atomically(&path, vcc_formats::render(format, &reports).as_bytes())
+        {
+            // What is printed must not say accepted when the run failed.
+            for r in &mut reports {
+                r.verdict = Verdict::Invalid;
+                r.reason = unwritable(&path, &err);
+            }
+        }
+    }
+    crate::ci::github(&reports);
+    emit(reports, args, style)
+}
+
+fn unwritable(path: &Path, err: &io::Error) -> String {
+    format!(
+        "the report could not be written to {}: {err}",
+        path.display()
+    )
+}
+
+/// Print the reports as asked; the worst exit code.
+fn emit(reports: Vec<Report>, args: &CheckArgs, style: &Style) -> i32 {
+    for r in &reports {
+        if r.verdict == Verdict::Invalid
+            && r.reason.starts_with("the report could not be written")
+            && args.format != CheckFormat::Human
+        {
+            // stdout may be piped into a tool; say it where a person looks.
+            eprintln!("vcc check: {}", r.reason);
+        }
+    }
+    let code = reports
+        .iter()
+        .map(|r| r.exit_code(args.allow_advisory))
+        .max()
+        .unwrap_or(exit::INVALID);
+    let file_format = match args.format {
+        CheckFormat::Human => None,
+        CheckFormat::Json => Some(FileFormat::Json),
+        CheckFormat::Junit => Some(FileFormat::Junit),
+        CheckFormat::Sarif => Some(FileFormat::Sarif),
+        CheckFormat::Markdown => Some(FileFormat::Markdown),
+        CheckFormat::Gitlab => Some(FileFormat::Gitlab),
+    };
+    match file_format {
+        Some(format) => print_stdout(&vcc_formats::render(format, &reports)),
+        None => {
+            for r in &reports {
+                eprint!("{}", render::report(r, style));
+            }
+        }
+    }
+    code
+}

@@ -1,0 +1,84 @@
+//! GitLab Code Quality (a JSON array of issues): one issue per finding of
+//! a criterion that did not pass, or one per such criterion without
+//! findings, with `description`, `check_name` (the criterion), a unique
+//! `fingerprint`, `severity` (MUST `critical`, SHOULD `major`, MAY
+//! `minor`; a criterion vcc could not judge is one step up, `blocker` for
+//! a MUST), `location.path` and `location.lines.begin`. A contract that
+//! could not be evaluated gives one `blocker` per problem, at the contract.
+
+use std::collections::HashMap;
+
+use serde_json::{Value, json};
+use vcc_contract::Severity;
+use vcc_report::{Report, Status};
+
+use crate::{contract_name, fingerprint, reason_word, severity_word, status_word};
+
+pub fn write(reports: &[Report]) -> String {
+    let mut issues = Vec::new();
+    let mut seen: HashMap<String, usize> = HashMap::new();
+    // A fingerprint must be unique: the same problem twice gets a counter.
+    let mut unique = |base: String| {
+        let n = seen.entry(base.clone()).or_insert(0);
+        *n += 1;
+        if *n == 1 { base } else { format!("{base}-{n}") }
+    };
+    for r in reports {
+        let name = contract_name(r);
+        for c in r.criteria.iter().filter(|c| c.status != Status::Pass) {
+            let severity = match (c.severity, c.status) {
+                (Severity::Must, Status::Error | Status::Skip) => "blocker",
+                (Severity::Must, _) => "critical",
+                (Severity::Should, Status::Error | Status::Skip) => "critical",
+                (Severity::Should, _) => "major",
+                (Severity::May, Status::Error | Status::Skip) => "major",
+                (Severity::May, _) => "minor",
+            };
+            let head = format!(
+                "{} {} {} ({}): {}",
+                c.id,
+                severity_word(c.severity),
+                status_word(c.status),
+                reason_word(c.reason),
+                c.summary
+            );
+            let mut add = |description: String, path: &str, line: u32, fp: String| {
+                issues.push(json!({
+                    "description": description,
+                    "check_name": format!("vcc/{name}/{}", c.id),
+                    "fingerprint": unique(fp),
+                    "severity": severity,
+                    "location": { "path": path, "lines": { "begin": line.max(1) } },
+                }));
+            };
+            if c.findings.is_empty() {
+                add(
+                    head.clone(),
+                    &r.contract.path,
+                    1,
+                    fingerprint(name, &c.id, None),
+                );
+            }
+            for f in &c.findings {
+                add(
+                    format!("{head} — {}", f.message),
+                    f.path.as_deref().unwrap_or(&r.contract.path),
+                    f.line.unwrap_or(1),
+                    fingerprint(name, &c.id, Some(f)),
+                );
+            }
+        }
+        if r.criteria.is_empty() {
+            for p in r.problems.iter().filter(|p| p.is_error()) {
+                issues.push(json!({
+                    "description": format!("{}: {}", p.code.as_str(), p.message),
+                    "check_name": format!("vcc/{name}/{}", p.code.as_str()),
+                    "fingerprint": unique(fingerprint(name, p.code.as_str(), None)),
+                    "severity": "blocker",
+                    "location": { "path": p.file, "lines": { "begin": p.line.unwrap_or(1) } },
+                }));
+            }
+        }
+    }
+    serde_json::to_string_pretty(&Value::Array(issues)).unwrap_or_default() + "\n"
+}

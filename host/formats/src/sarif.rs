@@ -1,0 +1,220 @@
+//! SARIF 2.1.0: one `run` per contract. Each criterion is a rule (its id
+//! the `ruleId`, stable across runs; its severity gives the default level:
+//! MUST `error`, SHOULD `warning`, MAY `note`). Each finding of a criterion
+//! that did not pass is a result with its location, relative to the
+//! deliverable root (`uriBaseId: ROOT`); a failing criterion without
+//! findings is one result at the contract. `partialFingerprints` hash the
+//! contract, criterion, path, rule and message — never the line or the
+//! run — so the same problem keeps its fingerprint. Criteria that passed
+//! are `kind: pass` results, skipped ones `kind: review`: every row is
+//! visible. The invocation carries the exit code.
+
+use serde_json::{Map, Value, json};
+use vcc_contract::Severity;
+use vcc_report::{CriterionReport, Finding, Report, Status};
+
+use crate::{contract_name, fingerprint, reason_word, severity_word, status_word, verdict_word};
+
+/// Where SARIF 2.1.0 documents point for their schema.
+pub const SCHEMA: &str = "https://json.schemastore.org/sarif-2.1.0.json";
+
+pub fn write(reports: &[Report]) -> String {
+    let runs: Vec<Value> = reports.iter().map(run).collect();
+    let doc = json!({ "version": "2.1.0", "$schema": SCHEMA, "runs": runs });
+    serde_json::to_string_pretty(&doc).unwrap_or_default() + "\n"
+}
+
+fn level(s: Severity) -> &'static str {
+    match s {
+        Severity::Must => "error",
+        Severity::Should => "warning",
+        Severity::May => "note",
+    }
+}
+
+fn run(r: &Report) -> Value {
+    let name = contract_name(r);
+    let rules: Vec<Value> = r.criteria.iter().map(rule).collect();
+    let mut results = Vec::new();
+    for (i, c) in r.criteria.iter().enumerate() {
+        results.extend(criterion_results(name, i, c, &r.contract.path));
+    }
+    // A contract that could not be evaluated: its problems are the results.
+    let mut problem_rules = Vec::new();
+    if r.criteria.is_empty() {
+        for p in r.problems.iter().filter(|p| p.is_error()) {
+            let id = p.code.as_str();
+            if !problem_rules
+                .iter()
+                .any(|v: &Value| v["id"] == Value::from(id))
+            {
+                problem_rules.push(json!({
+                    "id": id,
+                    "shortDescription": { "text": format!("vcc integrity problem {id}") },
+                    "defaultConfiguration": { "level": "error" }
+                }));
+            }
+            let mut region = Map::new();
+            if let Some(l) = p.line {
+                region.insert("startLine".into(), json!(l));
+            }
+            if let Some(c) = p.column {
+                region.insert("startColumn".into(), json!(c));
+            }
+            let mut physical = json!({ "artifactLocation": { "uri": uri(&p.file) } });
+            if !region.is_empty() {
+                physical["region"] = Value::Object(region);
+            }
+            results.push(json!({
+                "ruleId": id,
+                "kind": "fail",
+                "level": "error",
+                "message": { "text": p.message },
+                "locations": [{ "physicalLocation": physical }],
+                "partialFingerprints": { "vcc/v1": fingerprint(name, id, None) }
+            }));
+        }
+    }
+    let mut all_rules = rules;
+    all_rules.extend(problem_rules);
+    let code = r.exit_code(false);
+    let mut run = json!({
+        "tool": { "driver": {
+            "name": "vcc",
+            "version": r.runtime.vcc_version,
+            "semanticVersion": r.runtime.vcc_version,
+            "informationUri": "https://github.com/vcc-project/vcc",
+            "rules": all_rules
+        } },
+        "automationDetails": { "id": format!("vcc/{name}/{}", r.run.id) },
+        "invocations": [{
+            "executionSuccessful": code != vcc_report::law::exit::INVALID,
+            "exitCode": code,
+            "startTimeUtc": r.run.started_at,
+        }],
+        "results": results,
+        "properties": {
+            "vcc.verdict": verdict_word(r.verdict),
+            "vcc.reason": r.reason,
+            "vcc.contract": r.contract.path,
+            "vcc.contractDigest": r.contract.digest,
+            "vcc.rootDigest": r.deliverables.as_ref().map(|d| d.root_digest.clone()),
+            "vcc.runId": r.run.id,
+        }
+    });
+    if let Some(d) = &r.deliverables {
+        let mut root = d.root_absolute.clone();
+        if !root.ends_with('/') {
+            root.push('/');
+        }
+        run["originalUriBaseIds"] =
+            json!({ "ROOT": { "uri": format!("file://{}", percent(&root)) } });
+    }
+    // SARIF's versionControlProvenance needs a repository URI, which a
+    // work tree does not always have: the commit is a property.
+    if let Some(commit) = &r.run.commit {
+        run["properties"]["vcc.commit"] = json!(commit);
+    }
+    run
+}
+
+fn rule(c: &CriterionReport) -> Value {
+    let mut text = c
+        .description
+        .clone()
+        .unwrap_or_else(|| format!("{} criterion {}", severity_word(c.severity), c.id));
+    if text.is_empty() {
+        text = c.id.clone();
+    }
+    json!({
+        "id": c.id,
+        "name": c.id,
+        "shortDescription": { "text": text },
+        "defaultConfiguration": { "level": level(c.severity) },
+        "properties": {
+            "vcc.severity": severity_word(c.severity),
+            "vcc.validator": c.validator.component,
+        }
+    })
+}
+
+fn criterion_results(contract: &str, index: usize, c: &CriterionReport, file: &str) -> Vec<Value> {
+    let (kind, lvl) = match c.status {
+        Status::Pass => ("pass", "none"),
+        Status::Skip => ("review", level(c.severity)),
+        Status::Fail | Status::Error => ("fail", level(c.severity)),
+    };
+    let head = format!(
+        "{} {} ({}): {}",
+        severity_word(c.severity),
+        status_word(c.status),
+        reason_word(c.reason),
+        c.summary
+    );
+    let result = |message: String, f: Option<&Finding>| {
+        let mut v = json!({
+            "ruleId": c.id,
+            "ruleIndex": index,
+            "kind": kind,
+            "level": lvl,
+            "message": { "text": message },
+            "partialFingerprints": { "vcc/v1": fingerprint(contract, &c.id, f) },
+        });
+        let location = match f {
+            Some(f) => f
+                .path
+                .as_deref()
+                .map(|p| location(p, "ROOT", f.line, f.column)),
+            None => Some(location(file, "", None, None)),
+        };
+        if let Some(loc) = location {
+            v["locations"] = json!([loc]);
+        }
+        v
+    };
+    if c.status == Status::Pass || c.findings.is_empty() {
+        return vec![result(head, None)];
+    }
+    c.findings
+        .iter()
+        .map(|f| result(format!("{head} — {}", f.message), Some(f)))
+        .collect()
+}
+
+fn location(path: &str, base: &str, line: Option<u32>, column: Option<u32>) -> Value {
+    let mut artifact = json!({ "uri": uri(path) });
+    if !base.is_empty() {
+        artifact["uriBaseId"] = json!(base);
+    }
+    let mut physical = json!({ "artifactLocation": artifact });
+    if let Some(l) = line.filter(|l| *l > 0) {
+        let mut region = json!({ "startLine": l });
+        if let Some(c) = column.filter(|c| *c > 0) {
+            region["startColumn"] = json!(c);
+        }
+        physical["region"] = region;
+    }
+    json!({ "physicalLocation": physical })
+}
+
+/// A path as a URI reference: absolute paths become `file://` URIs,
+/// relative ones stay relative; unsafe characters are percent-encoded.
+fn uri(path: &str) -> String {
+    if path.starts_with('/') {
+        format!("file://{}", percent(path))
+    } else {
+        percent(path)
+    }
+}
+
+fn percent(path: &str) -> String {
+    let mut out = String::with_capacity(path.len());
+    for b in path.bytes() {
+        if b.is_ascii_alphanumeric() || b"/-._~".contains(&b) {
+            out.push(b as char);
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}
