@@ -20,6 +20,7 @@ mod fixtures;
 mod forgery;
 mod formats;
 mod large;
+mod ledger;
 mod record;
 mod vcc1;
 mod walkthrough;

@@ -76,6 +76,73 @@ pub enum Command {
     /// The component cache: what it holds, and making room.
     #[command(subcommand)]
     Cache(CacheCommand),
+    /// The verdict log (`--ledger FILE`): verify it, show and count its
+    /// entries, prove an entry's inclusion, repair a torn last line.
+    #[command(subcommand)]
+    Ledger(LedgerCommand),
+}
+
+#[derive(Subcommand)]
+pub enum LedgerCommand {
+    /// Exit 0 when the log is intact; 1 when broken, naming the first bad
+    /// seq and why (edited, reordered, removed, truncated, forked).
+    Verify {
+        file: PathBuf,
+        /// The public key checkpoints must be signed by (NAME.pub).
+        #[arg(long, value_name = "PUB")]
+        key: Option<PathBuf>,
+        #[arg(long, value_enum, default_value_t = Format::Human)]
+        format: Format,
+    },
+    /// The entries, one line each (or JSON).
+    Show {
+        file: PathBuf,
+        /// Only the last N entries.
+        #[arg(long, value_name = "N")]
+        last: Option<usize>,
+        /// Only entries of this contract id.
+        #[arg(long, value_name = "ID")]
+        contract: Option<String>,
+        #[arg(long, value_enum, default_value_t = Format::Human)]
+        format: Format,
+    },
+    /// Outcomes counted with explicit denominators, checks and loops apart.
+    Stats {
+        file: PathBuf,
+        #[arg(long, value_enum, default_value_t = StatsBy::All)]
+        by: StatsBy,
+        #[arg(long, value_enum, default_value_t = Format::Human)]
+        format: Format,
+    },
+    /// A receipt for entry SEQ: the entry, its inclusion path and a signed
+    /// checkpoint, checkable offline with `verify-proof`.
+    Prove {
+        file: PathBuf,
+        seq: u64,
+        /// Sign a checkpoint of the whole log now with this private key
+        /// [default: the latest stored checkpoint that holds SEQ].
+        #[arg(long, value_name = "KEY")]
+        key: Option<PathBuf>,
+        /// Write the receipt to FILE [default: stdout].
+        #[arg(long, value_name = "FILE")]
+        out: Option<PathBuf>,
+    },
+    /// Check a receipt offline: exit 0 when the entry is proven included in
+    /// a checkpoint signed by KEY.
+    VerifyProof {
+        receipt: PathBuf,
+        #[arg(long, value_name = "PUB")]
+        key: PathBuf,
+    },
+    /// Remove a torn last line (a write cut off by a crash or a full disk).
+    Repair { file: PathBuf },
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum StatsBy {
+    All,
+    Contract,
+    Day,
 }
 
 #[derive(Subcommand)]
@@ -181,6 +248,8 @@ pub struct ConvergeArgs {
     pub jobs: Option<usize>,
     #[command(flatten)]
     pub gate: GateArgs,
+    #[command(flatten)]
+    pub ledger: crate::ledger::LedgerArgs,
     /// The command and its arguments, after `--`.
     #[arg(last = true, required = true, value_name = "CMD")]
     pub command: Vec<String>,
@@ -213,12 +282,16 @@ pub struct HookArgs {
     pub max_blocks: u32,
     #[command(flatten)]
     pub gate: GateArgs,
+    #[command(flatten)]
+    pub ledger: crate::ledger::LedgerArgs,
 }
 
 #[derive(Args)]
 pub struct McpArgs {
     #[command(flatten)]
     pub gate: GateArgs,
+    #[command(flatten)]
+    pub ledger: crate::ledger::LedgerArgs,
 }
 
 /// Where trust comes from, and how registries are reached.
@@ -401,6 +474,8 @@ pub struct CheckArgs {
     pub max_file_size: Option<vcc_contract::ByteSize>,
     #[command(flatten)]
     pub gate: GateArgs,
+    #[command(flatten)]
+    pub ledger: crate::ledger::LedgerArgs,
 }
 
 fn parse_size(text: &str) -> Result<vcc_contract::ByteSize, String> {

@@ -12,12 +12,14 @@ use std::io;
 use std::path::{Path, PathBuf};
 
 use vcc_formats::Format as FileFormat;
+use vcc_ledger::Kind;
 use vcc_report::law::exit;
 use vcc_report::{Report, Verdict};
 use vcc_runtime::{CheckOptions, Runtime, WalkLimits};
 
 use crate::args::{CheckArgs, CheckFormat, Cli};
 use crate::evaluate::evaluate;
+use crate::ledger::Recorder;
 use crate::output::{print_stdout, write_atomically};
 use crate::render::{self, Style};
 use crate::settings::runtime;
@@ -34,6 +36,13 @@ pub fn run(cli: &Cli, args: &CheckArgs, style: &Style) -> i32 {
     if let Err(code) = unfinished_first(args, style) {
         return code;
     }
+    let recorder = match args.ledger.recorder() {
+        Ok(r) => r,
+        Err(why) => {
+            eprintln!("vcc check: {why}");
+            return exit::INVALID;
+        }
+    };
     let runtime = match runtime(cli) {
         Ok(r) => r,
         Err(code) => return code,
@@ -71,10 +80,10 @@ pub fn run(cli: &Cli, args: &CheckArgs, style: &Style) -> i32 {
             if let Err(code) = unfinished_first(args, style) {
                 return code;
             }
-            once(&runtime, args, &options, style)
+            once(&runtime, args, &options, recorder.as_ref(), style)
         });
     }
-    once(&runtime, args, &options, style)
+    once(&runtime, args, &options, recorder.as_ref(), style)
 }
 
 /// Every report file asked for, with its format.
@@ -120,7 +129,13 @@ fn unfinished_first(args: &CheckArgs, style: &Style) -> Result<(), i32> {
 }
 
 /// One check of every contract given; the worst exit code.
-fn once(runtime: &Runtime, args: &CheckArgs, options: &CheckOptions, style: &Style) -> i32 {
+fn once(
+    runtime: &Runtime,
+    args: &CheckArgs,
+    options: &CheckOptions,
+    recorder: Option<&Recorder>,
+    style: &Style,
+) -> i32 {
     let spinner = crate::progress::spinner(
         runtime.loader().progress(),
         args.format == CheckFormat::Human,
@@ -139,6 +154,9 @@ fn once(runtime: &Runtime, args: &CheckArgs, options: &CheckOptions, style: &Sty
             .report;
             if !args.only.is_empty() {
                 partial(&mut report, &args.only);
+            }
+            if let Some(recorder) = recorder {
+                recorder.check(Kind::Check, &mut report);
             }
             report
         })

@@ -73,6 +73,7 @@ pub fn run() -> i32 {
         Command::Hook(HookCommand::ClaudeCode(args)) => crate::hook::claude_code(&cli, args),
         Command::Mcp(args) => crate::mcp::serve(&cli, args),
         Command::Cache(command) => crate::cache::run(&cli, command),
+        Command::Ledger(command) => crate::ledger::run(command),
         Command::Completions { shell } => {
             let mut script = Vec::new();
             clap_complete::generate(*shell, &mut Cli::command(), "vcc", &mut script);

@@ -22,6 +22,8 @@ use vcc_runtime::{CheckOptions, Runtime};
 
 use crate::args::{ConvergeArgs, Format};
 use crate::evaluate::{Evaluation, Ready};
+use crate::ledger::Recorder;
+use vcc_ledger::{Entry, Kind};
 use crate::output::{print_stdout, write_atomically};
 
 /// How often a running command is looked at (exit, interrupt, budgets).
@@ -49,6 +51,13 @@ pub fn run(rt: &Runtime, args: &ConvergeArgs) -> i32 {
             return exit::INVALID;
         }
     }
+    let recorder = match args.ledger.recorder() {
+        Ok(r) => r,
+        Err(why) => {
+            eprintln!("vcc converge: {why}");
+            return exit::INVALID;
+        }
+    };
     let work = match tempfile::Builder::new().prefix("vcc-converge-").tempdir() {
         Ok(dir) => dir,
         Err(e) => {
@@ -66,6 +75,7 @@ pub fn run(rt: &Runtime, args: &ConvergeArgs) -> i32 {
         checks: Vec::new(),
         lp: None,
         ready: None,
+        recorder,
     };
     let unfinished = c.report(
         Termination::Unfinished,
@@ -98,6 +108,8 @@ struct Converge<'a> {
     /// The contract as it was read before the first check: every check of
     /// the loop judges these bytes, whatever the command writes.
     ready: Option<Ready>,
+    /// `--ledger`: every check and the end are logged.
+    recorder: Option<Recorder>,
 }
 
 /// How one run of the command went.
@@ -244,7 +256,7 @@ impl Converge<'_> {
             self.rt.loader().progress(),
             self.args.format == Format::Human,
         );
-        let evaluation = match &self.ready {
+        let mut evaluation = match &self.ready {
             Some(ready) => ready.check(self.rt, options),
             None => Evaluation {
                 report: Report::unfinished(&self.args.contract.display().to_string()),
@@ -252,6 +264,12 @@ impl Converge<'_> {
             },
         };
         drop(spinner);
+        if let Some(recorder) = &self.recorder {
+            let iteration = self.iterations.last().map_or(0, |it| {
+                if it.check.is_none() { it.index } else { it.index + 1 }
+            });
+            recorder.check_at(Kind::ConvergeCheck, &mut evaluation.report, Some(iteration));
+        }
         self.record_check(evaluation.report.clone(), started.elapsed());
         evaluation
     }
@@ -477,6 +495,14 @@ impl Converge<'_> {
     fn finish(&self, why: Termination, detail: String) -> i32 {
         let mut report = self.report(why, detail);
         let mut code = why.exit_code();
+        if let Some(recorder) = &self.recorder {
+            let digest = format!("blake3:{}", blake3::hash(json(&report).as_bytes()).to_hex());
+            if let Err(e) = recorder.append_plain(Entry::of_loop(&report, Some(digest))) {
+                eprintln!("vcc converge: {e}");
+                report.accepted = false;
+                code = exit::INVALID;
+            }
+        }
         for (path, text) in report_files(self.args, &report) {
             if let Err(e) = write_atomically(&path, text.as_bytes()) {
                 eprintln!(

@@ -128,6 +128,10 @@ pub fn claude_code(cli: &Cli, args: &HookArgs) -> i32 {
         Ok(rt) => rt,
         Err(code) => return code,
     };
+    let recorder = match args.ledger.recorder() {
+        Ok(r) => r,
+        Err(why) => return configuration_error(&why),
+    };
     let base = base_folder(&input);
     let contract = against(&base, &args.contract);
     let dir = args.dir.as_deref().map(|d| against(&base, d));
@@ -168,7 +172,13 @@ pub fn claude_code(cli: &Cli, args: &HookArgs) -> i32 {
         session.pinned = Some(PinnedSources::of(&ready.sources));
     }
     let edited = ready.sources.unchanged_on_disk().err();
-    let report = ready.check(&rt, options).report;
+    let mut report = ready.check(&rt, options).report;
+    if let Some(recorder) = &recorder {
+        recorder.check(vcc_ledger::Kind::Hook, &mut report);
+        if report.ledger.is_none() {
+            return configuration_error(&report.reason);
+        }
+    }
     if report.verdict == Verdict::Invalid && !report.problems.is_empty() {
         return configuration_error(&format!(
             "{}: {} ({})",

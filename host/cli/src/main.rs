@@ -14,6 +14,7 @@ mod gate;
 mod golden;
 mod hook;
 mod init;
+mod ledger;
 mod mcp;
 mod output;
 mod progress;

@@ -42,6 +42,7 @@ struct Server {
     tool_router: ToolRouter<Self>,
     settings: RuntimeSettings,
     gate: GateArgs,
+    ledger: crate::ledger::LedgerArgs,
 }
 
 const NOT_AN_ADMISSION: &str = "This is a report, not an admission: only `vcc check`, `vcc converge` or the vcc hook, run by whoever gates the work, decide acceptance.";
@@ -53,9 +54,16 @@ impl Server {
         description = "Check deliverables against a vcc contract: the verdict, the MUST criteria that did not pass, and the feedback (findings with file:line). Reports only; it admits nothing."
     )]
     async fn check(&self, Parameters(t): Parameters<Target>) -> Result<String, String> {
-        let (settings, gate) = (self.settings.clone(), self.gate.clone());
+        let (settings, gate, ledger) = (
+            self.settings.clone(),
+            self.gate.clone(),
+            self.ledger.clone(),
+        );
         blocking(move || {
-            let report = checked(&settings, &gate, &t)?;
+            let mut report = checked(&settings, &gate, &t)?;
+            if let Some(recorder) = ledger.recorder()? {
+                recorder.check(vcc_ledger::Kind::Mcp, &mut report);
+            }
             let failing: Vec<&str> = vcc_report::converge::blocking(&report)
                 .map(|c| c.id.as_str())
                 .collect();
@@ -64,6 +72,7 @@ impl Server {
                 "reason": report.reason,
                 "failing": failing,
                 "feedback": Feedback::of(&report, None, 0),
+                "ledger": report.ledger,
                 "note": NOT_AN_ADMISSION,
             });
             Ok(serde_json::to_string_pretty(&out).unwrap_or_default())
@@ -162,6 +171,7 @@ pub fn serve(cli: &Cli, args: &McpArgs) -> i32 {
         tool_router: Server::tool_router(),
         settings: RuntimeSettings::of(cli),
         gate: args.gate.clone(),
+        ledger: args.ledger.clone(),
     };
     let tokio = match tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)

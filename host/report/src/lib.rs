@@ -174,6 +174,10 @@ pub struct Report {
     /// for the very same inputs (`vcc check --reuse`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reused: Option<Reused>,
+    /// Where the verdict was logged (`--ledger`). Added after the entry was
+    /// appended: the entry's `report_digest` is of the report without it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ledger: Option<LedgerRef>,
     pub runtime: RuntimeInfo,
 }
 
@@ -211,6 +215,13 @@ impl RunInfo {
 /// The current time, RFC 3339 in UTC with milliseconds.
 pub fn now_rfc3339() -> String {
     humantime::format_rfc3339_millis(std::time::SystemTime::now()).to_string()
+}
+
+/// A ledger entry.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LedgerRef {
+    pub file: String,
+    pub seq: u64,
 }
 
 /// Where a reused verdict came from.
@@ -441,6 +452,12 @@ pub struct RuntimeInfo {
     pub host_digest: Option<String>,
     pub cache: CacheStats,
     pub duration_ms: u64,
+    /// blake3 over everything the verdict depended on (the contract with its
+    /// files, bases and lock, the root digest, the validators' digests, the
+    /// limits, the trust policy, vcc and its digest): two runs with the same
+    /// key judge the same thing the same way (`vcc check --reuse`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reuse_key: Option<String>,
 }
 
 /// Precompiled-component cache use during this run.
@@ -486,6 +503,7 @@ impl Report {
             partial: Vec::new(),
             run: RunInfo::start(None),
             reused: None,
+            ledger: None,
             runtime: RuntimeInfo {
                 vcc_version: env!("CARGO_PKG_VERSION").to_string(),
                 ..RuntimeInfo::default()

@@ -136,6 +136,7 @@ pub fn check(loader: &Loader, doc: &Document, root: &Path, options: &CheckOption
         partial: Vec::new(),
         run: RunInfo::start(crate::git::head_commit(root)),
         reused: None,
+        ledger: None,
         runtime: RuntimeInfo::default(),
     };
     let outcome = run(loader, doc, root, options, &mut report);
@@ -504,12 +505,14 @@ fn apply_the_law(report: &mut Report, contract: &Contract, changed: &[String]) {
 }
 
 fn finish(mut report: Report, loader: &Loader, options: &CheckOptions, started: Instant) -> Report {
+    let reuse_key = report.runtime.reuse_key.take();
     report.runtime = RuntimeInfo {
         vcc_version: env!("CARGO_PKG_VERSION").to_string(),
         wasmtime_version: WASMTIME_VERSION.to_string(),
         host_digest: options.host_digest.clone(),
         cache: loader.stats(),
         duration_ms: started.elapsed().as_millis() as u64,
+        reuse_key,
     };
     report
 }
@@ -959,12 +962,14 @@ pub fn unreadable_contract(path: &Path, problems: Vec<Problem>, cache: CacheStat
         partial: Vec::new(),
         run: RunInfo::start(None),
         reused: None,
+        ledger: None,
         runtime: RuntimeInfo {
             vcc_version: env!("CARGO_PKG_VERSION").to_string(),
             wasmtime_version: WASMTIME_VERSION.to_string(),
             host_digest: None,
             cache,
             duration_ms: 0,
+            reuse_key: None,
         },
     }
 }

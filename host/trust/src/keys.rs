@@ -80,6 +80,12 @@ impl PublicKey {
         &self.id
     }
 
+    /// The 32 bytes of the Ed25519 public key (what signed-note key ids
+    /// hash).
+    pub fn raw(&self) -> [u8; 32] {
+        self.key.to_bytes()
+    }
+
     pub fn to_pem(&self) -> String {
         self.key
             .to_public_key_pem(LineEnding::LF)
