@@ -415,6 +415,82 @@ def w7():
         "the budget", "<= 1.25x", "see bench/README.md")
 
 
+def forged_ledger(path, template, n):
+    """A valid ledger of n entries (RFC 6962 chain), copies of template."""
+    import base64
+    import hashlib
+
+    def node(l, r):
+        return hashlib.sha256(b"\x01" + l + r).digest()
+
+    frontier = []  # (height, hash), heights decreasing
+
+    def root():
+        if not frontier:
+            return hashlib.sha256(b"").digest()
+        acc = frontier[-1][1]
+        for _, h in reversed(frontier[:-1]):
+            acc = node(h, acc)
+        return acc
+
+    entry = json.loads(template)
+    with open(path, "wb") as f:
+        for seq in range(n):
+            entry["seq"] = seq
+            entry["prev_root"] = base64.b64encode(root()).decode()
+            line = json.dumps(entry, separators=(",", ":")).encode()
+            f.write(line + b"\n")
+            h, leaf = 0, hashlib.sha256(b"\x00" + line).digest()
+            while frontier and frontier[-1][0] == h:
+                leaf = node(frontier.pop()[1], leaf)
+                h += 1
+            frontier.append((h, leaf))
+
+
+def w13(cache, runs):
+    """The verdict log: append at entry 100,000 costs what it costs at entry
+    10 (the tree's right edge is kept); verify of 100,000 entries."""
+    env = vcc_env(cache)
+    work = tempfile.mkdtemp(prefix="vcc-bench-ledger-")
+    try:
+        root = os.path.join(work, "root")
+        os.makedirs(root)
+        with open(os.path.join(root, "a.txt"), "w") as f:
+            f.write("done\n")
+        c = contract(os.path.join(work, "c.yaml"), """vcc: 1
+id: w13
+root: root
+deliverables: [{ id: a, path: a.txt }]
+validators: { e: { component: std/file-exists } }
+criteria: [{ id: A, severity: must, validator: e, targets: [a] }]
+""")
+        small = os.path.join(work, "small.jsonl")
+        for _ in range(10):
+            run([VCC, "check", c, "--ledger", small], env=env)
+        with open(small) as f:
+            template = f.readline()
+        big = os.path.join(work, "big.jsonl")
+        forged_ledger(big, template, 100_000)
+        first = run([VCC, "check", c, "--ledger", big], env=env)[0]
+        got = interleave({
+            "check, no ledger": ([VCC, "check", c], env, (0,)),
+            "check, append at entry 10+": ([VCC, "check", c, "--ledger", small], env, (0,)),
+            "check, append at entry 100,000+": ([VCC, "check", c, "--ledger", big], env, (0,)),
+        }, max(runs, 11))
+        for name, (t, r) in got.items():
+            row("W13", name, f"{ms(t)}, {mib(r)}", "", "", "")
+        base = got["check, no ledger"][0]
+        at10 = got["check, append at entry 10+"][0] - base
+        at100k = got["check, append at entry 100,000+"][0] - base
+        row("W13", "append cost at 100,000 / at 10 (check time minus a check without the log)",
+            f"{ms(at100k)} / {ms(at10)}", f"first append to a log without its state: {ms(first - base)} (rebuilds the tree once)",
+            "flat", "met" if at100k <= max(at10 * 2, 0.002) else "NOT met")
+        t, r = statistics.median(run([VCC, "ledger", "verify", big], env=env)[0] for _ in range(3)), 0
+        row("W13", "vcc ledger verify, 100,000 entries", ms(t), "", "<= 2 s", "met" if t <= 2.0 else "NOT met")
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
 def machine():
     flags = ""
     try:
@@ -461,6 +537,7 @@ def main():
         w5(cache, runs, tree, c)
         w6(cache)
         w7()
+        w13(cache, runs)
         write_results()
     finally:
         shutil.rmtree(cache, ignore_errors=True)

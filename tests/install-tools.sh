@@ -9,7 +9,9 @@
 #   - an independent MCP client and pre-commit itself, from PyPI: mcp and
 #     pre-commit, in $VCC_TOOLS_DIR/agents-py;
 #   - readers of the reports vcc writes, none of them vcc's: junitparser,
-#     sarif-tools, in-toto and cryptography from PyPI in
+#     sarif-tools, in-toto, in-toto-attestation (the in-toto project's
+#     Statement and predicate bindings), securesystemslib and cryptography
+#     from PyPI in
 #     $VCC_TOOLS_DIR/reports-py; Microsoft's SARIF Multitool (the SARIF
 #     SDK's validator, with the official 2.1.0 schema) from npm in
 #     $VCC_TOOLS_DIR/sarif-npm; chromium from Debian (the HTML report,
@@ -27,6 +29,8 @@ JUNITPARSER=5.0.3
 SARIF_TOOLS=3.0.5
 IN_TOTO=3.1.0
 CRYPTOGRAPHY=50.0.2
+IN_TOTO_ATTESTATION=0.9.3
+SECURESYSTEMSLIB_REPORTS=1.6.0
 SARIF_MULTITOOL=5.7.0
 
 missing=()
@@ -61,12 +65,13 @@ if ! "$agents_py/bin/python" -c "import importlib.metadata as m, sys; sys.exit(m
 fi
 
 reports_py="$tools/reports-py"
-if ! "$reports_py/bin/python" -c "import importlib.metadata as m, sys; sys.exit(m.version('junitparser') != '$JUNITPARSER' or m.version('sarif-tools') != '$SARIF_TOOLS' or m.version('in-toto') != '$IN_TOTO' or m.version('cryptography') != '$CRYPTOGRAPHY')" 2>/dev/null; then
-    echo "installing junitparser $JUNITPARSER, sarif-tools $SARIF_TOOLS, in-toto $IN_TOTO, cryptography $CRYPTOGRAPHY into $reports_py" >&2
+if ! "$reports_py/bin/python" -c "import importlib.metadata as m, sys; sys.exit(m.version('junitparser') != '$JUNITPARSER' or m.version('sarif-tools') != '$SARIF_TOOLS' or m.version('in-toto') != '$IN_TOTO' or m.version('cryptography') != '$CRYPTOGRAPHY' or m.version('in-toto-attestation') != '$IN_TOTO_ATTESTATION')" 2>/dev/null; then
+    echo "installing junitparser $JUNITPARSER, sarif-tools $SARIF_TOOLS, in-toto $IN_TOTO, in-toto-attestation $IN_TOTO_ATTESTATION, cryptography $CRYPTOGRAPHY into $reports_py" >&2
     rm -rf "$reports_py"
     python3 -m venv "$reports_py"
     "$reports_py/bin/pip" install --quiet --disable-pip-version-check \
-        "junitparser==$JUNITPARSER" "sarif-tools==$SARIF_TOOLS" "in-toto==$IN_TOTO" "cryptography==$CRYPTOGRAPHY"
+        "junitparser==$JUNITPARSER" "sarif-tools==$SARIF_TOOLS" "in-toto==$IN_TOTO" \
+        "in-toto-attestation==$IN_TOTO_ATTESTATION" "securesystemslib[crypto]==$SECURESYSTEMSLIB_REPORTS" "cryptography==$CRYPTOGRAPHY"
 fi
 
 sarif_npm="$tools/sarif-npm"

@@ -27,12 +27,13 @@ import {
   readFile,
   statFile,
   listDeliverables,
-} from 'vcc:validator/deliverables@0.1.2';
+  signatures as hostSignatures,
+} from 'vcc:validator/deliverables@0.1.3';
 
 /** Where the host mounts the deliverable root (read-only). */
 export const MOUNT = '/deliverables';
 /** The `vcc:validator` version this SDK targets. */
-export const WIT_VERSION = '0.1.2';
+export const WIT_VERSION = '0.1.3';
 /** How a validator error says the params are wrong (reason `invalid_params`). */
 export const INVALID_PARAMS = 'invalid params:';
 
@@ -73,6 +74,15 @@ export function readText(path) {
 /** Size and digest of a file, without reading it. */
 export function stat(path) {
   return host(statFile, path);
+}
+
+/**
+ * Who signed a file, as the host verified it against the trust policy:
+ * `{ signers, problems: [{ code, message }] }`; `signers` is empty unless
+ * the policy's threshold is met. Since vcc:validator@0.1.3.
+ */
+export function signatures(path) {
+  return hostSignatures(path);
 }
 
 /** A guest path made relative to the deliverable root, for messages. */

@@ -462,3 +462,153 @@ fn a_report_file_that_cannot_be_written_makes_the_run_invalid() {
         run.stderr
     );
 }
+
+/// The shell steps of `action.yml`, run as a GitHub runner would (bash
+/// -e, `${{ … }}` expressions filled in, fake `GITHUB_*` files), with vcc
+/// already on PATH: the check step records the exit code, the summary
+/// and the SARIF log are written, and the last step fails unless accepted.
+#[test]
+fn the_github_action_runs_its_steps_against_fake_runner_files() {
+    let action: serde_yaml::Value =
+        serde_yaml::from_str(&std::fs::read_to_string(repo().join("action.yml")).unwrap()).unwrap();
+    let steps = action["runs"]["steps"].as_sequence().unwrap().clone();
+    for (accepted, expected) in [(false, 1), (true, 0)] {
+        let (dir, contract) = project();
+        if accepted {
+            dir.write("notes.md", "# Notes\n\nDone.\n");
+        }
+        let runner = Scratch::new();
+        let output = runner.write("output", "");
+        let summary = runner.write("summary", "");
+        let bin = Path::new(env!("CARGO_BIN_EXE_vcc"))
+            .parent()
+            .unwrap()
+            .to_path_buf();
+        let path = format!(
+            "{}:{}",
+            bin.display(),
+            std::env::var("PATH").unwrap_or_default()
+        );
+        let inputs = [
+            ("contract", contract.display().to_string()),
+            ("dir", String::new()),
+            ("sarif", dir.path().join("vcc.sarif").display().to_string()),
+            ("upload-sarif", "true".to_string()),
+            ("args", String::new()),
+        ];
+        let fill = |text: &str, outputs: &str| {
+            let mut t = text.to_string();
+            for (k, v) in &inputs {
+                t = t.replace(&format!("${{{{ inputs.{k} }}}}"), v);
+            }
+            let code = outputs
+                .lines()
+                .find_map(|l| l.strip_prefix("exit-code="))
+                .unwrap_or("");
+            t.replace("${{ steps.check.outputs.exit-code }}", code)
+        };
+        let mut last = None;
+        for step in &steps {
+            let Some(script) = step["run"].as_str() else {
+                // `uses:` steps (the SARIF upload) are GitHub's own.
+                continue;
+            };
+            let outputs = std::fs::read_to_string(&output).unwrap();
+            let mut cmd = Command::new("bash");
+            cmd.args([
+                "--noprofile",
+                "--norc",
+                "-eo",
+                "pipefail",
+                "-c",
+                &fill(script, &outputs),
+            ])
+            .current_dir(dir.path())
+            .env("PATH", &path)
+            .env("VCC_CACHE_DIR", crate::shared_cache())
+            .env("GITHUB_ACTIONS", "true")
+            .env("GITHUB_OUTPUT", &output)
+            .env("GITHUB_STEP_SUMMARY", &summary)
+            .env("GITHUB_ACTION_PATH", repo());
+            if let Some(env) = step["env"].as_mapping() {
+                for (k, v) in env {
+                    cmd.env(
+                        k.as_str().unwrap(),
+                        fill(v.as_str().unwrap_or(""), &outputs),
+                    );
+                }
+            }
+            last = Some(cmd.output().unwrap());
+        }
+        let last = last.unwrap();
+        assert_eq!(
+            last.status.code(),
+            Some(expected),
+            "accepted {accepted}: {}",
+            String::from_utf8_lossy(&last.stderr)
+        );
+        assert!(
+            std::fs::read_to_string(&output)
+                .unwrap()
+                .contains(&format!("exit-code={expected}"))
+        );
+        assert!(
+            std::fs::read_to_string(&summary)
+                .unwrap()
+                .starts_with("## vcc: formats")
+        );
+        let sarif: Value =
+            serde_json::from_slice(&std::fs::read(dir.path().join("vcc.sarif")).unwrap()).unwrap();
+        assert_eq!(sarif["version"], "2.1.0");
+    }
+}
+
+/// The script of `examples/ci/gitlab-ci.yml`, run locally: the JUnit and
+/// Code Quality artifacts GitLab reads are written, and the JUnit one reads
+/// back with junitparser.
+#[test]
+fn the_gitlab_example_writes_the_artifacts_gitlab_reads() {
+    let job: serde_yaml::Value = serde_yaml::from_str(
+        &std::fs::read_to_string(repo().join("examples/ci/gitlab-ci.yml")).unwrap(),
+    )
+    .unwrap();
+    let job = &job["vcc"];
+    let (dir, contract) = project();
+    let bin = Path::new(env!("CARGO_BIN_EXE_vcc"))
+        .parent()
+        .unwrap()
+        .to_path_buf();
+    let path = format!(
+        "{}:{}",
+        bin.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let mut last = None;
+    for line in job["script"].as_sequence().unwrap() {
+        last = Some(
+            Command::new("bash")
+                .args(["-c", line.as_str().unwrap()])
+                .current_dir(dir.path())
+                .env("PATH", &path)
+                .env("VCC_CACHE_DIR", crate::shared_cache())
+                .env("VCC_CONTRACT_FILE", &contract)
+                .output()
+                .unwrap(),
+        );
+    }
+    assert_eq!(
+        last.unwrap().status.code(),
+        Some(1),
+        "the job fails: not accepted"
+    );
+    let reports = &job["artifacts"]["reports"];
+    let junit = dir.path().join(reports["junit"].as_str().unwrap());
+    let quality = dir.path().join(reports["codequality"].as_str().unwrap());
+    assert_eq!(
+        python("junit_read.py", &junit)["suites"][0]["name"],
+        "formats"
+    );
+    let issues: Value = serde_json::from_slice(&std::fs::read(quality).unwrap()).unwrap();
+    assert!(!issues.as_array().unwrap().is_empty());
+    assert!(dir.path().join("vcc.md").exists());
+}

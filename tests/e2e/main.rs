@@ -3,6 +3,7 @@
 //! JSON report, messages, and that deliverables were left untouched.
 
 mod agents;
+mod attest;
 mod authoring;
 mod bundles;
 mod cache;
@@ -22,6 +23,7 @@ mod formats;
 mod large;
 mod ledger;
 mod record;
+mod signed_records;
 mod vcc1;
 mod walkthrough;
 mod world;

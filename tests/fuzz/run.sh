@@ -22,11 +22,14 @@ fi
 target_dir="${VCC_FUZZ_TARGET_DIR:-$here/target}"
 # The corpus grows outside the repository; seeds are the example contracts.
 work="${VCC_FUZZ_DIR:-${TMPDIR:-/tmp}/vcc-fuzz}"
-mkdir -p "$work/contract" "$work/outcome"
+mkdir -p "$work/contract" "$work/outcome" "$work/records"
 for f in "$repo"/contracts/examples/*/contract.*; do
     cp "$f" "$work/contract/seed-$(basename "$(dirname "$f")")-$(basename "$f")"
 done
-for target in contract outcome; do
+# Real ledgers, notes, receipts and attestations, each behind the byte
+# that picks its reader.
+cp "$here"/seeds/records/* "$work/records/"
+for target in contract outcome records; do
     echo "fuzz: $target for ${seconds}s"
     log="$work/$target.log"
     if ! cargo +nightly fuzz run --fuzz-dir "$here" --target-dir "$target_dir" "$target" "$work/$target" -- \

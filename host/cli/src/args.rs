@@ -31,7 +31,7 @@ pub struct Cli {
 #[derive(Subcommand)]
 pub enum Command {
     /// Evaluate a contract: integrity pass, validators, verdict.
-    Check(CheckArgs),
+    Check(Box<CheckArgs>),
     /// Run the integrity pass alone (exit 0 when clean, 2 on any error).
     Lint(LintArgs),
     /// Print the JSON Schema of the contract format.
@@ -80,6 +80,28 @@ pub enum Command {
     /// entries, prove an entry's inclusion, repair a torn last line.
     #[command(subcommand)]
     Ledger(LedgerCommand),
+    /// Signed verification attestations (`vcc check --attest`).
+    #[command(subcommand)]
+    Attest(AttestCommand),
+}
+
+#[derive(Subcommand)]
+pub enum AttestCommand {
+    /// Exit 0 when every attestation in FILE is signed by a key the trust
+    /// policy names under `attestations`, its result passed, and (with
+    /// --dir) every subject still matches the bytes on disk; 1 when a
+    /// result failed or a subject changed; 2 when one cannot be trusted.
+    Verify {
+        file: PathBuf,
+        /// The trust policy [default: $VCC_TRUST, else ~/.config/vcc/trust.yaml].
+        #[arg(long, value_name = "FILE")]
+        trust: Option<PathBuf>,
+        /// The deliverable root whose files the subjects must still match.
+        #[arg(long, value_name = "ROOT")]
+        dir: Option<PathBuf>,
+        #[arg(long, value_enum, default_value_t = Format::Human)]
+        format: Format,
+    },
 }
 
 #[derive(Subcommand)]
@@ -476,6 +498,23 @@ pub struct CheckArgs {
     pub gate: GateArgs,
     #[command(flatten)]
     pub ledger: crate::ledger::LedgerArgs,
+    /// Reuse the verdict the ledger holds for exactly these inputs (the
+    /// contract with its files, bases and lock, the root's digest, the
+    /// validators, the limits, the trust policy, vcc): no validator runs.
+    /// Needs --ledger; any difference, an `error` row or a broken ledger
+    /// computes the verdict.
+    #[arg(long)]
+    pub reuse: bool,
+    /// Append a signed SLSA verification summary and an in-toto test result
+    /// of the run to FILE (DSSE envelopes, one per line: an .intoto.jsonl).
+    #[arg(long, value_name = "FILE")]
+    pub attest: Option<PathBuf>,
+    /// The private key that signs --attest (from `vcc key generate`).
+    #[arg(long, value_name = "KEY")]
+    pub key: Option<PathBuf>,
+    /// The attestation's resourceUri [default: file:// of the root].
+    #[arg(long, value_name = "URI")]
+    pub resource: Option<String>,
 }
 
 fn parse_size(text: &str) -> Result<vcc_contract::ByteSize, String> {
@@ -513,6 +552,10 @@ pub struct RecordArgs {
     /// (as a contract's `gitignore: true`).
     #[arg(long)]
     pub gitignore: bool,
+    /// Sign the record with this private key (from `vcc key generate`): a
+    /// DSSE envelope over its exact bytes, written to FILE.dsse.json.
+    #[arg(long, value_name = "KEY")]
+    pub key: Option<PathBuf>,
     /// The command and its arguments, after `--`.
     #[arg(last = true, required = true, value_name = "CMD")]
     pub command: Vec<String>,

@@ -18,6 +18,7 @@ use vcc_report::{Report, Verdict};
 use vcc_runtime::{CheckOptions, Runtime, WalkLimits};
 
 use crate::args::{CheckArgs, CheckFormat, Cli};
+use crate::attest::Attester;
 use crate::evaluate::evaluate;
 use crate::ledger::Recorder;
 use crate::output::{print_stdout, write_atomically};
@@ -38,6 +39,17 @@ pub fn run(cli: &Cli, args: &CheckArgs, style: &Style) -> i32 {
     }
     let recorder = match args.ledger.recorder() {
         Ok(r) => r,
+        Err(why) => {
+            eprintln!("vcc check: {why}");
+            return exit::INVALID;
+        }
+    };
+    let attester = match Attester::new(
+        args.attest.as_deref(),
+        args.key.as_deref(),
+        args.resource.as_deref(),
+    ) {
+        Ok(a) => a,
         Err(why) => {
             eprintln!("vcc check: {why}");
             return exit::INVALID;
@@ -73,17 +85,41 @@ pub fn run(cli: &Cli, args: &CheckArgs, style: &Style) -> i32 {
         exclude: args.exclude.clone(),
         only: args.only.clone(),
         attached,
+        subjects: attester.is_some(),
         ..defaults
     };
+    let mut options = options;
+    if args.reuse {
+        let Some(ledger) = args.ledger.ledger.clone() else {
+            eprintln!("vcc check: --reuse reuses verdicts from a ledger: give --ledger FILE too");
+            return exit::INVALID;
+        };
+        if attester.is_some() {
+            eprintln!(
+                "vcc check: --reuse and --attest: an attestation is made from a computed run; drop one"
+            );
+            return exit::INVALID;
+        }
+        options.reuse = Some(vcc_runtime::Reuse(std::sync::Arc::new(move |key: &str| {
+            crate::ledger::prior(&ledger, key)
+        })));
+    }
+    let after = After { recorder, attester };
     if args.watch {
         return crate::watch::run(args, || {
             if let Err(code) = unfinished_first(args, style) {
                 return code;
             }
-            once(&runtime, args, &options, recorder.as_ref(), style)
+            once(&runtime, args, &options, &after, style)
         });
     }
-    once(&runtime, args, &options, recorder.as_ref(), style)
+    once(&runtime, args, &options, &after, style)
+}
+
+/// What is done with each report before it is written and printed.
+struct After {
+    recorder: Option<Recorder>,
+    attester: Option<Attester>,
 }
 
 /// Every report file asked for, with its format.
@@ -133,7 +169,7 @@ fn once(
     runtime: &Runtime,
     args: &CheckArgs,
     options: &CheckOptions,
-    recorder: Option<&Recorder>,
+    after: &After,
     style: &Style,
 ) -> i32 {
     let spinner = crate::progress::spinner(
@@ -155,7 +191,10 @@ fn once(
             if !args.only.is_empty() {
                 partial(&mut report, &args.only);
             }
-            if let Some(recorder) = recorder {
+            if let Some(attester) = &after.attester {
+                attester.attest(&mut report);
+            }
+            if let Some(recorder) = &after.recorder {
                 recorder.check(Kind::Check, &mut report);
             }
             report

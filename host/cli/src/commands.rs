@@ -74,6 +74,12 @@ pub fn run() -> i32 {
         Command::Mcp(args) => crate::mcp::serve(&cli, args),
         Command::Cache(command) => crate::cache::run(&cli, command),
         Command::Ledger(command) => crate::ledger::run(command),
+        Command::Attest(crate::args::AttestCommand::Verify {
+            file,
+            trust,
+            dir,
+            format,
+        }) => crate::attest::verify(file, trust.as_deref(), dir.as_deref(), *format),
         Command::Completions { shell } => {
             let mut script = Vec::new();
             clap_complete::generate(*shell, &mut Cli::command(), "vcc", &mut script);

@@ -23,8 +23,8 @@ use vcc_runtime::{CheckOptions, Runtime};
 use crate::args::{ConvergeArgs, Format};
 use crate::evaluate::{Evaluation, Ready};
 use crate::ledger::Recorder;
-use vcc_ledger::{Entry, Kind};
 use crate::output::{print_stdout, write_atomically};
+use vcc_ledger::{Entry, Kind};
 
 /// How often a running command is looked at (exit, interrupt, budgets).
 const POLL: Duration = Duration::from_millis(50);
@@ -266,7 +266,11 @@ impl Converge<'_> {
         drop(spinner);
         if let Some(recorder) = &self.recorder {
             let iteration = self.iterations.last().map_or(0, |it| {
-                if it.check.is_none() { it.index } else { it.index + 1 }
+                if it.check.is_none() {
+                    it.index
+                } else {
+                    it.index + 1
+                }
             });
             recorder.check_at(Kind::ConvergeCheck, &mut evaluation.report, Some(iteration));
         }

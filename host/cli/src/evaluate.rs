@@ -118,6 +118,17 @@ impl Ready {
         }
         options.host_digest = runtime.host_digest();
         options.base_bundles = self.prepared.base_bundles.clone();
+        options.record_signers = self.prepared.record_signers.clone();
+        // What binds the contract beyond its document: its files and lock
+        // (the sources' fingerprint) and the trust policy.
+        options.reuse_context = format!(
+            "{} {}",
+            self.sources.fingerprint(),
+            self.prepared
+                .policy_digest
+                .as_deref()
+                .unwrap_or("no-policy")
+        );
         Evaluation {
             report: vcc_runtime::check(runtime.loader(), doc, &self.root, &options),
             budget: doc.contract.budget.clone(),

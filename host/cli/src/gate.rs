@@ -388,6 +388,10 @@ pub struct Prepared {
     pub doc: Document,
     /// The bundle each base came from, by the base's label.
     pub base_bundles: HashMap<String, BundleRef>,
+    /// The keys the trust policy names for records (`records:`).
+    pub record_signers: Option<std::sync::Arc<vcc_runtime::signatures::RecordSigners>>,
+    /// blake3 of the trust policy in force, when there is one.
+    pub policy_digest: Option<String>,
 }
 
 /// Everything before evaluation (see the module comment). `Err`: the
@@ -567,7 +571,24 @@ pub fn prepare(
         let unsigned = vcc_contract::require_signed(&doc, &policy.path);
         doc.notes.extend(unsigned);
     }
-    Ok(Prepared { doc, base_bundles })
+    let record_signers = g.policy.as_ref().and_then(|p| {
+        p.records.as_ref().map(|r| {
+            std::sync::Arc::new(vcc_runtime::signatures::RecordSigners {
+                keys: r
+                    .signers
+                    .iter()
+                    .filter_map(|id| p.keys.get(id).map(|k| (id.clone(), k.clone())))
+                    .collect(),
+                threshold: r.threshold,
+            })
+        })
+    });
+    Ok(Prepared {
+        doc,
+        base_bundles,
+        record_signers,
+        policy_digest: g.policy.as_ref().map(|p| p.digest.clone()),
+    })
 }
 
 /// The `WEAKENS_BASE` problems of a contract against its base as the local

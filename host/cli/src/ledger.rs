@@ -52,7 +52,10 @@ impl Recorder {
 
     /// [`Recorder::check`] for iteration `iteration` of a loop.
     pub fn check_at(&self, kind: Kind, report: &mut Report, iteration: Option<u32>) {
-        if let Some(root) = report.deliverables.as_ref().map(|d| d.root_absolute.clone())
+        if let Some(root) = report
+            .deliverables
+            .as_ref()
+            .map(|d| d.root_absolute.clone())
             && self.inside(Path::new(&root))
         {
             report.verdict = Verdict::Invalid;
@@ -109,6 +112,56 @@ impl Recorder {
     }
 }
 
+/// The verdict an intact ledger holds for `key`: the latest entry that was
+/// computed (not itself reused) with that reuse key and no `error` row.
+/// A broken ledger reuses nothing (and says so).
+pub fn prior(path: &Path, key: &str) -> Option<vcc_report::PriorVerdict> {
+    let ledger = Ledger::new(path);
+    match vcc_ledger::verify(&ledger, None) {
+        Ok((v, _)) if v.intact() => {}
+        Ok((v, _)) => {
+            if let Some(p) = v.problem {
+                eprintln!(
+                    "vcc: the ledger {} is not intact ({} at seq {}): nothing is reused, the verdict is computed",
+                    path.display(),
+                    p.kind.as_str(),
+                    p.seq
+                );
+            }
+            return None;
+        }
+        Err(_) => return None,
+    }
+    let lines = ledger.read().ok()?;
+    lines.lines.iter().rev().find_map(|line| {
+        let e: Entry = serde_json::from_slice(line).ok()?;
+        let usable = e.reuse_key.as_deref() == Some(key)
+            && e.reused_from.is_none()
+            && !e
+                .criteria
+                .iter()
+                .any(|c| c.status == vcc_report::Status::Error);
+        usable.then(|| vcc_report::PriorVerdict {
+            reused: vcc_report::Reused {
+                ledger: path.display().to_string(),
+                seq: e.seq,
+                run_id: e.run_id.clone(),
+            },
+            criteria: e
+                .criteria
+                .iter()
+                .map(|c| vcc_report::PriorCriterion {
+                    id: c.id.clone(),
+                    severity: c.severity,
+                    status: c.status,
+                    reason: c.reason,
+                    summary: c.summary.clone(),
+                })
+                .collect(),
+        })
+    })
+}
+
 /// blake3 of the JSON report (without `ledger`, which the entry cannot
 /// know yet).
 pub fn report_digest(report: &Report) -> String {
@@ -128,7 +181,7 @@ fn git_dirty(root: &Path) -> Option<bool> {
         .stderr(Stdio::null())
         .output()
         .ok()?;
-    out.status.success().then(|| !out.stdout.is_empty())
+    out.status.success().then_some(!out.stdout.is_empty())
 }
 
 /// `vcc ledger …`
@@ -185,7 +238,10 @@ fn verify(file: &Path, key: Option<&Path>, format: Format) -> i32 {
         Format::Human => {
             let signed = match (&key, v.checkpoints) {
                 (_, 0) => "no checkpoints".to_string(),
-                (Some(_), n) => format!("{} of {n} checkpoint(s) verified with the key", v.checkpoints_verified),
+                (Some(_), n) => format!(
+                    "{} of {n} checkpoint(s) verified with the key",
+                    v.checkpoints_verified
+                ),
                 (None, n) => format!("{n} checkpoint(s), signatures not checked (give --key)"),
             };
             if let Some(torn) = v.torn_tail {
@@ -226,8 +282,13 @@ fn entries(file: &Path) -> Result<Vec<Entry>, String> {
         .iter()
         .enumerate()
         .map(|(i, l)| {
-            serde_json::from_slice(l)
-                .map_err(|e| format!("{}: line {}: not a ledger entry: {e}", file.display(), i + 1))
+            serde_json::from_slice(l).map_err(|e| {
+                format!(
+                    "{}: line {}: not a ledger entry: {e}",
+                    file.display(),
+                    i + 1
+                )
+            })
         })
         .collect()
 }
@@ -296,10 +357,20 @@ fn stats(file: &Path, by: StatsBy, format: Format) -> i32 {
             serde_json::to_string_pretty(&groups).unwrap_or_default()
         )),
         Format::Human => {
-            let share = |s: Option<f64>| s.map_or("-".to_string(), |v| format!("{:.1}%", v * 100.0));
+            let share =
+                |s: Option<f64>| s.map_or("-".to_string(), |v| format!("{:.1}%", v * 100.0));
             let mut out = format!(
                 "{:<24} {:<6} {:>6} {:>8} {:>8} {:>7} {:>8} {:>6} {:>16} {:>14}\n",
-                "group", "level", "rows", "success", "blocked", "failed", "skipped", "known", "success/known", "success/all"
+                "group",
+                "level",
+                "rows",
+                "success",
+                "blocked",
+                "failed",
+                "skipped",
+                "known",
+                "success/known",
+                "success/all"
             );
             for (name, g) in &groups {
                 for (level, c) in [("check", &g.checks), ("loop", &g.loops)] {

@@ -2,6 +2,7 @@
 
 mod args;
 mod attach;
+mod attest;
 mod author;
 mod bundles;
 mod cache;

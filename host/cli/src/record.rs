@@ -317,6 +317,18 @@ pub fn run(args: &RecordArgs) -> i32 {
         .unwrap_or_else(|| "record".into());
     let stdout_file = format!("{name}.stdout");
     let stderr_file = format!("{name}.stderr");
+    let key = match args
+        .key
+        .as_deref()
+        .map(vcc_trust::keys::PrivateKey::read)
+        .transpose()
+    {
+        Ok(key) => key,
+        Err(r) => {
+            eprintln!("vcc record: --key: {}", r.message);
+            return 2;
+        }
+    };
     let layout = match layout(args, &dir, &name, &stdout_file, &stderr_file) {
         Ok(layout) => layout,
         Err(err) => {
@@ -415,11 +427,27 @@ pub fn run(args: &RecordArgs) -> i32 {
     let digest = vcc_record::digest(&record);
     record[vcc_record::DIGEST_FIELD] = json!(digest);
 
+    let text = serde_json::to_string_pretty(&record).unwrap_or_default() + "\n";
+    let envelope_path = PathBuf::from(format!("{}{}", out.display(), vcc_record::ENVELOPE_SUFFIX));
+    // Captures first, then the record, then its signature: a record on
+    // disk always describes complete captures, and a signature always
+    // covers a complete record.
     let written = crate::output::write_atomically(&dir.join(&stdout_file), &stdout.captured)
         .and_then(|()| crate::output::write_atomically(&dir.join(&stderr_file), &stderr.captured))
-        .and_then(|()| {
-            let text = serde_json::to_string_pretty(&record).unwrap_or_default() + "\n";
-            crate::output::write_atomically(out, text.as_bytes())
+        .and_then(|()| crate::output::write_atomically(out, text.as_bytes()))
+        .and_then(|()| match &key {
+            Some(key) => {
+                let envelope =
+                    vcc_trust::dsse::Envelope::sign(vcc_record::PAYLOAD_TYPE, text.as_bytes(), key);
+                let json = serde_json::to_string_pretty(&envelope).unwrap_or_default() + "\n";
+                crate::output::write_atomically(&envelope_path, json.as_bytes())
+            }
+            // An envelope left by an earlier, signed run would sign other
+            // bytes: remove it rather than leave it lying.
+            None => match std::fs::remove_file(&envelope_path) {
+                Err(e) if e.kind() != io::ErrorKind::NotFound => Err(e),
+                _ => Ok(()),
+            },
         });
     if let Err(err) = written {
         eprintln!("vcc record: cannot write {}: {err}", out.display());
@@ -478,7 +506,8 @@ fn layout(
         .map_err(|e| format!("--root {}: {e}", root_arg.display()))?;
     std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
     let dir = std::fs::canonicalize(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-    let own = [name, stdout_file, stderr_file]
+    let envelope = format!("{name}{}", vcc_record::ENVELOPE_SUFFIX);
+    let own = [name, stdout_file, stderr_file, envelope.as_str()]
         .into_iter()
         .map(|f| dir.join(f))
         .collect();

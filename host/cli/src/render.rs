@@ -178,6 +178,24 @@ pub fn report(r: &Report, style: &Style) -> String {
     for c in &r.criteria {
         criterion(&mut out, c, style);
     }
+    if let Some(reused) = &r.reused {
+        let _ = writeln!(
+            out,
+            "{}",
+            style.paint(
+                Paint::Yellow,
+                &format!(
+                    "reused from ledger {} seq {} (run {}): nothing changed since, and no validator was run",
+                    clean(&reused.ledger),
+                    reused.seq,
+                    clean(&reused.run_id)
+                )
+            )
+        );
+    }
+    if let Some(l) = &r.ledger {
+        let _ = writeln!(out, "ledger: {} seq {}", clean(&l.file), l.seq);
+    }
     let cache = &r.runtime.cache;
     let _ = writeln!(
         out,

@@ -17,6 +17,9 @@ pub const PER_KIND: usize = 10;
 /// `$GITHUB_STEP_SUMMARY` is refused past 1 MiB; stay under it.
 pub const SUMMARY_CAP: usize = (1 << 20) - 4096;
 
+/// Where an annotation points (file, line, column) and what it says.
+type Located<'a> = (Option<&'a str>, Option<u32>, Option<u32>, String);
+
 /// The workflow commands for `reports`, one per line.
 pub fn annotations(reports: &[Report]) -> String {
     let mut by_kind: [(&str, Vec<String>); 3] = [
@@ -39,7 +42,7 @@ pub fn annotations(reports: &[Report]) -> String {
                 severity_word(c.severity),
                 status_word(c.status)
             );
-            let mut findings: Vec<(Option<&str>, Option<u32>, Option<u32>, String)> = c
+            let mut findings: Vec<Located> = c
                 .findings
                 .iter()
                 .map(|f| {

@@ -12,6 +12,7 @@
 use vcc_contract::Severity;
 use vcc_report::{CriterionReport, Finding, Report, Status, Verdict};
 
+pub mod attest;
 pub mod github;
 pub mod gitlab;
 pub mod html;

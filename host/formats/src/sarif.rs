@@ -44,10 +44,7 @@ fn run(r: &Report) -> Value {
     if r.criteria.is_empty() {
         for p in r.problems.iter().filter(|p| p.is_error()) {
             let id = p.code.as_str();
-            if !problem_rules
-                .iter()
-                .any(|v: &Value| v["id"] == Value::from(id))
-            {
+            if !problem_rules.iter().any(|v: &Value| v["id"] == id) {
                 problem_rules.push(json!({
                     "id": id,
                     "shortDescription": { "text": format!("vcc integrity problem {id}") },

@@ -186,7 +186,10 @@ impl Entry {
         let mut validators: Vec<EntryValidator> = Vec::new();
         for c in &report.criteria {
             let v = &c.validator;
-            if validators.iter().any(|x| x.name == v.name && x.digest == v.digest) {
+            if validators
+                .iter()
+                .any(|x| x.name == v.name && x.digest == v.digest)
+            {
                 continue;
             }
             validators.push(EntryValidator {
@@ -214,7 +217,10 @@ impl Entry {
                 id: report.contract.id.clone(),
                 digest: report.contract.digest.clone(),
             },
-            root: report.deliverables.as_ref().map(|d| d.root_absolute.clone()),
+            root: report
+                .deliverables
+                .as_ref()
+                .map(|d| d.root_absolute.clone()),
             root_digest: report.deliverables.as_ref().map(|d| d.root_digest.clone()),
             git: report.run.commit.clone().map(|commit| Git {
                 commit,
@@ -297,7 +303,10 @@ mod tests {
         assert_eq!(Outcome::of_check(Verdict::Withheld), Outcome::Blocked);
         assert_eq!(Outcome::of_check(Verdict::Invalid), Outcome::Failed);
         assert_eq!(Outcome::of_loop(Termination::Stagnation), Outcome::Failed);
-        assert_eq!(Outcome::of_loop(Termination::ContractChanged), Outcome::Failed);
+        assert_eq!(
+            Outcome::of_loop(Termination::ContractChanged),
+            Outcome::Failed
+        );
         assert_eq!(Outcome::of_loop(Termination::Interrupted), Outcome::Skipped);
         assert_eq!(acceptance(Outcome::Blocked), Acceptance::Withheld);
     }

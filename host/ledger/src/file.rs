@@ -37,9 +37,14 @@ pub const MAX_LINE: usize = 4 << 20;
 pub enum Error {
     Io(PathBuf, io::Error),
     /// The file ends with a line cut off mid-write.
-    TornTail { bytes: u64 },
+    TornTail {
+        bytes: u64,
+    },
     /// A line is not an entry this vcc can read.
-    Unreadable { seq: u64, why: String },
+    Unreadable {
+        seq: u64,
+        why: String,
+    },
 }
 
 impl std::fmt::Display for Error {
@@ -256,18 +261,10 @@ impl Ledger {
             Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Vec::new()),
             Err(e) => return Err(Error::Io(path, e)),
         };
-        let lines = split(&bytes);
-        lines
-            .lines
-            .iter()
-            .enumerate()
-            .map(|(i, l)| {
-                serde_json::from_slice(l).map_err(|e| Error::Unreadable {
-                    seq: i as u64,
-                    why: format!("{} is not a checkpoint line: {e}", path.display()),
-                })
-            })
-            .collect()
+        parse_checkpoints(&bytes).map_err(|(i, e)| Error::Unreadable {
+            seq: i,
+            why: format!("{} is not a checkpoint line: {e}", path.display()),
+        })
     }
 
     /// Remove a torn tail (under the lock); how many bytes were removed.
@@ -288,6 +285,16 @@ impl Ledger {
         let _ = std::fs::remove_file(self.state_path());
         Ok(torn)
     }
+}
+
+/// The lines of a checkpoints file; `Err`: the first line that is not one.
+pub fn parse_checkpoints(bytes: &[u8]) -> Result<Vec<StoredCheckpoint>, (u64, String)> {
+    split(bytes)
+        .lines
+        .iter()
+        .enumerate()
+        .map(|(i, l)| serde_json::from_slice(l).map_err(|e| (i as u64, e.to_string())))
+        .collect()
 }
 
 /// The log's origin line: named by its first entry, so two ledgers never

@@ -167,7 +167,9 @@ mod tests {
     use proptest::prelude::*;
 
     fn leaves(n: usize) -> Vec<Hash> {
-        (0..n).map(|i| leaf_hash(format!("entry {i}").as_bytes())).collect()
+        (0..n)
+            .map(|i| leaf_hash(format!("entry {i}").as_bytes()))
+            .collect()
     }
 
     /// RFC 6962 MTH, written as the RFC writes it, to check the frontier.

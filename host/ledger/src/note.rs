@@ -54,14 +54,22 @@ pub struct NoteSignature {
 impl Checkpoint {
     /// The checkpoint body (C2SP tlog-checkpoint).
     pub fn body(&self) -> String {
-        format!("{}\n{}\n{}\n", self.origin, self.size, B64.encode(self.root))
+        format!(
+            "{}\n{}\n{}\n",
+            self.origin,
+            self.size,
+            B64.encode(self.root)
+        )
     }
 
     /// Parse a checkpoint body; extension lines after the root are allowed
     /// and ignored, as the format says.
     pub fn parse(body: &str) -> Result<Checkpoint, String> {
         let mut lines = body.split('\n');
-        let origin = lines.next().filter(|o| !o.is_empty()).ok_or("no origin line")?;
+        let origin = lines
+            .next()
+            .filter(|o| !o.is_empty())
+            .ok_or("no origin line")?;
         let size = lines
             .next()
             .ok_or("no tree size line")?
@@ -162,7 +170,9 @@ impl Note {
             if name.is_empty() || name.contains(char::is_whitespace) || name.contains('+') {
                 return Err(format!("`{name}` is not a key name"));
             }
-            let bytes = B64.decode(sig).map_err(|_| "a signature that is not base64")?;
+            let bytes = B64
+                .decode(sig)
+                .map_err(|_| "a signature that is not base64")?;
             if bytes.len() < 5 {
                 return Err("a signature shorter than a key hash".into());
             }
@@ -183,7 +193,8 @@ impl Note {
     pub fn signed_by(&self, key: &PublicKey) -> bool {
         let raw = key.raw();
         self.signatures.iter().any(|s| {
-            s.key_hash == key_hash(&s.name, &raw) && key.verifies(self.body.as_bytes(), &s.signature)
+            s.key_hash == key_hash(&s.name, &raw)
+                && key.verifies(self.body.as_bytes(), &s.signature)
         })
     }
 }
@@ -217,7 +228,12 @@ mod tests {
 
     #[test]
     fn malformed_notes_are_refused() {
-        for bad in ["", "x\n", "a\n1\nAA==\n\nnot a signature\n", "a\n1\nAA==\n\n— name !!!\n"] {
+        for bad in [
+            "",
+            "x\n",
+            "a\n1\nAA==\n\nnot a signature\n",
+            "a\n1\nAA==\n\n— name !!!\n",
+        ] {
             assert!(Note::parse(bad).is_err(), "{bad:?}");
         }
         assert!(Checkpoint::parse("o\nx\nAA==\n").is_err());

@@ -35,8 +35,8 @@ pub struct Receipt {
 /// A receipt for entry `seq` of an intact ledger: against a fresh
 /// checkpoint signed with `key`, else the latest stored one that holds it.
 pub fn prove(ledger: &Ledger, seq: u64, key: Option<&PrivateKey>) -> Result<Receipt, String> {
-    let (verification, tree) = verify(ledger, key.map(|k| k.public()).as_ref())
-        .map_err(|e| e.to_string())?;
+    let (verification, tree) =
+        verify(ledger, key.map(|k| k.public()).as_ref()).map_err(|e| e.to_string())?;
     if let Some(p) = &verification.problem {
         return Err(format!(
             "the ledger is not intact ({} at seq {}: {}); no receipt is made from it",
@@ -94,7 +94,10 @@ pub fn verify_receipt(bytes: &[u8], key: &PublicKey) -> Result<Checkpoint, Strin
     }
     let r: Receipt = serde_json::from_slice(bytes).map_err(|e| format!("not a receipt: {e}"))?;
     if r.vcc_receipt != FORMAT {
-        return Err(format!("receipt format {} (this vcc reads {FORMAT})", r.vcc_receipt));
+        return Err(format!(
+            "receipt format {} (this vcc reads {FORMAT})",
+            r.vcc_receipt
+        ));
     }
     let note = Note::parse(&r.checkpoint)?;
     if !note.signed_by(key) {
@@ -127,7 +130,10 @@ pub fn verify_receipt(bytes: &[u8], key: &PublicKey) -> Result<Checkpoint, Strin
         .ok()
         .and_then(|v| v.get("seq").and_then(serde_json::Value::as_u64));
     if seq != Some(r.index) {
-        return Err(format!("the entry says seq {seq:?}, the receipt index {}", r.index));
+        return Err(format!(
+            "the entry says seq {seq:?}, the receipt index {}",
+            r.index
+        ));
     }
     Ok(cp)
 }

@@ -60,7 +60,11 @@ pub fn stats(entries: &[Entry], by: By) -> BTreeMap<String, Group> {
     for e in entries {
         let key = match by {
             By::Nothing => "all".to_string(),
-            By::Contract => e.contract.id.clone().unwrap_or_else(|| e.contract.path.clone()),
+            By::Contract => e
+                .contract
+                .id
+                .clone()
+                .unwrap_or_else(|| e.contract.path.clone()),
             By::Day => e.time.get(..10).unwrap_or("?").to_string(),
         };
         let group = out.entry(key).or_default();

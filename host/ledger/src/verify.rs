@@ -21,7 +21,7 @@ use base64::engine::general_purpose::STANDARD as B64;
 use serde::Serialize;
 use vcc_trust::keys::PublicKey;
 
-use crate::file::{Error, Ledger, origin_of};
+use crate::file::{Error, Ledger, Lines, StoredCheckpoint, origin_of};
 use crate::merkle::{Frontier, Hash, leaf_hash};
 use crate::note::{Checkpoint, Note};
 
@@ -89,6 +89,15 @@ pub struct Tree {
 pub fn verify(ledger: &Ledger, key: Option<&PublicKey>) -> Result<(Verification, Tree), Error> {
     let read = ledger.read()?;
     let stored = ledger.checkpoints()?;
+    Ok(verify_parts(&read, &stored, key))
+}
+
+/// [`verify`] of a log already read: its lines and its checkpoints.
+pub fn verify_parts(
+    read: &Lines,
+    stored: &[StoredCheckpoint],
+    key: Option<&PublicKey>,
+) -> (Verification, Tree) {
     let mut problems: Vec<Problem> = Vec::new();
     let mut frontier = Frontier::default();
     let mut leaves = Vec::with_capacity(read.lines.len());
@@ -105,7 +114,9 @@ pub fn verify(ledger: &Ledger, key: Option<&PublicKey>) -> Result<(Verification,
         {
             // seq i is not here: somewhere later (reordered), or gone.
             if p.kind == ProblemKind::Removed
-                && read.lines[i as usize + 1..].iter().any(|l| seq_of(l) == Some(i))
+                && read.lines[i as usize + 1..]
+                    .iter()
+                    .any(|l| seq_of(l) == Some(i))
             {
                 p.kind = ProblemKind::Reordered;
                 p.message = format!("{}: seq {i} comes later in the file", p.message);
@@ -129,7 +140,10 @@ pub fn verify(ledger: &Ledger, key: Option<&PublicKey>) -> Result<(Verification,
     let mut parsed = Vec::new();
     for (i, cp) in stored.iter().enumerate() {
         let note = Note::parse(&cp.note);
-        let body = note.as_ref().ok().and_then(|n| Checkpoint::parse(&n.body).ok());
+        let body = note
+            .as_ref()
+            .ok()
+            .and_then(|n| Checkpoint::parse(&n.body).ok());
         parsed.push((i, cp.size, note, body));
     }
     for (_, size, _, body) in parsed.iter().rev() {
@@ -169,7 +183,10 @@ pub fn verify(ledger: &Ledger, key: Option<&PublicKey>) -> Result<(Verification,
             problems.push(Problem {
                 seq: cp.size.min(*size),
                 kind: ProblemKind::Edited,
-                message: format!("checkpoint line {line} says size {} in its note and {size} beside it", cp.size),
+                message: format!(
+                    "checkpoint line {line} says size {} in its note and {size} beside it",
+                    cp.size
+                ),
             });
             continue;
         }
@@ -177,7 +194,10 @@ pub fn verify(ledger: &Ledger, key: Option<&PublicKey>) -> Result<(Verification,
             problems.push(Problem {
                 seq: cp.size,
                 kind: ProblemKind::Reordered,
-                message: format!("checkpoint line {line} (size {}) comes after one of size {previous_size}", cp.size),
+                message: format!(
+                    "checkpoint line {line} (size {}) comes after one of size {previous_size}",
+                    cp.size
+                ),
             });
         }
         previous_size = previous_size.max(cp.size);
@@ -236,7 +256,7 @@ pub fn verify(ledger: &Ledger, key: Option<&PublicKey>) -> Result<(Verification,
         }
     }
     problems.sort_by_key(|p| p.seq);
-    Ok((
+    (
         Verification {
             entries,
             root: B64.encode(frontier.root()),
@@ -247,7 +267,7 @@ pub fn verify(ledger: &Ledger, key: Option<&PublicKey>) -> Result<(Verification,
             problem: problems.into_iter().next(),
         },
         Tree { leaves, origin },
-    ))
+    )
 }
 
 fn seq_of(line: &[u8]) -> Option<u64> {
@@ -275,21 +295,32 @@ fn check_line(line: &[u8], i: u64, before: &Frontier) -> Option<Problem> {
         return Some(Problem {
             seq: i,
             kind: ProblemKind::Edited,
-            message: format!("line {} has no seq or prev_root: it is not a ledger entry", i + 1),
+            message: format!(
+                "line {} has no seq or prev_root: it is not a ledger entry",
+                i + 1
+            ),
         });
     };
     if seq > i {
         return Some(Problem {
             seq: i,
             kind: ProblemKind::Removed,
-            message: format!("line {} is seq {seq}: seq {i} to {} are missing", i + 1, seq - 1),
+            message: format!(
+                "line {} is seq {seq}: seq {i} to {} are missing",
+                i + 1,
+                seq - 1
+            ),
         });
     }
     if seq < i {
         return Some(Problem {
             seq,
             kind: ProblemKind::Reordered,
-            message: format!("line {} is seq {seq}, which belongs at line {}", i + 1, seq + 1),
+            message: format!(
+                "line {} is seq {seq}, which belongs at line {}",
+                i + 1,
+                seq + 1
+            ),
         });
     }
     if prev != B64.encode(before.root()) {
@@ -380,7 +411,10 @@ mod tests {
         let (_d, l) = ledger(6, Some(&key));
         let (v, _) = verify(&l, Some(&key.public())).unwrap();
         assert!(v.intact(), "{:?}", v.problem);
-        assert_eq!((v.entries, v.checkpoints, v.checkpoints_verified), (6, 6, 6));
+        assert_eq!(
+            (v.entries, v.checkpoints, v.checkpoints_verified),
+            (6, 6, 6)
+        );
 
         let (_d, l) = ledger(6, Some(&key));
         rewrite(&l, |lines| {
@@ -435,18 +469,27 @@ mod tests {
         }
         assert_eq!(problem(&l, Some(&key)), Some((ProblemKind::Forked, 1)));
         let other = PrivateKey::generate().unwrap();
-        assert_eq!(problem(&l, Some(&other)).map(|p| p.0), Some(ProblemKind::Unsigned));
+        assert_eq!(
+            problem(&l, Some(&other)).map(|p| p.0),
+            Some(ProblemKind::Unsigned)
+        );
     }
 
     #[test]
     fn a_torn_tail_is_ignored_refused_and_repaired() {
         let (_d, l) = ledger(3, None);
-        let mut f = std::fs::OpenOptions::new().append(true).open(&l.path).unwrap();
+        let mut f = std::fs::OpenOptions::new()
+            .append(true)
+            .open(&l.path)
+            .unwrap();
         std::io::Write::write_all(&mut f, b"{\"seq\":3,\"ti").unwrap();
         let (v, _) = verify(&l, None).unwrap();
         assert!(v.intact());
         assert_eq!((v.entries, v.torn_tail), (3, Some(12)));
-        assert!(matches!(l.append(entry(3), None), Err(Error::TornTail { bytes: 12 })));
+        assert!(matches!(
+            l.append(entry(3), None),
+            Err(Error::TornTail { bytes: 12 })
+        ));
         assert_eq!(l.repair().unwrap(), 12);
         assert_eq!(l.append(entry(3), None).unwrap().seq, 3);
         assert!(verify(&l, None).unwrap().0.intact());

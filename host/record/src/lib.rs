@@ -18,6 +18,13 @@ pub const VERSION: u64 = 2;
 /// The field that holds the digest.
 pub const DIGEST_FIELD: &str = "record_digest";
 
+/// A signed record's DSSE envelope lies beside it: `RECORD` + this.
+pub const ENVELOPE_SUFFIX: &str = ".dsse.json";
+
+/// The DSSE payload type of a signed record: its payload is the record
+/// file's exact bytes.
+pub const PAYLOAD_TYPE: &str = "application/vnd.vcc.record+json";
+
 /// The canonical text of a record: `record_digest` left out, keys sorted
 /// at every depth, no whitespace.
 pub fn canonical(record: &Value) -> String {

@@ -856,6 +856,9 @@ mod tests {
             criteria,
             problems: vec![],
             partial: vec![],
+            run: crate::RunInfo::default(),
+            reused: None,
+            ledger: None,
             runtime: RuntimeInfo::default(),
         }
     }

@@ -217,6 +217,23 @@ pub fn now_rfc3339() -> String {
     humantime::format_rfc3339_millis(std::time::SystemTime::now()).to_string()
 }
 
+/// A verdict computed earlier for the very same inputs (`vcc check
+/// --reuse`): where it is, and each criterion's outcome.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PriorVerdict {
+    pub reused: Reused,
+    pub criteria: Vec<PriorCriterion>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct PriorCriterion {
+    pub id: String,
+    pub severity: Severity,
+    pub status: Status,
+    pub reason: Reason,
+    pub summary: String,
+}
+
 /// A ledger entry.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct LedgerRef {
@@ -290,6 +307,19 @@ pub struct DeliverablesInfo {
     /// agent transcript `vcc hook` attaches), with where they came from.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub attached: Vec<AttachedFile>,
+    /// Every hashed file with its sha256 and blake3, when asked for
+    /// (`vcc check --attest`: the subjects of the attestation).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub subjects: Vec<SubjectFile>,
+}
+
+/// A deliverable file by its digests (the sha256 is of the same bytes the
+/// host hashed with blake3).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SubjectFile {
+    pub path: String,
+    pub sha256: String,
+    pub blake3: String,
 }
 
 /// What the walk of the root left out: never hashed, never shown to a

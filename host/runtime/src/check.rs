@@ -17,13 +17,15 @@ use vcc_contract::paths::{self, PathSpec};
 use vcc_contract::{Contract, Criterion, Deliverable, Document, Excludes, Problem, Severity, lint};
 use vcc_report::{
     AttachedFile, BaseInfo, BundleRef, CacheStats, ContractFileInfo, ContractInfo, CriterionReport,
-    DeliverablesInfo, EXCLUDED_SHOWN, EvidenceRef, ExcludedInfo, Reason, Report, RunInfo,
-    RuntimeInfo, SCHEMA_VERSION, Status, TargetReport, ValidatorReport, Verdict, law,
+    DeliverablesInfo, EXCLUDED_SHOWN, EvidenceRef, ExcludedInfo, PriorVerdict, Reason, Report,
+    RunInfo, RuntimeInfo, SCHEMA_VERSION, Status, SubjectFile, TargetReport, ValidatorReport,
+    Verdict, law,
 };
 
 use crate::guard::{Stopped, grace, guarded};
 use crate::memo;
 use crate::sandbox::{Request, RunLimits, RunOutput};
+use crate::signatures::RecordSigners;
 use crate::snapshot::{Snapshot, WalkLimits, digest_string};
 use crate::validators::{ContractValidators, LoadResult, Loader};
 use crate::vfs::Tree;
@@ -54,6 +56,30 @@ pub struct CheckOptions {
     /// `--only`: evaluate only these criteria (and host rows), all when
     /// empty. The caller checks that each id exists.
     pub only: Vec<String>,
+    /// The keys the trust policy names for records, which `signatures`
+    /// (vcc:validator@0.1.3) checks against.
+    pub record_signers: Option<Arc<RecordSigners>>,
+    /// List every hashed file with its sha256 too (`--attest`).
+    pub subjects: bool,
+    /// What the caller adds to the reuse key: what binds the contract
+    /// beyond its document (its files and lock, the trust policy).
+    pub reuse_context: String,
+    /// `vcc check --reuse`: a verdict computed earlier for the same reuse
+    /// key, if the caller has one; no validator runs then.
+    pub reuse: Option<Reuse>,
+}
+
+/// A verdict by reuse key, when the caller holds one.
+pub type Lookup = dyn Fn(&str) -> Option<PriorVerdict> + Send + Sync;
+
+/// Looks up a verdict by reuse key (`vcc check --reuse`).
+#[derive(Clone)]
+pub struct Reuse(pub Arc<Lookup>);
+
+impl std::fmt::Debug for Reuse {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Reuse")
+    }
 }
 
 /// A file from outside the deliverable root, read by the caller.
@@ -77,6 +103,10 @@ impl Default for CheckOptions {
             attached: Vec::new(),
             exclude: Vec::new(),
             only: Vec::new(),
+            record_signers: None,
+            subjects: false,
+            reuse_context: String::new(),
+            reuse: None,
         }
     }
 }
@@ -204,6 +234,17 @@ fn run(
     }
     let snapshot = Arc::new(snapshot);
 
+    // Everything the verdict depends on, hashed: the same key, the same
+    // verdict. With --reuse, an earlier verdict for it runs no validator.
+    let key = reuse_key(doc, options, &snapshot, &validators.loaded);
+    report.runtime.reuse_key = Some(key.clone());
+    let prior = if snapshot.truncated.is_none() {
+        options.reuse.as_ref().and_then(|r| (r.0)(&key))
+    } else {
+        None
+    };
+    report.reused = prior.as_ref().map(|p| p.reused.clone());
+
     let origins = doc
         .bases
         .iter()
@@ -214,9 +255,13 @@ fn run(
         contract,
         &validators.loaded,
         &snapshot,
-        options.jobs,
-        origins,
-        &presence,
+        Plan {
+            jobs: options.jobs,
+            origins,
+            presence: &presence,
+            signers: &options.record_signers,
+            prior: prior.as_ref(),
+        },
     );
     let changed = look_again(&snapshot, evaluated.iter().any(|e| e.2));
 
@@ -260,6 +305,11 @@ fn run(
                 digest: digest_string(&blake3::hash(&a.bytes)),
             })
             .collect(),
+        subjects: if options.subjects && changed.is_empty() {
+            subjects(&snapshot)?
+        } else {
+            Vec::new()
+        },
     });
     // Evidence is written after the second look: the evidence folder may
     // be under the root, and writing it earlier would be a change.
@@ -282,6 +332,61 @@ fn run(
         Some(err) => Err(format!("evidence could not be stored: {err}")),
         None => Ok(()),
     }
+}
+
+/// blake3 over everything a verdict depends on (`vcc check --reuse`): the
+/// contract (with its files) and its bases, what the caller binds beyond
+/// it (lock, trust policy), the root digest, every validator's digest, the
+/// walk's limits and excludes, `--only`, the attached files (in the root
+/// digest), vcc's version and its digest.
+fn reuse_key(
+    doc: &Document,
+    options: &CheckOptions,
+    snapshot: &Snapshot,
+    loaded: &HashMap<String, LoadResult>,
+) -> String {
+    let validators: std::collections::BTreeMap<&String, Option<&str>> = loaded
+        .iter()
+        .map(|(name, l)| (name, l.as_ref().ok().map(|l| l.digest.as_str())))
+        .collect();
+    let key = serde_json::json!({
+        "vcc-reuse": 1,
+        "contract": doc.digest,
+        "bases": doc.bases.iter().map(|b| (&b.label, &b.digest)).collect::<Vec<_>>(),
+        "context": options.reuse_context,
+        "root": digest_string(&snapshot.root_digest),
+        "validators": validators,
+        "walk": format!("{:?}", options.walk),
+        "exclude": options.exclude,
+        "only": options.only,
+        "vcc": env!("CARGO_PKG_VERSION"),
+        "host": options.host_digest,
+    });
+    format!(
+        "blake3:{}",
+        blake3::hash(key.to_string().as_bytes()).to_hex()
+    )
+}
+
+/// Every file of the snapshot with its sha256, computed from the bytes the
+/// host hashed (re-read and checked against their blake3).
+fn subjects(snapshot: &Snapshot) -> Result<Vec<SubjectFile>, String> {
+    use sha2::Digest as _;
+    let deadline = Instant::now() + Duration::from_secs(3600);
+    snapshot
+        .files
+        .iter()
+        .map(|(path, entry)| {
+            let bytes = snapshot
+                .read_before(path, deadline)
+                .map_err(|e| format!("the attestation's subjects could not be read: {e}"))?;
+            Ok(SubjectFile {
+                path: path.clone(),
+                sha256: format!("{:x}", sha2::Sha256::digest(&bytes)),
+                blake3: entry.digest.to_hex().to_string(),
+            })
+        })
+        .collect()
 }
 
 /// The integrity pass, loading the validators; `Err` when it found errors
@@ -367,15 +472,34 @@ fn exclude_rules(contract: &Contract, options: &CheckOptions) -> Vec<String> {
 
 /// Run every criterion, `jobs` at a time, each in its own sandbox; then
 /// the host's own rows for the deliverables in `presence`.
+/// How the criteria of one check are judged, beyond the contract and the
+/// snapshot.
+struct Plan<'a> {
+    /// Criteria run at once.
+    jobs: usize,
+    /// Criterion id → the base it was taken from unchanged.
+    origins: HashMap<&'a str, &'a str>,
+    /// Required deliverables the host checks itself.
+    presence: &'a [Deliverable],
+    signers: &'a Option<Arc<RecordSigners>>,
+    /// A verdict reused for the same key: nothing runs.
+    prior: Option<&'a PriorVerdict>,
+}
+
 fn evaluate(
     loader: &Loader,
     contract: &Contract,
     validators: &HashMap<String, LoadResult>,
     snapshot: &Arc<Snapshot>,
-    jobs: usize,
-    origins: HashMap<&str, &str>,
-    presence: &[Deliverable],
+    plan: Plan,
 ) -> Vec<Evaluated> {
+    let Plan {
+        jobs,
+        origins,
+        presence,
+        signers,
+        prior,
+    } = plan;
     let resolved: HashMap<&str, (Vec<String>, Vec<String>)> = contract
         .deliverables
         .iter()
@@ -412,6 +536,7 @@ fn evaluate(
         listing: &listing,
         tree: &Arc::new(OnceLock::new()),
         origins,
+        signers: signers.clone(),
     };
     let next = AtomicUsize::new(0);
     let results: Mutex<Vec<Option<Evaluated>>> =
@@ -425,9 +550,13 @@ fn evaluate(
                     let Some(criterion) = contract.criteria.get(i) else {
                         break;
                     };
-                    let result = {
-                        let _judging = loader.progress().start(format!("judging {}", criterion.id));
-                        ctx.evaluate(criterion)
+                    let result = match prior {
+                        Some(prior) => ctx.reused_row(criterion, prior),
+                        None => {
+                            let _judging =
+                                loader.progress().start(format!("judging {}", criterion.id));
+                            ctx.evaluate(criterion)
+                        }
                     };
                     if let Ok(mut results) = results.lock() {
                         results[i] = Some(result);
@@ -533,6 +662,7 @@ struct Ctx<'a> {
     tree: &'a Arc<OnceLock<Tree>>,
     /// Criterion id → the base it was taken from unchanged.
     origins: HashMap<&'a str, &'a str>,
+    signers: Option<Arc<RecordSigners>>,
 }
 
 impl Ctx<'_> {
@@ -643,6 +773,29 @@ impl Ctx<'_> {
             files_read: Vec::new(),
             saw_change: false,
         }
+    }
+
+    /// A criterion's outcome as an earlier run computed it for the same
+    /// reuse key; a criterion that run did not have is an error.
+    fn reused_row(&self, c: &Criterion, prior: &PriorVerdict) -> Evaluated {
+        let mut report = self.base_report(c);
+        match prior.criteria.iter().find(|p| p.id == c.id) {
+            Some(p) => {
+                report.status = p.status;
+                report.reason = p.reason;
+                report.summary = format!(
+                    "{} (reused from ledger seq {})",
+                    p.summary, prior.reused.seq
+                );
+            }
+            None => {
+                report.summary = format!(
+                    "the reused verdict (ledger seq {}) has no row for this criterion",
+                    prior.reused.seq
+                );
+            }
+        }
+        (report, Vec::new(), false)
     }
 
     fn evaluate(&self, c: &Criterion) -> Evaluated {
@@ -774,6 +927,7 @@ impl Ctx<'_> {
                 .collect(),
             tree: self.tree.clone(),
             limits,
+            signers: self.signers.clone(),
         };
         let sandbox = self.loader.sandbox().clone();
         let pre = loaded.pre.clone();

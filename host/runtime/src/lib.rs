@@ -12,6 +12,7 @@ mod guard;
 mod memo;
 mod progress;
 mod sandbox;
+pub mod signatures;
 mod snapshot;
 mod validators;
 mod vfs;
@@ -21,7 +22,7 @@ use std::time::Duration;
 
 pub use cache::{Cache, OpenError};
 pub use check::{
-    Attached, CheckOptions, DEFAULT_MEMORY, DEFAULT_TIMEOUT, WASMTIME_VERSION, check,
+    Attached, CheckOptions, DEFAULT_MEMORY, DEFAULT_TIMEOUT, Reuse, WASMTIME_VERSION, check,
     lint_with_validators, unreadable_contract,
 };
 pub use evict::{CacheStats, DEFAULT_MAX_SIZE, Pruned};

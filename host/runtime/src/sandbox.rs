@@ -42,8 +42,8 @@ mod bindings {
         inline: "
             package vcc:host;
             world runner {
-                import vcc:validator/deliverables@0.1.2;
-                export vcc:validator/validator@0.1.2;
+                import vcc:validator/deliverables@0.1.3;
+                export vcc:validator/validator@0.1.3;
             }
         ",
         world: "vcc:host/runner",
@@ -56,7 +56,7 @@ mod params_bindings {
         inline: "
             package vcc:host;
             world checker {
-                export vcc:validator/params@0.1.2;
+                export vcc:validator/params@0.1.3;
             }
         ",
         world: "vcc:host/checker",
@@ -171,6 +171,8 @@ pub struct Request {
     /// The snapshot's folders, for the WASI view of it (made on first use).
     pub tree: Arc<OnceLock<Tree>>,
     pub limits: RunLimits,
+    /// The keys the trust policy names for records (`signatures`).
+    pub signers: Option<Arc<crate::signatures::RecordSigners>>,
 }
 
 /// The host's record of one run.
@@ -408,6 +410,7 @@ impl Sandbox {
             read_cap: request.limits.memory,
             deadline: Instant::now() + request.limits.timeout,
             saw_change: false,
+            signers: request.signers.clone(),
         };
         let (mut store, pipes) = match self.store(request.limits, Some(files)) {
             Ok(s) => s,
@@ -740,6 +743,37 @@ impl deliverables::Host for RunState {
             .as_ref()
             .ok_or("no deliverables are available during describe()")?;
         info(files, &snapshot_key(&path)?)
+    }
+
+    fn signatures(&mut self, path: String) -> wit::SignatureCheck {
+        let checked = match (self.files.as_mut(), snapshot_key(&path)) {
+            (Some(files), Ok(key)) => {
+                let signers = files.signers.clone();
+                crate::signatures::check(files, &key, signers.as_deref())
+            }
+            (None, _) => crate::signatures::Checked {
+                signers: Vec::new(),
+                problems: vec![(
+                    "unsigned",
+                    "no deliverables are available during describe()".into(),
+                )],
+            },
+            (_, Err(e)) => crate::signatures::Checked {
+                signers: Vec::new(),
+                problems: vec![("unsigned", e)],
+            },
+        };
+        wit::SignatureCheck {
+            signers: checked.signers,
+            problems: checked
+                .problems
+                .into_iter()
+                .map(|(code, message)| wit::SignatureProblem {
+                    code: code.to_string(),
+                    message,
+                })
+                .collect(),
+        }
     }
 }
 

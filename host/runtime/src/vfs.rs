@@ -95,6 +95,8 @@ pub struct FileAccess {
     pub deadline: Instant,
     /// A file's bytes no longer matched the digest when re-read.
     pub saw_change: bool,
+    /// The keys the trust policy names for records (`signatures`).
+    pub signers: Option<Arc<crate::signatures::RecordSigners>>,
 }
 
 impl FileAccess {

@@ -11,6 +11,8 @@
 //! require_signed: true    # every validator of a checked contract is std/ or from a trusted bundle
 //! contracts:
 //!   - { path: "contracts/*.yaml", digest: "blake3:…" }
+//! records: { signers: [ci], threshold: 1 }   # who may sign `vcc record` records
+//! attestations: { signers: [ci] }            # whose `vcc check --attest` attestations are trusted
 //! ```
 
 use std::collections::BTreeMap;
@@ -33,6 +35,18 @@ struct File {
     require_signed: bool,
     #[serde(default)]
     contracts: Vec<Pin>,
+    #[serde(default)]
+    records: Option<RecordsEntry>,
+    #[serde(default)]
+    attestations: Option<RecordsEntry>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RecordsEntry {
+    signers: Vec<String>,
+    #[serde(default = "one")]
+    threshold: usize,
 }
 
 #[derive(Deserialize)]
@@ -86,10 +100,24 @@ pub struct Rule {
 pub struct Policy {
     /// Where it was read from.
     pub path: PathBuf,
+    /// blake3 of the policy file's bytes.
+    pub digest: String,
     pub keys: BTreeMap<String, PublicKey>,
     pub rules: Vec<Rule>,
     pub require_signed: bool,
     pub contracts: Vec<Pin>,
+    /// Who may sign command records.
+    pub records: Option<RecordRule>,
+    /// Whose verification attestations are trusted.
+    pub attestations: Option<RecordRule>,
+}
+
+/// Which keys may sign `vcc record` records, and how many must.
+#[derive(Debug, Clone)]
+pub struct RecordRule {
+    /// Key ids of this policy.
+    pub signers: Vec<String>,
+    pub threshold: usize,
 }
 
 impl Policy {
@@ -176,6 +204,32 @@ impl Policy {
                 source: r.source,
             });
         }
+        let signer_rule =
+            |what: &str, entry: Option<RecordsEntry>| -> Result<Option<RecordRule>, Refusal> {
+                let Some(r) = entry else {
+                    return Ok(None);
+                };
+                for s in &r.signers {
+                    if !keys.contains_key(s) {
+                        return Err(bad(format!(
+                            "{what} names signer `{s}`, which is not under `keys`"
+                        )));
+                    }
+                }
+                if r.threshold == 0 || r.threshold > r.signers.len() {
+                    return Err(bad(format!(
+                        "{what}: threshold {} with {} signer(s)",
+                        r.threshold,
+                        r.signers.len()
+                    )));
+                }
+                Ok(Some(RecordRule {
+                    signers: r.signers,
+                    threshold: r.threshold,
+                }))
+            };
+        let records = signer_rule("records", file.records)?;
+        let attestations = signer_rule("attestations", file.attestations)?;
         for pin in &file.contracts {
             if !pin.digest.starts_with("blake3:") || pin.digest.len() != 71 {
                 return Err(bad(format!(
@@ -186,10 +240,13 @@ impl Policy {
         }
         Ok(Policy {
             path: path.to_path_buf(),
+            digest: format!("blake3:{}", blake3::hash(text.as_bytes()).to_hex()),
             keys,
             rules,
             require_signed: file.require_signed,
             contracts: file.contracts,
+            records,
+            attestations,
         })
     }
 

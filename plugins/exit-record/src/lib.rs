@@ -20,7 +20,11 @@
 //!   `produced` deliverables (a JUnit report, say) are all among them.
 //!
 //! A record is the word of whoever ran the command: its digest proves it
-//! was not edited after `vcc record` wrote it, not who wrote it.
+//! was not edited after `vcc record` wrote it, not who wrote it. With
+//! `require_signed`, it must also be signed (`vcc record --key`) by keys
+//! the trust policy names for records — checked by the host, never here
+//! (`signatures`, vcc:validator@0.1.3) — and, with `signers`, by one of
+//! those.
 
 use vcc_plugin_common::bounded::{self, Findings};
 use vcc_plugin_common::{Regex, allow_empty_schema, json, nothing, parse_params, regex};
@@ -49,6 +53,10 @@ struct Params {
     produced: Vec<String>,
     #[serde(default)]
     allow_cwd_outside_root: bool,
+    #[serde(default)]
+    require_signed: bool,
+    #[serde(default)]
+    signers: Vec<String>,
     #[serde(default)]
     allow_empty: bool,
 }
@@ -104,6 +112,8 @@ impl Validator for ExitRecord {
                 "cover": { "type": "array", "items": { "type": "string", "minLength": 1 }, "description": "deliverable ids whose every file must be among the record's inputs, unchanged", "x-vcc-deliverable": true },
                 "produced": { "type": "array", "items": { "type": "string", "minLength": 1 }, "description": "deliverable ids whose every file must be among the record's outputs, unchanged", "x-vcc-deliverable": true },
                 "allow_cwd_outside_root": { "type": "boolean", "default": false, "description": "accept a command run outside the deliverable root" },
+                "require_signed": { "type": "boolean", "default": false, "description": "the record must be signed (`vcc record --key`) by keys the trust policy names for records; the host verifies" },
+                "signers": { "type": "array", "items": { "type": "string", "minLength": 1 }, "description": "with require_signed: the record must be signed by one of these trust-policy key ids" },
                 "allow_empty": allow_empty_schema("no record")
             }
         }))
@@ -152,6 +162,15 @@ impl Validator for ExitRecord {
                 }
                 findings.push(f);
             }
+            let signed_by = if params.require_signed {
+                let (signed_by, problems) = signed(path, &params.signers);
+                for (rule, message) in problems {
+                    findings.push(Finding::new(message).path(path).rule(&rule));
+                }
+                signed_by
+            } else {
+                Vec::new()
+            };
             seen.push(j!({
                 "record": relative(path),
                 "command": record.get("command"),
@@ -160,6 +179,7 @@ impl Validator for ExitRecord {
                 "inputs": record.get("inputs").and_then(Value::as_array).map_or(0, Vec::len),
                 "outputs": record.get("outputs").and_then(Value::as_array).map_or(0, Vec::len),
                 "record_digest": record.get(vcc_record::DIGEST_FIELD),
+                "signed_by": signed_by,
             }));
         }
         let excluded = excluded.into_inner();
@@ -199,6 +219,46 @@ impl Validator for ExitRecord {
         };
         Ok(outcome.evidence("command-records.json", "application/json", evidence))
     }
+}
+
+/// Who signed the record at `path`, as the host verified it, and what is
+/// wrong: an unsigned record, an unknown key, a signature over other bytes
+/// (each the host's stable code), or no signer among `allowed`.
+fn signed(path: &str, allowed: &[String]) -> (Vec<String>, Vec<(String, String)>) {
+    let check = vcc_sdk::signatures(path);
+    if check.signers.is_empty() {
+        let mut problems: Vec<(String, String)> = check
+            .problems
+            .into_iter()
+            .map(|p| {
+                (
+                    p.code,
+                    format!("the record is not signed by a trusted key: {}", p.message),
+                )
+            })
+            .collect();
+        if problems.is_empty() {
+            problems.push((
+                "unsigned".into(),
+                "the record is not signed by a trusted key".into(),
+            ));
+        }
+        return (Vec::new(), problems);
+    }
+    if !allowed.is_empty() && !check.signers.iter().any(|s| allowed.contains(s)) {
+        return (
+            check.signers.clone(),
+            vec![(
+                "not-an-allowed-signer".into(),
+                format!(
+                    "the record is signed by {}, not by {} as the contract asks",
+                    check.signers.join(", "),
+                    allowed.join(" or ")
+                ),
+            )],
+        );
+    }
+    (check.signers, Vec::new())
 }
 
 /// (JSON pointer, rule, message).

@@ -54,12 +54,13 @@ __all__ = [
     "InvalidParams",
     "invalid_params",
     "export",
+    "signatures",
 ]
 
 #: Where the host mounts the deliverable root (read-only) for `open()`.
 MOUNT = "/deliverables"
 #: The `vcc:validator` version this SDK targets.
-WIT_VERSION = "0.1.2"
+WIT_VERSION = "0.1.3"
 #: How a validator error says the params are wrong, not the deliverables:
 #: the host then reports reason `invalid_params`.
 INVALID_PARAMS = "invalid params:"
@@ -180,6 +181,15 @@ def read_text(path):
 def stat(path):
     """Size and digest of a file, without reading it."""
     return _host(deliverables.stat_file, path)
+
+
+def signatures(path):
+    """Who signed a file, as the host verified it against the trust policy:
+    an object with `signers` (trusted key ids; empty unless the policy's
+    threshold is met) and `problems` (each with a stable `code` and a
+    `message`). The validator never verifies a signature itself.
+    Since vcc:validator@0.1.3."""
+    return deliverables.signatures(path)
 
 
 def relative(path):

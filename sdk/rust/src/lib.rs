@@ -50,7 +50,8 @@ pub use serde;
 pub use serde_json;
 
 pub use bindings::vcc::validator::types::{
-    Criterion, Description, Evidence, FileInfo, Finding, Outcome, Status, Target,
+    Criterion, Description, Evidence, FileInfo, Finding, Outcome, SignatureCheck, SignatureProblem,
+    Status, Target,
 };
 
 use bindings::vcc::validator::deliverables;
@@ -63,7 +64,7 @@ use serde::de::DeserializeOwned;
 pub const MOUNT: &str = "/deliverables";
 
 /// The version of the `vcc:validator` WIT package this SDK builds against.
-pub const WIT_VERSION: &str = "0.1.2";
+pub const WIT_VERSION: &str = "0.1.3";
 
 /// How an `Err` from `validate` says that the params are wrong, not the
 /// deliverables: the host then reports reason `invalid_params` (an error,
@@ -170,6 +171,19 @@ pub fn stat(path: &str) -> Result<FileInfo, String> {
         return found;
     }
     deliverables::stat_file(path)
+}
+
+/// Who signed a file, as the host verified it against the trust policy
+/// (the DSSE envelope beside it, `PATH.dsse.json`, over its exact bytes):
+/// the trusted signers' ids (empty unless the policy's threshold is met)
+/// and why any signature did not count. The validator never verifies a
+/// signature itself. Since vcc:validator@0.1.3.
+pub fn signatures(path: &str) -> SignatureCheck {
+    #[cfg(not(target_family = "wasm"))]
+    if let Some(found) = native::with(|f| f.signatures(path)) {
+        return found;
+    }
+    deliverables::signatures(path)
 }
 
 /// A guest path made relative to the deliverable root, for messages.

@@ -1,0 +1,201 @@
+//! Signed verification attestations (`vcc check --attest`, `vcc attest
+//! verify`), read back by the in-toto project's own bindings (PyPI
+//! `in-toto-attestation`: the Statement, and the SLSA VSA v1 and
+//! test-result v0.1 predicates parsed strictly), securesystemslib for the
+//! DSSE signatures, and `sha256sum` for the subjects.
+
+use std::path::PathBuf;
+use std::process::Command;
+
+use serde_json::Value;
+use vcc_test_support::Scratch;
+
+use crate::world::tools_dir;
+use crate::{Run, repo, vcc};
+
+struct Attested {
+    project: Scratch,
+    keys: Scratch,
+}
+
+impl Attested {
+    fn new() -> Attested {
+        let project = Scratch::new();
+        project.write(
+            "contract.yaml",
+            "vcc: 1\nid: attested\ndeliverables:\n  - { id: notes, path: notes.md }\n  - { id: data, path: data/*.json }\nvalidators:\n  e: { component: std/file-exists }\n  t: { component: std/text-match }\ncriteria:\n  - { id: NOTES, severity: must, validator: e, targets: [notes] }\n  - { id: NO-TODO, severity: should, validator: t, targets: [notes], params: { must_not_match: [TODO] } }\n",
+        );
+        project.write("notes.md", "# Notes\n\nDone.\n");
+        project.write("data/a.json", "{\"a\": 1}\n");
+        let keys = Scratch::new();
+        for name in ["ci", "stranger"] {
+            assert_eq!(
+                vcc(&["key", "generate", keys.path().join(name).to_str().unwrap()]).code,
+                0
+            );
+        }
+        keys.write(
+            "trust.yaml",
+            "trust: 1\nkeys:\n  - { id: ci, public_key: ci.pub }\n  - { id: stranger, public_key: stranger.pub }\nattestations: { signers: [ci] }\n",
+        );
+        Attested { project, keys }
+    }
+
+    fn file(&self) -> PathBuf {
+        self.keys.path().join("run.intoto.jsonl")
+    }
+
+    fn check(&self, key: &str) -> Run {
+        vcc(&[
+            "check",
+            self.project.path().join("contract.yaml").to_str().unwrap(),
+            "--attest",
+            self.file().to_str().unwrap(),
+            "--key",
+            self.keys
+                .path()
+                .join(format!("{key}.key"))
+                .to_str()
+                .unwrap(),
+        ])
+    }
+
+    fn verify(&self) -> Run {
+        vcc(&[
+            "attest",
+            "verify",
+            self.file().to_str().unwrap(),
+            "--trust",
+            self.keys.path().join("trust.yaml").to_str().unwrap(),
+            "--dir",
+            self.project.path().to_str().unwrap(),
+        ])
+    }
+
+    fn independent(&self) -> Value {
+        let keyid = vcc_trust::keys::PublicKey::read(&self.keys.path().join("ci.pub"))
+            .unwrap()
+            .id()
+            .to_string();
+        let out = Command::new(tools_dir().join("reports-py/bin/python"))
+            .arg(repo().join("tests/readers/attest_read.py"))
+            .arg(self.file())
+            .arg(self.keys.path().join("ci.pub"))
+            .arg(keyid)
+            .arg(self.project.path())
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        serde_json::from_slice(&out.stdout).unwrap()
+    }
+}
+
+#[test]
+fn an_accepted_run_is_attested_and_the_in_toto_bindings_read_it() {
+    let a = Attested::new();
+    let run = a.check("ci");
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let text = std::fs::read_to_string(a.file()).unwrap();
+    assert_eq!(text.lines().count(), 2, "a VSA and a test result: {text}");
+    let verified = a.verify();
+    assert_eq!(verified.code, 0, "{}", verified.stderr);
+    assert!(
+        verified.stderr.contains("all match the files"),
+        "{}",
+        verified.stderr
+    );
+
+    let read = a.independent();
+    let vsa = &read[0];
+    assert_eq!(
+        vsa["predicateType"],
+        "https://slsa.dev/verification_summary/v1"
+    );
+    assert_eq!(vsa["result"], "PASSED");
+    assert_eq!(
+        vsa["verifiedLevels"],
+        serde_json::json!(["VCC_CONTRACT_ACCEPTED"])
+    );
+    assert_eq!(
+        vsa["subjects"], 3,
+        "notes.md, data/a.json and contract.yaml: {vsa}"
+    );
+    assert_eq!(vsa["mismatched"], serde_json::json!([]));
+    let tests = &read[1];
+    assert_eq!(
+        tests["predicateType"],
+        "https://in-toto.io/attestation/test-result/v0.1"
+    );
+    assert_eq!(tests["result"], "PASSED");
+
+    // sha256sum agrees with the subject it names.
+    let envelope: Value = serde_json::from_str(text.lines().next().unwrap()).unwrap();
+    use base64::Engine as _;
+    let statement: Value = serde_json::from_slice(
+        &base64::engine::general_purpose::STANDARD
+            .decode(envelope["payload"].as_str().unwrap())
+            .unwrap(),
+    )
+    .unwrap();
+    let subject = statement["subject"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["name"] == "notes.md")
+        .unwrap()
+        .clone();
+    let sum = Command::new("sha256sum")
+        .arg(a.project.path().join("notes.md"))
+        .output()
+        .unwrap();
+    let sum = String::from_utf8_lossy(&sum.stdout);
+    assert_eq!(
+        sum.split_whitespace().next(),
+        subject["digest"]["sha256"].as_str()
+    );
+    assert_eq!(
+        format!("blake3:{}", subject["digest"]["blake3"].as_str().unwrap()),
+        vcc_test_support::file_digest(&a.project.path().join("notes.md"))
+    );
+
+    // The bytes change afterwards: the attestation no longer describes them.
+    a.project
+        .write("notes.md", "# Notes\n\nChanged after the check.\n");
+    let run = a.verify();
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    assert!(
+        run.stderr.contains("CHANGED since: notes.md"),
+        "{}",
+        run.stderr
+    );
+}
+
+#[test]
+fn a_rejected_run_is_attested_as_failed_and_an_untrusted_signer_is_refused() {
+    let a = Attested::new();
+    std::fs::remove_file(a.project.path().join("notes.md")).unwrap();
+    a.project.write("other.md", "something\n");
+    let run = a.check("ci");
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    let read = a.independent();
+    assert_eq!(read[0]["result"], "FAILED");
+    assert_eq!(
+        read[0]["verifiedLevels"],
+        Value::Null,
+        "no level claimed: {}",
+        read[0]
+    );
+    assert_eq!(read[1]["result"], "FAILED");
+    assert_eq!(read[1]["failedTests"], serde_json::json!(["NOTES"]));
+    assert_eq!(a.verify().code, 1);
+
+    let b = Attested::new();
+    assert_eq!(b.check("stranger").code, 0);
+    let run = b.verify();
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert!(run.stderr.contains("NOT TRUSTED"), "{}", run.stderr);
+}
