@@ -1,9 +1,12 @@
 #!/usr/bin/env python3
-"""PERF.md workloads W1-W7, vcc and its peers interleaved in one run.
+"""PERF.md workloads, vcc and its peers interleaved in one run.
 
-    python3 bench/run.py            # full run; writes bench/RESULTS.md
-    python3 bench/run.py --smoke    # reduced W1/W3/W4 for CI: fails only
-                                    # on an order-of-magnitude regression
+    python3 bench/run.py                  # every workload; writes bench/RESULTS.md
+    python3 bench/run.py --only W3,W13    # these workloads; their rows of
+                                          # bench/RESULTS.md are replaced
+    python3 bench/run.py --smoke          # reduced W1/W3/W4 for CI: fails only
+                                          # on an order-of-magnitude regression
+    python3 bench/run.py --help
 
 Each measurement alternates vcc and the peers run by run (the machine is
 noisy; only ratios measured side by side mean anything) and keeps the
@@ -29,6 +32,24 @@ VCC = os.path.join(TARGET, "release", "vcc")
 PEERS = os.environ.get("VCC_BENCH_PEERS", os.path.expanduser("~/.cache/vcc-bench"))
 DATA = os.environ.get("VCC_BENCH_DATA", os.path.join(tempfile.gettempdir(), "vcc-bench-data"))
 SMOKE = "--smoke" in sys.argv
+WORKLOADS = ["W1", "W2", "W3", "W4", "W5", "W6", "W7", "W13"]
+
+
+def selected():
+    """The workloads `--only` names (all without it)."""
+    for i, arg in enumerate(sys.argv):
+        value = None
+        if arg == "--only" and i + 1 < len(sys.argv):
+            value = sys.argv[i + 1]
+        elif arg.startswith("--only="):
+            value = arg.split("=", 1)[1]
+        if value is not None:
+            names = [w.strip().upper() for w in value.split(",") if w.strip()]
+            unknown = [w for w in names if w not in WORKLOADS]
+            if unknown:
+                sys.exit(f"--only: unknown workload(s) {', '.join(unknown)} (known: {', '.join(WORKLOADS)})")
+            return names
+    return WORKLOADS
 
 
 def peer(*parts):
@@ -520,6 +541,10 @@ def machine():
 
 
 def main():
+    if "--help" in sys.argv or "-h" in sys.argv:
+        print(__doc__)
+        return
+    only = selected()
     subprocess.run(["cargo", "build", "--quiet", "--release", "--locked", "-p", "vcc"], cwd=REPO, check=True)
     if not SMOKE:
         subprocess.run(["cargo", "build", "--quiet", "--release", "--locked"], cwd=os.path.join(HERE, "native"),
@@ -530,15 +555,23 @@ def main():
         if SMOKE:
             return smoke(cache)
         runs = int(os.environ.get("VCC_BENCH_RUNS", "5"))
-        w1(cache, runs)
-        tree, c = w2(cache, 3)
-        w3(cache, 50)
-        w4(cache, 20)
-        w5(cache, runs, tree, c)
-        w6(cache)
-        w7()
-        w13(cache, runs)
-        write_results()
+        if "W1" in only:
+            w1(cache, runs)
+        if "W2" in only or "W5" in only:
+            tree, c = w2(cache, 3)
+            if "W5" in only:
+                w5(cache, runs, tree, c)
+        if "W3" in only:
+            w3(cache, 50)
+        if "W4" in only:
+            w4(cache, 20)
+        if "W6" in only:
+            w6(cache)
+        if "W7" in only:
+            w7()
+        if "W13" in only:
+            w13(cache, runs)
+        write_results(only)
     finally:
         shutil.rmtree(cache, ignore_errors=True)
 
@@ -573,7 +606,7 @@ criteria:
     sys.exit(1 if failures else 0)
 
 
-def write_results():
+def write_results(only):
     lines = [
         "# Benchmark results",
         "",
@@ -590,8 +623,19 @@ def write_results():
         "| workload | what | figure | reference | target | |",
         "|---|---|---|---|---|---|",
     ]
-    for r in ROWS:
-        lines.append("| " + " | ".join(r) + " |")
+    # A partial run keeps the other workloads' rows of the last full one.
+    kept = []
+    results = os.path.join(HERE, "RESULTS.md")
+    if only != WORKLOADS and os.path.exists(results):
+        for line in open(results).read().splitlines():
+            if line.startswith("| W") or line.startswith("| CI"):
+                workload = line.split("|")[1].strip()
+                if workload.rstrip("ab") not in only:
+                    kept.append(line)
+    rows = ["| " + " | ".join(r) + " |" for r in ROWS]
+    order = {w: i for i, w in enumerate(WORKLOADS)}
+    key = lambda line: order.get(line.split("|")[1].strip().rstrip("ab"), 99)
+    lines.extend(sorted(kept + rows, key=key))
     lines.append("")
     with open(os.path.join(HERE, "RESULTS.md"), "w") as f:
         f.write("\n".join(lines))

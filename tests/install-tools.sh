@@ -14,8 +14,9 @@
 #     from PyPI in
 #     $VCC_TOOLS_DIR/reports-py; Microsoft's SARIF Multitool (the SARIF
 #     SDK's validator, with the official 2.1.0 schema) from npm in
-#     $VCC_TOOLS_DIR/sarif-npm; chromium from Debian (the HTML report,
-#     rendered headless).
+#     $VCC_TOOLS_DIR/sarif-npm; ajv-cli from npm in $VCC_TOOLS_DIR/ajv-npm
+#     (GitLab Code Quality against its documented shape); chromium from
+#     Debian (the HTML report, rendered headless).
 # Safe to run again: what is installed is kept.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -32,6 +33,7 @@ CRYPTOGRAPHY=50.0.2
 IN_TOTO_ATTESTATION=0.9.3
 SECURESYSTEMSLIB_REPORTS=1.6.0
 SARIF_MULTITOOL=5.7.0
+AJV_CLI=5.0.0
 
 missing=()
 command -v docker-registry >/dev/null || missing+=(docker-registry)
@@ -81,6 +83,15 @@ if [ "$installed" != "$SARIF_MULTITOOL" ]; then
     mkdir -p "$sarif_npm"
     [ -f "$sarif_npm/package.json" ] || echo '{ "name": "vcc-sarif-tools", "private": true }' > "$sarif_npm/package.json"
     npm install --prefix "$sarif_npm" --no-audit --no-fund --loglevel=error "@microsoft/sarif-multitool@$SARIF_MULTITOOL"
+fi
+
+ajv_npm="$tools/ajv-npm"
+installed=$(node -p "try { require('$ajv_npm/node_modules/ajv-cli/package.json').version } catch { '' }" 2>/dev/null || true)
+if [ "$installed" != "$AJV_CLI" ]; then
+    echo "installing ajv-cli $AJV_CLI into $ajv_npm" >&2
+    mkdir -p "$ajv_npm"
+    [ -f "$ajv_npm/package.json" ] || echo '{ "name": "vcc-ajv", "private": true }' > "$ajv_npm/package.json"
+    npm install --prefix "$ajv_npm" --no-audit --no-fund --loglevel=error "ajv-cli@$AJV_CLI"
 fi
 
 echo "test tools ready" >&2

@@ -225,11 +225,22 @@ fn gitlab_code_quality_and_markdown() {
         calls["severity"], "critical",
         "a SHOULD vcc could not judge is one step up"
     );
-    for i in issues {
-        for key in ["description", "check_name", "fingerprint", "severity"] {
-            assert!(i[key].is_string(), "{key} in {i}");
-        }
-    }
+    // ajv (not vcc's code) against the shape GitLab documents.
+    let ajv = tools_dir().join("ajv-npm/node_modules/.bin/ajv");
+    assert!(ajv.exists(), "{} is missing: run tests/install-tools.sh", ajv.display());
+    let validated = Command::new(&ajv)
+        .args(["validate", "--spec=draft7", "-s"])
+        .arg(repo().join("tests/readers/gitlab-codequality.schema.json"))
+        .arg("-d")
+        .arg(out.join("codequality.json"))
+        .output()
+        .unwrap();
+    assert!(
+        validated.status.success(),
+        "{}{}",
+        String::from_utf8_lossy(&validated.stdout),
+        String::from_utf8_lossy(&validated.stderr)
+    );
     let md = std::fs::read_to_string(out.join("vcc.md")).unwrap();
     assert!(md.starts_with("## vcc: formats — REJECTED"), "{md}");
     assert!(
