@@ -227,7 +227,11 @@ fn gitlab_code_quality_and_markdown() {
     );
     // ajv (not vcc's code) against the shape GitLab documents.
     let ajv = tools_dir().join("ajv-npm/node_modules/.bin/ajv");
-    assert!(ajv.exists(), "{} is missing: run tests/install-tools.sh", ajv.display());
+    assert!(
+        ajv.exists(),
+        "{} is missing: run tests/install-tools.sh",
+        ajv.display()
+    );
     let validated = Command::new(&ajv)
         .args(["validate", "--spec=draft7", "-s"])
         .arg(repo().join("tests/readers/gitlab-codequality.schema.json"))
