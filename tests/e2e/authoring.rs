@@ -12,7 +12,7 @@ use std::process::Command;
 use serde_json::Value;
 use vcc_test_support::{Scratch, fixtures};
 
-use crate::{Run, repo, shared_cache};
+use crate::{Run, copy_dir, repo, shared_cache};
 
 /// Run vcc for an author. A Rust validator build runs cargo; it must not
 /// share the outer `cargo test`'s target folder (cargo would wait on its lock).
@@ -136,18 +136,6 @@ fn reproducibility(lang: &str, scratch: &Scratch, dir: &Path) {
             first, second,
             "{lang} builds became reproducible: update the README (Reproducible builds) and this test"
         );
-    }
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap().flatten() {
-        let target = to.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
-            copy_dir(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), &target).unwrap();
-        }
     }
 }
 

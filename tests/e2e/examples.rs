@@ -139,10 +139,11 @@ fn human_output_names_the_verdict_and_failures() {
 
 #[test]
 fn every_example_contract_lints_clean() {
-    for entry in fs::read_dir(repo().join("contracts/examples"))
+    let folders = fs::read_dir(repo().join("contracts/examples"))
         .unwrap()
-        .flatten()
-    {
+        .chain(fs::read_dir(repo().join("contracts/examples/vcc-v1")).unwrap())
+        .flatten();
+    for entry in folders {
         for name in ["contract.yaml", "contract.yml", "contract.json"] {
             let contract = entry.path().join(name);
             if contract.exists() {

@@ -83,6 +83,43 @@ pub enum Command {
     /// Signed verification attestations (`vcc check --attest`).
     #[command(subcommand)]
     Attest(AttestCommand),
+    /// Sign an approval of a contract's gate for the deliverables as they
+    /// are now (an in-toto Statement in a DSSE envelope, bound to the
+    /// contract's digest and the deliverables' root digest); `vcc check`
+    /// counts it when the trust policy lists the key under the role.
+    Approve(ApproveArgs),
+}
+
+#[derive(Args)]
+pub struct ApproveArgs {
+    /// The private key that signs (`vcc key generate`).
+    #[arg(long, value_name = "KEY")]
+    pub key: PathBuf,
+    /// The contract whose gate is approved.
+    #[arg(long, value_name = "FILE")]
+    pub contract: PathBuf,
+    /// The gate's id.
+    #[arg(long, value_name = "GATE")]
+    pub gate: String,
+    /// The role approving [default: the gate's only role].
+    #[arg(long, value_name = "ROLE")]
+    pub role: Option<String>,
+    /// The score given, on the gate's rubric.
+    #[arg(long, value_name = "N")]
+    pub score: Option<f64>,
+    /// A remark kept in the statement.
+    #[arg(long, value_name = "TEXT")]
+    pub comment: Option<String>,
+    /// The deliverable root [default: the contract's root].
+    #[arg(long, value_name = "ROOT")]
+    pub dir: Option<PathBuf>,
+    /// Where to write the envelope [default: vcc-approvals/GATE.ROLE.KEYID.dsse.json beside the contract].
+    #[arg(long, value_name = "FILE")]
+    pub out: Option<PathBuf>,
+    /// The contract as `vcc check` reads it (trust policy, lock, base,
+    /// VCC v1 mappings): the approval binds that contract's digest.
+    #[command(flatten)]
+    pub binding: GateArgs,
 }
 
 #[derive(Subcommand)]
@@ -342,6 +379,26 @@ pub struct GateArgs {
     /// HOST[:PORT]/REPO:TAG#CONTRACT (pulled and verified).
     #[arg(long, value_name = "REF|FILE")]
     pub policy: Option<String>,
+    /// VCC v1: where an artifact whose URI is not a path (`worktree://…`)
+    /// lives, as ARTIFACT=DIR with DIR under the deliverable root (like
+    /// `x-vcc-path` on the artifact). Repeatable.
+    #[arg(long = "artifact-root", value_name = "ARTIFACT=DIR")]
+    pub artifact_roots: Vec<String>,
+    /// VCC v1: a YAML or JSON file mapping the adapters criteria name
+    /// (`rule.adapter`) to validators, like `x-vcc-adapters`.
+    #[arg(long, value_name = "FILE")]
+    pub adapters: Option<PathBuf>,
+    /// Where the signed approvals of gates (`vcc approve`) are read from
+    /// [default: vcc-approvals/ beside the contract].
+    #[arg(long, value_name = "DIR")]
+    pub approvals: Option<PathBuf>,
+}
+
+impl GateArgs {
+    /// What `--artifact-root` and `--adapters` map in a VCC v1 contract.
+    pub fn mapping(&self) -> Result<vcc_contract::vcc1::Mapping, String> {
+        vcc_contract::vcc1::Mapping::from_args(&self.artifact_roots, self.adapters.as_deref())
+    }
 }
 
 #[derive(Subcommand)]
@@ -485,6 +542,11 @@ pub struct CheckArgs {
     /// contract authors: a partial run is never accepted.
     #[arg(long, value_name = "ID", value_delimiter = ',')]
     pub only: Vec<String>,
+    /// Judge one gate of the contract: its criteria and its signed
+    /// approvals. Exit 0 means the gate is open (the report says `gate`).
+    #[arg(long = "gate", value_name = "GATE", conflicts_with = "only")]
+    pub gate_id: Option<String>,
+
     /// Refuse to judge a root holding more files than this [default: 1000000].
     #[arg(long, value_name = "N")]
     pub max_files: Option<usize>,

@@ -86,6 +86,8 @@ pub fn run(cli: &Cli, args: &CheckArgs, style: &Style) -> i32 {
         only: args.only.clone(),
         attached,
         subjects: attester.is_some(),
+        signs_attestation: attester.is_some(),
+        gate: args.gate_id.clone(),
         ..defaults
     };
     let mut options = options;

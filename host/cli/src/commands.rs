@@ -80,6 +80,10 @@ pub fn run() -> i32 {
             dir,
             format,
         }) => crate::attest::verify(file, trust.as_deref(), dir.as_deref(), *format),
+        Command::Approve(args) => match runtime(&cli) {
+            Ok(rt) => crate::approve::run(&rt, args),
+            Err(code) => code,
+        },
         Command::Completions { shell } => {
             let mut script = Vec::new();
             clap_complete::generate(*shell, &mut Cli::command(), "vcc", &mut script);

@@ -30,6 +30,8 @@ pub struct Ready {
     /// The deliverable root: `--dir`, else the contract's `root:`, else
     /// its folder.
     pub root: PathBuf,
+    /// Where the gates' signed approvals are read from.
+    pub approvals: PathBuf,
 }
 
 impl Ready {
@@ -41,7 +43,10 @@ impl Ready {
         dir: Option<&Path>,
         gate: &GateArgs,
     ) -> Result<Ready, Box<Report>> {
-        let sources = match Sources::read(contract) {
+        let read = gate
+            .mapping()
+            .map_err(|why| vec![flag_problem(contract, why)]);
+        let sources = match read.and_then(|mapping| Sources::read_mapped(contract, mapping)) {
             Ok((sources, _)) => sources,
             Err(problems) => {
                 return Err(Box::new(vcc_runtime::unreadable_contract(
@@ -57,10 +62,23 @@ impl Ready {
     /// Prepare a contract from bytes read earlier (a hook's first stop).
     pub fn from_sources(
         runtime: &Runtime,
-        sources: Sources,
+        mut sources: Sources,
         dir: Option<&Path>,
         gate: &GateArgs,
     ) -> Result<Ready, Box<Report>> {
+        // Bytes pinned without the command line's mapping get it again.
+        if sources.mapping.is_empty() {
+            match gate.mapping() {
+                Ok(m) => sources.mapping = m,
+                Err(why) => {
+                    return Err(Box::new(vcc_runtime::unreadable_contract(
+                        &sources.path,
+                        vec![flag_problem(&sources.path, why)],
+                        runtime.loader().stats(),
+                    )));
+                }
+            }
+        }
         let doc = match sources.load() {
             Ok(doc) => doc,
             Err(problems) => {
@@ -73,11 +91,13 @@ impl Ready {
         };
         let root = dir.map_or_else(|| doc.default_root(), Path::to_path_buf);
         let (path, digest) = (doc.path.clone(), doc.digest.clone());
+        let approvals = crate::approve::dir_for(&sources.path, gate.approvals.as_deref());
         match crate::gate::prepare(runtime, doc, &sources, &root, gate) {
             Ok(prepared) => Ok(Ready {
                 sources,
                 prepared,
                 root,
+                approvals,
             }),
             Err(problems) => Err(Box::new(refused_report(
                 &path,
@@ -96,12 +116,33 @@ impl Ready {
     /// Check the deliverables under the root against this contract.
     pub fn check(&self, runtime: &Runtime, mut options: CheckOptions) -> Evaluation {
         let doc = &self.prepared.doc;
+        if let Some(g) = &options.gate
+            && !doc.contract.gates.iter().any(|x| &x.id == g)
+        {
+            let ids: Vec<String> = doc.contract.gates.iter().map(|x| x.id.clone()).collect();
+            return Evaluation {
+                report: unknown_only(runtime, doc, &[g.as_str()], &ids, "--gate"),
+                budget: None,
+            };
+        }
         if !options.only.is_empty() {
             let mut ids: Vec<String> = doc.contract.criteria.iter().map(|c| c.id.clone()).collect();
             ids.extend(
                 vcc_contract::model::presence_checks(&doc.contract)
                     .iter()
                     .map(|d| vcc_contract::model::presence_id(&d.id)),
+            );
+            ids.extend(
+                doc.contract
+                    .gates
+                    .iter()
+                    .map(|g| vcc_contract::model::gate_id(&g.id)),
+            );
+            ids.extend(
+                doc.contract
+                    .provenance
+                    .iter()
+                    .map(|p| vcc_contract::model::provenance_id(&p.id)),
             );
             let unknown: Vec<&str> = options
                 .only
@@ -111,10 +152,19 @@ impl Ready {
                 .collect();
             if !unknown.is_empty() {
                 return Evaluation {
-                    report: unknown_only(runtime, doc, &unknown, &ids),
+                    report: unknown_only(runtime, doc, &unknown, &ids, "--only"),
                     budget: None,
                 };
             }
+        }
+        // Approvals are verified here, against the trust policy in force;
+        // a folder of them inside the root is vcc's, not a deliverable.
+        if let Some(rel) = crate::approve::root_exclude(&self.approvals, &self.root) {
+            options.host_exclude.push(rel);
+        }
+        if !doc.contract.gates.is_empty() {
+            options.approvals =
+                crate::approve::load(&self.approvals, self.prepared.policy.as_ref());
         }
         options.host_digest = runtime.host_digest();
         options.base_bundles = self.prepared.base_bundles.clone();
@@ -164,7 +214,11 @@ pub fn lint_problems(
     dir: Option<&Path>,
     gate: &GateArgs,
 ) -> (Option<String>, Vec<vcc_contract::Problem>) {
-    let (sources, doc) = match vcc_contract::Sources::read(contract) {
+    let mapping = match gate.mapping() {
+        Ok(m) => m,
+        Err(why) => return (None, vec![flag_problem(contract, why)]),
+    };
+    let (sources, doc) = match vcc_contract::Sources::read_mapped(contract, mapping) {
         Ok(read) => read,
         Err(problems) => return (None, problems),
     };
@@ -178,6 +232,21 @@ pub fn lint_problems(
     (Some(doc.digest.clone()), problems)
 }
 
+/// A command-line mapping (`--artifact-root`, `--adapters`) that cannot
+/// be used: the contract cannot be read as asked.
+fn flag_problem(contract: &Path, why: String) -> vcc_contract::Problem {
+    vcc_contract::Problem {
+        code: vcc_contract::Code::InvalidValue,
+        level: Level::Error,
+        message: why,
+        file: contract.display().to_string(),
+        field: None,
+        line: None,
+        column: None,
+        help: None,
+    }
+}
+
 /// `--only` names a criterion the contract does not have: invalid, with a
 /// did-you-mean.
 fn unknown_only(
@@ -185,6 +254,7 @@ fn unknown_only(
     doc: &vcc_contract::Document,
     unknown: &[&str],
     ids: &[String],
+    flag: &str,
 ) -> Report {
     let hints: Vec<String> = unknown
         .iter()
@@ -193,14 +263,23 @@ fn unknown_only(
                 .map(|c| format!("`{u}`: did you mean `{c}`?"))
         })
         .collect();
+    let (what, field) = if flag == "--gate" {
+        ("gate", "gates")
+    } else {
+        ("criterion", "criteria")
+    };
     let mut problem = doc.problem(
         vcc_contract::Code::InvalidValue,
         Level::Error,
-        &vcc_contract::FieldPath::root().key("criteria"),
+        &vcc_contract::FieldPath::root().key(field),
         format!(
-            "--only {}: no such criterion (the contract has: {})",
+            "{flag} {}: no such {what} (the contract has: {})",
             unknown.join(", "),
-            ids.join(", ")
+            if ids.is_empty() {
+                "none".to_string()
+            } else {
+                ids.join(", ")
+            }
         ),
     );
     if !hints.is_empty() {
@@ -213,7 +292,7 @@ fn unknown_only(
         runtime.loader().stats(),
     );
     report.reason = format!(
-        "--only names criteria the contract does not have: {}{}",
+        "{flag} names {field} the contract does not have: {}{}",
         unknown.join(", "),
         if hints.is_empty() {
             String::new()

@@ -392,6 +392,8 @@ pub struct Prepared {
     pub record_signers: Option<std::sync::Arc<vcc_runtime::signatures::RecordSigners>>,
     /// blake3 of the trust policy in force, when there is one.
     pub policy_digest: Option<String>,
+    /// The trust policy in force (approvals are verified against it).
+    pub policy: Option<Policy>,
 }
 
 /// Everything before evaluation (see the module comment). `Err`: the
@@ -588,6 +590,7 @@ pub fn prepare(
         base_bundles,
         record_signers,
         policy_digest: g.policy.as_ref().map(|p| p.digest.clone()),
+        policy: g.policy.clone(),
     })
 }
 

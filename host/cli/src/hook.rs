@@ -100,6 +100,7 @@ impl PinnedSources {
             contract: bytes(&self.contract)?,
             files,
             lock,
+            mapping: Default::default(),
         })
     }
 }

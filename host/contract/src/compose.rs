@@ -259,6 +259,33 @@ fn merge(project: &mut Document, base: &Base) -> Vec<Problem> {
     // A base's budget binds the loop too: the lower limit of each holds.
     let budget = project.contract.budget.take();
     project.contract.budget = crate::model::Budget::tightest(budget, b.budget.as_ref());
+    // A base's gates and provenance policy hold too; a project may not
+    // redefine them (that could drop an approval the base needs).
+    for g in &b.gates {
+        if project.contract.gates.iter().any(|p| p.id == g.id) {
+            problems.push(weakens(
+                project,
+                &root.key("gates"),
+                format!(
+                    "gate `{}` is the base's ({label}); the contract may not redefine it",
+                    g.id
+                ),
+            ));
+        } else {
+            project.contract.gates.push(g.clone());
+        }
+    }
+    match (&project.contract.provenance, &b.provenance) {
+        (None, Some(p)) => project.contract.provenance = Some(p.clone()),
+        (Some(mine), Some(theirs)) if theirs.require.iter().any(|r| !mine.require.contains(r)) => {
+            problems.push(weakens(
+                project,
+                &root.key("provenance"),
+                format!("the provenance policy drops requirements of the base's ({label})"),
+            ));
+        }
+        _ => {}
+    }
     project.bases.push(Based {
         label: label.clone(),
         digest: base.doc.digest.clone(),

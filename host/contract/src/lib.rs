@@ -8,6 +8,7 @@ pub mod compose;
 pub mod contract_files;
 pub mod exclude;
 pub mod files;
+mod gates;
 pub mod lint;
 pub mod model;
 pub mod parse;

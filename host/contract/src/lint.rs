@@ -221,6 +221,7 @@ pub fn lint(
         lint.bound_validators(catalog);
     }
     lint.unchecked_deliverables();
+    crate::gates::lint(doc, &mut lint.problems);
     lint.problems
 }
 
@@ -700,7 +701,20 @@ impl<'a> Lint<'a> {
                     format!("criterion id `{}` is used twice", c.id),
                 );
             }
-            if contract.validators.contains_key(&c.validator) {
+            if let Some(why) = &c.not_evaluated {
+                self.not_evaluated(i, c, why);
+            } else if c.validator.is_empty() {
+                let mut p = self.problem(
+                    Code::MissingField,
+                    Level::Error,
+                    &at,
+                    "missing field `validator`".into(),
+                );
+                p.help = Some(
+                    "name a key of `validators`, or say why vcc cannot judge it with `not_evaluated: \"…\"`".into(),
+                );
+                self.problems.push(p);
+            } else if contract.validators.contains_key(&c.validator) {
                 used.insert(c.validator.as_str());
             } else {
                 let mut p = self.problem(
@@ -809,6 +823,62 @@ impl<'a> Lint<'a> {
                 Level::Error,
                 &at.key("memory"),
                 format!("memory {m} is outside 1MiB..4GiB"),
+            );
+        }
+    }
+
+    /// A criterion vcc cannot judge: a MUST makes the contract unverifiable;
+    /// a SHOULD or MAY is a visible `skip` row, said here as a note.
+    fn not_evaluated(&mut self, i: usize, c: &Criterion, why: &str) {
+        let at = &FieldPath::root().key("criteria").index(i);
+        let code = self
+            .doc
+            .origin
+            .as_ref()
+            .and_then(|o| o.blame_code(i))
+            .unwrap_or(Code::UnverifiableMust);
+        if code == Code::InvalidValue {
+            return; // the translation reported the broken binding already
+        }
+        if !c.validator.is_empty() {
+            let mut p = self.problem(
+                Code::InvalidValue,
+                Level::Error,
+                &at.key("not_evaluated"),
+                format!(
+                    "criterion `{}` has both a validator and `not_evaluated`",
+                    c.id
+                ),
+            );
+            p.help = Some(
+                "remove one: a criterion is either judged or reported as not evaluated".into(),
+            );
+            self.problems.push(p);
+            return;
+        }
+        if c.severity == Severity::Must {
+            let mut p = self.problem(
+                code,
+                Level::Error,
+                &at.key("not_evaluated"),
+                format!("MUST criterion `{}` cannot be verified by vcc: {why}", c.id),
+            );
+            p.help = Some(if self.doc.format == "vcc: 1" {
+                "bind a validator with `validator:`, or lower the severity (a SHOULD or MAY is reported as a `skip` row)".into()
+            } else {
+                "bind a validator with `x-vcc-validator: { component: std/…, params: {…} }` (or a bundle's: `{ bundle, validator, version }`), or lower the severity (a SHOULD or MAY is reported as a `skip` row); `vcc check --only ID…` still runs the other criteria".into()
+            });
+            self.problems.push(p);
+        } else {
+            self.push(
+                Code::NotEvaluated,
+                Level::Note,
+                &at.key("not_evaluated"),
+                format!(
+                    "{} criterion `{}` is reported as `skip`, not evaluated: {why}",
+                    c.severity.as_str().to_uppercase(),
+                    c.id
+                ),
             );
         }
     }

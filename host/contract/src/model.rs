@@ -64,8 +64,129 @@ pub struct Contract {
     /// The budget of `vcc converge`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub budget: Option<Budget>,
+    /// Checkpoints that need signed approvals (VCC v1 `gates`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub gates: Vec<Gate>,
+    /// What the run's own provenance must show (VCC v1
+    /// `provenancePolicy`): a MUST row of the host's, `provenance:ID`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub provenance: Option<ProvenancePolicy>,
     #[serde(skip)]
     pub extensions: Extensions,
+}
+
+/// A checkpoint: criteria that must pass and approvals that must be
+/// signed, by people (or AI judges) the trust policy names for a role.
+#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+#[schemars(extend("patternProperties" = {"^x-": {}}))]
+pub struct Gate {
+    #[schemars(regex(pattern = r"^[A-Za-z0-9][A-Za-z0-9._-]*$"), length(max = 128))]
+    pub id: String,
+    /// `before_final` gates are part of every check (a MUST row
+    /// `gate:ID`); the others are checked with `vcc check --gate ID`.
+    #[serde(default)]
+    pub when: GateWhen,
+    /// Criteria (ids, or the host's `provenance:ID`) that must pass.
+    #[serde(default)]
+    pub criteria: Vec<String>,
+    /// Signed approvals (`vcc approve`) the gate needs.
+    #[serde(default)]
+    pub approvals: Vec<ApprovalRequirement>,
+    #[serde(skip)]
+    pub extensions: Extensions,
+}
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum GateWhen {
+    #[default]
+    BeforeFinal,
+    BeforePackaging,
+    BeforeDelivery,
+}
+
+impl GateWhen {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            GateWhen::BeforeFinal => "before_final",
+            GateWhen::BeforePackaging => "before_packaging",
+            GateWhen::BeforeDelivery => "before_delivery",
+        }
+    }
+}
+
+/// One approval a gate needs: a statement signed by a key the trust
+/// policy lists under `roles: { ROLE: [...] }`, bound to the contract's
+/// digest and the deliverables' root digest.
+#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+#[schemars(extend("patternProperties" = {"^x-": {}}))]
+pub struct ApprovalRequirement {
+    /// The role, e.g. `Reviewer` (VCC's `role:Reviewer`).
+    pub role: String,
+    /// Who is expected to judge: `human` or `ai`. Either way the approval
+    /// counts only as a signed statement.
+    #[serde(default)]
+    pub by: ApprovalKind,
+    /// The statement's score must be at least this.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub min_score: Option<f64>,
+    /// The rubric the score is on.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rubric: Option<String>,
+    /// Reported, but the gate does not wait for it.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub optional: bool,
+    #[serde(skip)]
+    pub extensions: Extensions,
+}
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum ApprovalKind {
+    #[default]
+    Human,
+    Ai,
+}
+
+/// What the run's own provenance record must show. vcc knows the inputs
+/// it hashed, its own and its validators' digests, the params it ran
+/// with; it knows the agent's actions only from an attached transcript,
+/// and a signature only when it signs an attestation (`--attest`).
+#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+#[schemars(extend("patternProperties" = {"^x-": {}}))]
+pub struct ProvenancePolicy {
+    #[schemars(regex(pattern = r"^[A-Za-z0-9][A-Za-z0-9._-]*$"), length(max = 128))]
+    pub id: String,
+    /// `inputs.enumerated`, `tooling.recorded`, `agentActions.logged`,
+    /// `artifactHashes.recorded`, `dependencies.recorded`,
+    /// `parameters.recorded`, `attestation.signed`.
+    pub require: Vec<String>,
+    #[serde(skip)]
+    pub extensions: Extensions,
+}
+
+/// The requirements a [`ProvenancePolicy`] may name.
+pub const PROVENANCE_REQUIREMENTS: &[&str] = &[
+    "inputs.enumerated",
+    "tooling.recorded",
+    "agentActions.logged",
+    "artifactHashes.recorded",
+    "dependencies.recorded",
+    "parameters.recorded",
+    "attestation.signed",
+];
+
+/// The id of the host's row for a gate.
+pub fn gate_id(gate: &str) -> String {
+    format!("gate:{gate}")
+}
+
+/// The id of the host's row for the contract's provenance policy.
+pub fn provenance_id(policy: &str) -> String {
+    format!("provenance:{policy}")
 }
 
 /// A named output under the deliverable root.
@@ -202,8 +323,15 @@ pub struct Criterion {
     #[schemars(regex(pattern = r"^[A-Za-z0-9][A-Za-z0-9._-]*$"), length(max = 128))]
     pub id: String,
     pub severity: Severity,
-    /// A key of `validators`.
+    /// A key of `validators`. Not with `not_evaluated`.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
     pub validator: String,
+    /// Why vcc cannot judge this criterion (a VCC v1 criterion no
+    /// validator maps, for example). It is reported as a visible `skip`
+    /// row with this reason; on a MUST it is refused at lint
+    /// (`UNVERIFIABLE_MUST`), since such a contract could never be accepted.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub not_evaluated: Option<String>,
     /// Deliverable ids the validator judges.
     #[serde(default)]
     pub targets: Vec<String>,

@@ -116,6 +116,16 @@ pub fn parse(path: &Path, bytes: &[u8]) -> Result<Document, Box<Problem>> {
 /// parses is checked field by field, so three misspelt fields are three
 /// problems, each with its line.
 pub fn parse_all(path: &Path, bytes: &[u8]) -> Result<Document, Vec<Problem>> {
+    parse_mapped(path, bytes, &vcc1::Mapping::default())
+}
+
+/// [`parse_all`], with what the command line maps in a VCC v1 contract
+/// (`--artifact-root`, `--adapters`): it is part of the contract's digest.
+pub fn parse_mapped(
+    path: &Path,
+    bytes: &[u8],
+    mapping: &vcc1::Mapping,
+) -> Result<Document, Vec<Problem>> {
     let file = path.display().to_string();
     let problem =
         |code, message: String, at: Option<(usize, usize)>, field: Option<String>| Problem {
@@ -129,7 +139,15 @@ pub fn parse_all(path: &Path, bytes: &[u8]) -> Result<Document, Vec<Problem>> {
             help: None,
         };
     // The digest is of the bytes as read, byte-order mark included.
-    let digest = format!("blake3:{}", blake3::hash(bytes).to_hex());
+    let mut digest = format!("blake3:{}", blake3::hash(bytes).to_hex());
+    if !mapping.is_empty() {
+        let mut h = blake3::Hasher::new();
+        h.update(b"vcc-mapped-contract 1\n");
+        h.update(digest.as_bytes());
+        h.update(b"\n");
+        h.update(mapping.canonical().as_bytes());
+        digest = format!("blake3:{}", h.finalize().to_hex());
+    }
     // Editors on Windows start UTF-8 files with a byte-order mark; it is
     // not part of the YAML or JSON text.
     let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
@@ -159,15 +177,27 @@ pub fn parse_all(path: &Path, bytes: &[u8]) -> Result<Document, Vec<Problem>> {
     let mut origin = None;
     let mut raw_notes = Vec::new();
     if value.get("vccVersion").is_some() {
-        let translated = vcc1::translate(value).map_err(|(code, field, message)| {
-            let mut p = problem(code, message, spans.find(&field), Some(field.render()));
-            p.help = help_for(code, &p.message);
-            vec![p]
+        let translated = vcc1::translate(value, path.parent(), mapping).map_err(|failures| {
+            failures
+                .into_iter()
+                .map(|(code, field, message)| {
+                    let mut p = problem(code, message, spans.find(&field), Some(field.render()));
+                    p.help = help_for(code, &p.message);
+                    p
+                })
+                .collect::<Vec<_>>()
         })?;
         value = translated.native;
         format = translated.version;
         origin = Some(translated.origin);
         raw_notes = translated.notes;
+    } else if !mapping.is_empty() {
+        return Err(vec![problem(
+            Code::InvalidValue,
+            "--artifact-root and --adapters map the artifacts and adapters of a VCC v1 contract; this is a native contract (`vcc: 1`): give paths in its deliverables instead".into(),
+            None,
+            None,
+        )]);
     }
     let extensions = take_all_extensions(&mut value);
     let contract: Result<Contract, _> = serde_path_to_error::deserialize(&value);
@@ -627,6 +657,8 @@ struct TakenExtensions {
     limits: Extensions,
     budget: Extensions,
     extends: Extensions,
+    gates: Vec<(usize, Extensions, Vec<Extensions>)>,
+    provenance: Extensions,
 }
 
 fn take(value: &mut Value) -> Extensions {
@@ -680,6 +712,20 @@ fn take_all_extensions(doc: &mut Value) -> TakenExtensions {
     if let Some(extends) = doc.get_mut("extends") {
         out.extends = take(extends);
     }
+    if let Some(list) = doc.get_mut("gates").and_then(Value::as_array_mut) {
+        for (i, g) in list.iter_mut().enumerate() {
+            let own = take(g);
+            let approvals = g
+                .get_mut("approvals")
+                .and_then(Value::as_array_mut)
+                .map(|a| a.iter_mut().map(take).collect())
+                .unwrap_or_default();
+            out.gates.push((i, own, approvals));
+        }
+    }
+    if let Some(p) = doc.get_mut("provenance") {
+        out.provenance = take(p);
+    }
     out
 }
 
@@ -719,6 +765,17 @@ impl TakenExtensions {
         }
         if let Some(extends) = c.extends.as_mut() {
             extends.extensions = self.extends;
+        }
+        for (i, own, approvals) in self.gates {
+            if let Some(g) = c.gates.get_mut(i) {
+                g.extensions = own;
+                for (a, ext) in g.approvals.iter_mut().zip(approvals) {
+                    a.extensions = ext;
+                }
+            }
+        }
+        if let Some(p) = c.provenance.as_mut() {
+            p.extensions = self.provenance;
         }
     }
 }

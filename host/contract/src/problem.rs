@@ -108,6 +108,11 @@ pub enum Code {
     // VCC v1 contracts.
     UnknownRubric,
     NotEvaluated,
+    /// The VCC v1 JSON Schema refuses the document.
+    SchemaViolation,
+    /// An `execution` criterion names an adapter nothing maps to a
+    /// validator (the specification's `EXPLICIT_VALIDATOR_MISSING`).
+    ExplicitValidatorMissing,
 }
 
 impl Code {
@@ -174,6 +179,8 @@ impl Code {
             Code::UnknownBase => "UNKNOWN_BASE",
             Code::UnknownRubric => "UNKNOWN_RUBRIC",
             Code::NotEvaluated => "NOT_EVALUATED",
+            Code::SchemaViolation => "SCHEMA_VIOLATION",
+            Code::ExplicitValidatorMissing => "EXPLICIT_VALIDATOR_MISSING",
         }
     }
 }

@@ -12,8 +12,9 @@ use std::io::Read as _;
 use std::path::{Path, PathBuf};
 
 use crate::contract_files::{Disk, Pinned};
-use crate::parse::{Document, MAX_CONTRACT_BYTES, parse_all};
+use crate::parse::{Document, MAX_CONTRACT_BYTES, parse_mapped};
 use crate::problem::{Code, Level, Problem};
+use crate::vcc1::Mapping;
 
 /// The lock file beside a contract (written by `vcc lock`).
 pub const LOCK_FILE: &str = "vcc.lock";
@@ -30,14 +31,23 @@ pub struct Sources {
     /// `vcc.lock` beside it: its bytes, absent when there is none, or why
     /// it could not be read (refused when the lock is used).
     pub lock: Result<Option<Vec<u8>>, String>,
+    /// What the command line maps in a VCC v1 contract (`--artifact-root`,
+    /// `--adapters`); empty for a native contract.
+    pub mapping: Mapping,
 }
 
 impl Sources {
     /// Read the contract at `path`, the files it names and its lock, and
     /// load it; every problem found if it cannot be loaded.
     pub fn read(path: &Path) -> Result<(Sources, Document), Vec<Problem>> {
+        Sources::read_mapped(path, Mapping::default())
+    }
+
+    /// [`Sources::read`], with what the command line maps in a VCC v1
+    /// contract.
+    pub fn read_mapped(path: &Path, mapping: Mapping) -> Result<(Sources, Document), Vec<Problem>> {
         let contract = read_contract(path)?;
-        let mut doc = parse_all(path, &contract)?;
+        let mut doc = parse_mapped(path, &contract, &mapping)?;
         let mut files = BTreeMap::new();
         let dir = doc.dir().to_path_buf();
         crate::contract_files::resolve(
@@ -52,13 +62,14 @@ impl Sources {
             contract,
             files,
             lock: read_lock(&lock_path(path)),
+            mapping,
         };
         Ok((sources, doc))
     }
 
     /// The document these bytes make (the same one every time).
     pub fn load(&self) -> Result<Document, Vec<Problem>> {
-        let mut doc = parse_all(&self.path, &self.contract)?;
+        let mut doc = parse_mapped(&self.path, &self.contract, &self.mapping)?;
         crate::contract_files::resolve(&mut doc, &mut Pinned(&self.files))?;
         Ok(doc)
     }
@@ -84,13 +95,16 @@ impl Sources {
             Ok(None) => part(b"no lock", b""),
             Err(why) => part(b"unreadable lock", why.as_bytes()),
         }
+        if !self.mapping.is_empty() {
+            part(b"mapping", self.mapping.canonical().as_bytes());
+        }
         format!("blake3:{}", h.finalize().to_hex())
     }
 
     /// Whether the files on disk still hold these bytes: `Err` names what
     /// changed (or could not be read).
     pub fn unchanged_on_disk(&self) -> Result<(), String> {
-        match Sources::read(&self.path) {
+        match Sources::read_mapped(&self.path, self.mapping.clone()) {
             Ok((now, _)) if now.fingerprint() == self.fingerprint() => Ok(()),
             Ok((now, _)) => Err(self.what_changed(&now)),
             Err(problems) => Err(format!(

@@ -856,6 +856,7 @@ mod tests {
             criteria,
             problems: vec![],
             partial: vec![],
+            gate: None,
             run: crate::RunInfo::default(),
             reused: None,
             ledger: None,

@@ -69,6 +69,12 @@ pub enum Reason {
     /// The host's own row for a required deliverable no MUST criterion
     /// targets: it is present.
     DeliverablePresent,
+    /// The contract says vcc cannot judge this criterion (`not_evaluated`,
+    /// such as a VCC v1 criterion no validator maps): a visible `skip`.
+    NotEvaluated,
+    /// A row the host judges itself from what it knows of the run: a
+    /// gate (its criteria and signed approvals) or the provenance policy.
+    Host,
     /// A target holds something the host would not hash (special file,
     /// oversized or unreadable file, a name that is not UTF-8).
     UnreadableDeliverable,
@@ -167,6 +173,10 @@ pub struct Report {
     /// accepted.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub partial: Vec<String>,
+    /// `vcc check --gate ID`: the verdict is about that gate only (its
+    /// criteria and approvals): accepted means the gate is open.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gate: Option<String>,
     /// Which run this is: its id, when it started, the commit it judged.
     #[serde(default)]
     pub run: RunInfo,
@@ -531,6 +541,7 @@ impl Report {
             criteria: Vec::new(),
             problems: Vec::new(),
             partial: Vec::new(),
+            gate: None,
             run: RunInfo::start(None),
             reused: None,
             ledger: None,

@@ -67,6 +67,17 @@ pub struct CheckOptions {
     /// `vcc check --reuse`: a verdict computed earlier for the same reuse
     /// key, if the caller has one; no validator runs then.
     pub reuse: Option<Reuse>,
+    /// `vcc check --gate ID`: judge that gate only (its criteria and
+    /// approvals). The caller checks that it exists.
+    pub gate: Option<String>,
+    /// Signed approval statements the caller found and verified.
+    pub approvals: Vec<crate::host_rows::Approval>,
+    /// The run signs an attestation of itself (`--attest`).
+    pub signs_attestation: bool,
+    /// Folders under the root that belong to vcc, not to the deliverables
+    /// (the approvals folder beside a contract kept in its root): gitignore
+    /// patterns, left out like `--exclude`.
+    pub host_exclude: Vec<String>,
 }
 
 /// A verdict by reuse key, when the caller holds one.
@@ -107,6 +118,10 @@ impl Default for CheckOptions {
             subjects: false,
             reuse_context: String::new(),
             reuse: None,
+            gate: None,
+            approvals: Vec::new(),
+            signs_attestation: false,
+            host_exclude: Vec::new(),
         }
     }
 }
@@ -164,6 +179,7 @@ pub fn check(loader: &Loader, doc: &Document, root: &Path, options: &CheckOption
         criteria: Vec::new(),
         problems: Vec::new(),
         partial: Vec::new(),
+        gate: None,
         run: RunInfo::start(crate::git::head_commit(root)),
         reused: None,
         ledger: None,
@@ -185,31 +201,40 @@ fn run(
     options: &CheckOptions,
     report: &mut Report,
 ) -> Result<(), String> {
+    // `--gate ID` judges that gate's criteria and approvals; `--only` the
+    // rows it names; otherwise everything (None).
+    let gate = options
+        .gate
+        .as_ref()
+        .and_then(|g| doc.contract.gates.iter().find(|x| &x.id == g));
+    if let (Some(g), None) = (&options.gate, gate) {
+        return Err(format!("the contract has no gate `{g}`"));
+    }
+    report.gate = gate.map(|g| g.id.clone());
+    let only: Option<Vec<String>> = match gate {
+        Some(g) => Some(g.criteria.clone()),
+        None if options.only.is_empty() => None,
+        None => Some(options.only.clone()),
+    };
+    let wanted = |id: &str| only.as_ref().is_none_or(|o| o.iter().any(|x| x == id));
     // Required deliverables no MUST targets get a row of the host's own;
     // which ones is decided on the whole contract, before `--only`.
     let presence: Vec<Deliverable> = vcc_contract::model::presence_checks(&doc.contract)
         .into_iter()
-        .filter(|d| {
-            options.only.is_empty()
-                || options
-                    .only
-                    .contains(&vcc_contract::model::presence_id(&d.id))
-        })
+        .filter(|d| gate.is_none() && wanted(&vcc_contract::model::presence_id(&d.id)))
         .cloned()
         .collect();
     let partial;
-    let doc = if options.only.is_empty() {
+    let doc = if only.is_none() {
         doc
     } else {
         let mut kept: Document = doc.clone();
-        kept.contract
-            .criteria
-            .retain(|c| options.only.contains(&c.id));
+        kept.contract.criteria.retain(|c| wanted(&c.id));
         partial = kept;
         &partial
     };
     let contract = &doc.contract;
-    let validators = integrity(loader, doc, root, report)?;
+    let validators = integrity(loader, doc, root, report, only.is_some())?;
     let folder = std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
     trusted_state_outside(loader, &folder)?;
 
@@ -229,6 +254,8 @@ fn run(
         loader.progress(),
     )
     .map_err(|e| e.to_string())?;
+    // Approvals are of the deliverables, not of what the caller attaches.
+    let judged_root = digest_string(&snapshot.root_digest);
     for a in &options.attached {
         snapshot.attach(&a.path, a.bytes.clone())?;
     }
@@ -305,7 +332,8 @@ fn run(
                 digest: digest_string(&blake3::hash(&a.bytes)),
             })
             .collect(),
-        subjects: if options.subjects && changed.is_empty() {
+        // The provenance policy's `inputs.enumerated`: the report lists them.
+        subjects: if (options.subjects || contract.provenance.is_some()) && changed.is_empty() {
             subjects(&snapshot)?
         } else {
             Vec::new()
@@ -327,6 +355,7 @@ fn run(
         report.criteria.push(criterion);
     }
     mark_suspects(contract, &mut report.criteria);
+    host_rows(report, doc, options, gate, &wanted, &judged_root);
     apply_the_law(report, contract, &changed);
     match evidence_error {
         Some(err) => Err(format!("evidence could not be stored: {err}")),
@@ -359,6 +388,13 @@ fn reuse_key(
         "walk": format!("{:?}", options.walk),
         "exclude": options.exclude,
         "only": options.only,
+        "gate": options.gate,
+        "host_exclude": options.host_exclude,
+        "signs": options.signs_attestation,
+        // A verdict with gates depends on the approvals found and why each
+        // counted or not: deleting one must not reuse an open gate.
+        "approvals": options.approvals.iter().map(|a| format!("{a:?}")).collect::<Vec<_>>(),
+        "attached": options.attached.iter().map(|a| (&a.path, blake3::hash(&a.bytes).to_hex().to_string())).collect::<Vec<_>>(),
         "vcc": env!("CARGO_PKG_VERSION"),
         "host": options.host_digest,
     });
@@ -396,8 +432,15 @@ fn integrity<'a>(
     doc: &Document,
     root: &Path,
     report: &mut Report,
+    partial: bool,
 ) -> Result<ContractValidators<'a>, String> {
-    let (problems, validators) = lint_with_validators(loader, doc, Some(root));
+    let (mut problems, validators) = lint_with_validators(loader, doc, Some(root));
+    // A partial run (`--only`, `--gate`) may keep host rows alone: the
+    // whole contract has its MUSTs, and a partial run is judged on what it
+    // kept.
+    if partial {
+        problems.retain(|p| p.code != vcc_contract::Code::NoMust);
+    }
     let errors = problems.iter().filter(|p| p.is_error()).count();
     report.problems = problems;
     if errors > 0 {
@@ -445,7 +488,9 @@ fn excludes(doc: &Document, options: &CheckOptions) -> Result<Excludes, String> 
                 .join(", ")
         ));
     }
-    Excludes::new(&contract.exclude, &options.exclude, contract.gitignore).map_err(|bad| {
+    let mut extra = options.exclude.clone();
+    extra.extend(options.host_exclude.iter().cloned());
+    Excludes::new(&contract.exclude, &extra, contract.gitignore).map_err(|bad| {
         let pattern = match bad.source {
             "--exclude" => options.exclude.get(bad.index),
             _ => contract.exclude.get(bad.index),
@@ -464,6 +509,7 @@ fn exclude_rules(contract: &Contract, options: &CheckOptions) -> Vec<String> {
     let mut rules = vec!["(always): .git".to_string()];
     rules.extend(contract.exclude.iter().map(|p| format!("exclude: {p}")));
     rules.extend(options.exclude.iter().map(|p| format!("--exclude: {p}")));
+    rules.extend(options.host_exclude.iter().map(|p| format!("(vcc): {p}")));
     if contract.gitignore {
         rules.push("gitignore: true".into());
     }
@@ -600,6 +646,82 @@ fn look_again(snapshot: &Snapshot, a_read_saw_a_change: bool) -> Vec<String> {
 }
 
 /// The termination law, then what a change during the run does to it.
+/// The root digest a check of `doc` over `root` computes for the
+/// deliverables (before anything is attached): what `vcc approve` binds
+/// an approval to.
+pub fn root_digest(
+    loader: &Loader,
+    doc: &Document,
+    root: &Path,
+    options: &CheckOptions,
+) -> Result<String, String> {
+    let snapshot = Snapshot::take_with(
+        root,
+        options.walk.clone(),
+        excludes(doc, options)?,
+        &Default::default(),
+        loader.progress(),
+    )
+    .map_err(|e| e.to_string())?;
+    if let Some(why) = &snapshot.truncated {
+        return Err(format!("{why}: an approval is of every file"));
+    }
+    Ok(digest_string(&snapshot.root_digest))
+}
+
+/// The provenance policy's row and the gates' rows, judged after every
+/// criterion (a gate needs their outcomes).
+fn host_rows(
+    report: &mut Report,
+    doc: &Document,
+    options: &CheckOptions,
+    gate: Option<&vcc_contract::model::Gate>,
+    wanted: &dyn Fn(&str) -> bool,
+    judged_root: &str,
+) {
+    let contract = &doc.contract;
+    let root_digest = Some(judged_root.to_string());
+    if let Some(policy) = &contract.provenance {
+        let id = vcc_contract::model::provenance_id(&policy.id);
+        if wanted(&id) {
+            let attached: Vec<String> = options.attached.iter().map(|a| a.source.clone()).collect();
+            let facts = crate::host_rows::RunFacts {
+                files: report.deliverables.as_ref().map_or(0, |d| d.files as usize),
+                root_digest: root_digest.as_deref().unwrap_or("unknown"),
+                contract_digest: &doc.digest,
+                attached: &attached,
+                signs: options.signs_attestation,
+            };
+            report
+                .criteria
+                .push(crate::host_rows::provenance(policy, &facts));
+        }
+    }
+    for g in &contract.gates {
+        let id = vcc_contract::model::gate_id(&g.id);
+        let row = match gate {
+            Some(sel) if sel.id == g.id => crate::host_rows::gate(
+                g,
+                &report.criteria,
+                &options.approvals,
+                &doc.digest,
+                root_digest.as_deref(),
+            ),
+            Some(_) => continue,
+            None if !wanted(&id) => continue,
+            None if g.when == vcc_contract::model::GateWhen::BeforeFinal => crate::host_rows::gate(
+                g,
+                &report.criteria,
+                &options.approvals,
+                &doc.digest,
+                root_digest.as_deref(),
+            ),
+            None => crate::host_rows::later_gate(g),
+        };
+        report.criteria.push(row);
+    }
+}
+
 fn apply_the_law(report: &mut Report, contract: &Contract, changed: &[String]) {
     let outcomes = report.criteria.iter().map(|c| (c.severity, c.status));
     report.verdict = law::decide(contract.advisory, outcomes);
@@ -731,15 +853,7 @@ impl Ctx<'_> {
             findings,
             evidence: Vec::new(),
             files_read: Vec::new(),
-            validator: ValidatorReport {
-                name: "(host)".into(),
-                component: "vcc".into(),
-                digest: None,
-                wit_version: None,
-                describes_as: Some("vcc: required deliverable present".into()),
-                version: Some(env!("CARGO_PKG_VERSION").into()),
-                bundle: None,
-            },
+            validator: crate::host_rows::host_validator("vcc: required deliverable present"),
             origin: None,
             suspect_inputs: Vec::new(),
             on_fail: None,
@@ -801,6 +915,16 @@ impl Ctx<'_> {
     fn evaluate(&self, c: &Criterion) -> Evaluated {
         let started = Instant::now();
         let mut report = self.base_report(c);
+        if let Some(why) = &c.not_evaluated {
+            // Never run, never hidden: a row that says why. On a MUST it
+            // cannot pass (lint refuses such a contract before this).
+            report.status = Status::Skip;
+            report.reason = Reason::NotEvaluated;
+            report.summary = format!("not evaluated: {why}");
+            report.validator.name = "(none)".into();
+            report.validator.component = "vcc".into();
+            return (report, Vec::new(), false);
+        }
         let loaded = self.validators.get(&c.validator);
         let out = self.run(c, loaded);
         report.status = out.status;
@@ -978,10 +1102,16 @@ fn normal_path(path: &str) -> String {
 /// Criteria judging deliverables whose upstream (`depends_on`, transitively)
 /// has a MUST criterion that did not pass.
 fn mark_suspects(contract: &Contract, criteria: &mut [CriterionReport]) {
-    let mut not_passed: BTreeSet<&str> = BTreeSet::new();
+    // Deliverable → the MUST criteria that did not pass on it.
+    let mut not_passed: HashMap<&str, Vec<&str>> = HashMap::new();
     for (c, r) in contract.criteria.iter().zip(criteria.iter()) {
         if c.severity == Severity::Must && r.status != Status::Pass {
-            not_passed.extend(c.targets.iter().map(String::as_str));
+            for t in &c.targets {
+                not_passed
+                    .entry(t.as_str())
+                    .or_default()
+                    .push(c.id.as_str());
+            }
         }
     }
     if not_passed.is_empty() {
@@ -1006,7 +1136,12 @@ fn mark_suspects(contract: &Contract, criteria: &mut [CriterionReport]) {
             if !seen.insert(d) {
                 continue;
             }
-            if not_passed.contains(d) {
+            // A criterion's own targets, or a failure that is its own, are
+            // not inputs someone else got wrong.
+            let others = not_passed
+                .get(d)
+                .is_some_and(|ids| ids.iter().any(|id| *id != c.id));
+            if others && !c.targets.iter().any(|t| t == d) {
                 upstream.insert(d.to_string());
             }
             todo.extend(
@@ -1114,6 +1249,7 @@ pub fn unreadable_contract(path: &Path, problems: Vec<Problem>, cache: CacheStat
         criteria: Vec::new(),
         problems,
         partial: Vec::new(),
+        gate: None,
         run: RunInfo::start(None),
         reused: None,
         ledger: None,

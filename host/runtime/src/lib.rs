@@ -9,6 +9,7 @@ mod check;
 mod evict;
 pub mod git;
 mod guard;
+pub mod host_rows;
 mod memo;
 mod progress;
 mod sandbox;
@@ -23,7 +24,7 @@ use std::time::Duration;
 pub use cache::{Cache, OpenError};
 pub use check::{
     Attached, CheckOptions, DEFAULT_MEMORY, DEFAULT_TIMEOUT, Reuse, WASMTIME_VERSION, check,
-    lint_with_validators, unreadable_contract,
+    lint_with_validators, root_digest, unreadable_contract,
 };
 pub use evict::{CacheStats, DEFAULT_MAX_SIZE, Pruned};
 pub use progress::{Now, Progress, Task};

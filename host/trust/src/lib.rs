@@ -7,6 +7,7 @@
 //! runtime and the registry client build on it. Every refusal carries a
 //! stable [`Code`](refusal::Code).
 
+pub mod approval;
 pub mod bundle;
 pub mod dirs;
 pub mod dsse;

@@ -13,6 +13,7 @@
 //!   - { path: "contracts/*.yaml", digest: "blake3:…" }
 //! records: { signers: [ci], threshold: 1 }   # who may sign `vcc record` records
 //! attestations: { signers: [ci] }            # whose `vcc check --attest` attestations are trusted
+//! roles: { Reviewer: [alice, bob] }           # whose signed approvals (`vcc approve`) count for a gate's role
 //! ```
 
 use std::collections::BTreeMap;
@@ -39,6 +40,8 @@ struct File {
     records: Option<RecordsEntry>,
     #[serde(default)]
     attestations: Option<RecordsEntry>,
+    #[serde(default)]
+    roles: BTreeMap<String, Vec<String>>,
 }
 
 #[derive(Deserialize)]
@@ -110,6 +113,8 @@ pub struct Policy {
     pub records: Option<RecordRule>,
     /// Whose verification attestations are trusted.
     pub attestations: Option<RecordRule>,
+    /// Role (without `role:`) → key ids whose signed approvals count for it.
+    pub roles: BTreeMap<String, Vec<String>>,
 }
 
 /// Which keys may sign `vcc record` records, and how many must.
@@ -238,6 +243,17 @@ impl Policy {
                 )));
             }
         }
+        let mut roles = BTreeMap::new();
+        for (role, signers) in file.roles {
+            for s in &signers {
+                if !keys.contains_key(s) {
+                    return Err(bad(format!(
+                        "role `{role}` names signer `{s}`, which is not under `keys`"
+                    )));
+                }
+            }
+            roles.insert(role.trim_start_matches("role:").to_string(), signers);
+        }
         Ok(Policy {
             path: path.to_path_buf(),
             digest: format!("blake3:{}", blake3::hash(text.as_bytes()).to_hex()),
@@ -247,6 +263,7 @@ impl Policy {
             contracts: file.contracts,
             records,
             attestations,
+            roles,
         })
     }
 

@@ -11,6 +11,7 @@
 
 pub mod bounded;
 pub mod json;
+pub mod signed;
 pub mod text;
 #[cfg(feature = "xml")]
 pub mod xml;

@@ -163,7 +163,7 @@ impl Validator for ExitRecord {
                 findings.push(f);
             }
             let signed_by = if params.require_signed {
-                let (signed_by, problems) = signed(path, &params.signers);
+                let (signed_by, problems) = vcc_plugin_common::signed::check(path, &params.signers);
                 for (rule, message) in problems {
                     findings.push(Finding::new(message).path(path).rule(&rule));
                 }
@@ -219,46 +219,6 @@ impl Validator for ExitRecord {
         };
         Ok(outcome.evidence("command-records.json", "application/json", evidence))
     }
-}
-
-/// Who signed the record at `path`, as the host verified it, and what is
-/// wrong: an unsigned record, an unknown key, a signature over other bytes
-/// (each the host's stable code), or no signer among `allowed`.
-fn signed(path: &str, allowed: &[String]) -> (Vec<String>, Vec<(String, String)>) {
-    let check = vcc_sdk::signatures(path);
-    if check.signers.is_empty() {
-        let mut problems: Vec<(String, String)> = check
-            .problems
-            .into_iter()
-            .map(|p| {
-                (
-                    p.code,
-                    format!("the record is not signed by a trusted key: {}", p.message),
-                )
-            })
-            .collect();
-        if problems.is_empty() {
-            problems.push((
-                "unsigned".into(),
-                "the record is not signed by a trusted key".into(),
-            ));
-        }
-        return (Vec::new(), problems);
-    }
-    if !allowed.is_empty() && !check.signers.iter().any(|s| allowed.contains(s)) {
-        return (
-            check.signers.clone(),
-            vec![(
-                "not-an-allowed-signer".into(),
-                format!(
-                    "the record is signed by {}, not by {} as the contract asks",
-                    check.signers.join(", "),
-                    allowed.join(" or ")
-                ),
-            )],
-        );
-    }
-    (check.signers, Vec::new())
 }
 
 /// (JSON pointer, rule, message).

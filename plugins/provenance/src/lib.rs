@@ -35,6 +35,10 @@ struct Params {
     cover: Vec<String>,
     #[serde(default)]
     allow_empty: bool,
+    #[serde(default)]
+    require_signed: bool,
+    #[serde(default)]
+    signers: Vec<String>,
 }
 
 fn default_require() -> Vec<String> {
@@ -85,6 +89,8 @@ impl Validator for Provenance {
                     "description": "record fields that must be present and non-empty"
                 },
                 "cover": { "type": "array", "items": { "type": "string" }, "description": "deliverable ids whose every file must be listed in `artifacts`", "x-vcc-deliverable": true },
+                "require_signed": { "type": "boolean", "default": false, "description": "each record must be signed (a DSSE envelope beside it, `vcc record --key`) by keys the trust policy names for records; the host verifies (VCC `attestation.signed`)" },
+                "signers": { "type": "array", "items": { "type": "string", "minLength": 1 }, "description": "with require_signed: signed by one of these trust-policy key ids" },
                 "allow_empty": allow_empty_schema("no record, or nothing required and no digest declared")
             }
         }))
@@ -143,6 +149,12 @@ impl Validator for Provenance {
                     e.message
                 )
             })?;
+            if params.require_signed {
+                let (_, problems) = vcc_plugin_common::signed::check(record, &params.signers);
+                for (rule, message) in problems {
+                    findings.push(Finding::new(message).path(record).rule(&rule));
+                }
+            }
             let normal = normalize(&doc.value);
             let at = |f: Finding, pointer: &str| match doc.position(pointer) {
                 Some((line, _)) => f.line(line),
@@ -192,6 +204,7 @@ impl Validator for Provenance {
             && checked.is_empty()
             && required.is_empty()
             && cover_files.is_empty()
+            && !params.require_signed
         {
             let outcome = nothing(
                 params.allow_empty,

@@ -1,0 +1,224 @@
+//! `vcc approve`: sign an approval of a gate, and find the approvals a
+//! check counts (`vcc-approvals/` beside the contract, or `--approvals`).
+
+use std::path::{Path, PathBuf};
+
+use vcc_report::law::exit;
+use vcc_runtime::Runtime;
+use vcc_runtime::host_rows::Approval;
+use vcc_trust::approval::{self, ApprovalPredicate, Approve, MAX_APPROVAL_BYTES};
+use vcc_trust::keys::PrivateKey;
+use vcc_trust::policy::Policy;
+
+use crate::args::ApproveArgs;
+use crate::evaluate::Ready;
+use crate::output::write_atomically;
+
+/// The folder beside a contract where approvals are kept by default.
+pub const APPROVALS_DIR: &str = "vcc-approvals";
+/// At most this many files of an approvals folder are read.
+const MAX_APPROVAL_FILES: usize = 1000;
+
+/// Where a check of `contract` looks for approvals.
+pub fn dir_for(contract: &Path, explicit: Option<&Path>) -> PathBuf {
+    match explicit {
+        Some(d) => d.to_path_buf(),
+        None => contract
+            .parent()
+            .filter(|p| !p.as_os_str().is_empty())
+            .unwrap_or(Path::new("."))
+            .join(APPROVALS_DIR),
+    }
+}
+
+/// The approvals folder as an exclude pattern, when it exists under the
+/// root: approvals are about the deliverables, not part of them (writing
+/// one must not change the root digest it binds).
+pub fn root_exclude(dir: &Path, root: &Path) -> Option<String> {
+    let dir = std::fs::canonicalize(dir).ok()?;
+    let root = std::fs::canonicalize(root).ok()?;
+    let rel = dir.strip_prefix(&root).ok()?;
+    if rel.as_os_str().is_empty() {
+        return None;
+    }
+    Some(format!("/{}/", rel.to_str()?.replace('\\', "/")))
+}
+
+/// Every approval file in `dir` (`*.json`), verified against `policy`; a
+/// file that cannot count carries why, so the gate can say it. A missing
+/// folder holds no approval.
+pub fn load(dir: &Path, policy: Option<&Policy>) -> Vec<Approval> {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    let mut paths: Vec<PathBuf> = entries
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|e| e == "json"))
+        .collect();
+    paths.sort();
+    paths.truncate(MAX_APPROVAL_FILES);
+    paths
+        .iter()
+        .map(|path| {
+            let file = path.display().to_string();
+            let bytes = match crate::attach::read_capped(path, MAX_APPROVAL_BYTES) {
+                Ok(b) => b,
+                Err(e) => return refused(file, format!("cannot be read: {e}")),
+            };
+            let statement = match approval::read(&bytes) {
+                Ok(s) => s,
+                Err(why) => return refused(file, why),
+            };
+            // Unsigned or untrusted, it still says which gate it is for:
+            // that gate's row says why it does not count.
+            let (signers, roles, problem) = match statement.signers(policy) {
+                Ok(s) => (s.keys, s.roles, None),
+                Err(why) => (Vec::new(), Vec::new(), Some(why)),
+            };
+            Approval {
+                file,
+                signers,
+                roles,
+                gate: statement.predicate.gate,
+                role: statement.predicate.role,
+                score: statement.predicate.score,
+                contract_digest: statement.contract_digest,
+                root_digest: statement.root_digest,
+                problem,
+            }
+        })
+        .collect()
+}
+
+fn refused(file: String, why: String) -> Approval {
+    Approval {
+        file,
+        problem: Some(why),
+        ..Approval::default()
+    }
+}
+
+/// `vcc approve --key KEY --contract C --gate G [--role R] [--score N]`.
+pub fn run(runtime: &Runtime, args: &ApproveArgs) -> i32 {
+    match approve(runtime, args) {
+        Ok(message) => {
+            eprintln!("{message}");
+            exit::ACCEPTED
+        }
+        Err(why) => {
+            eprintln!("vcc approve: {why}");
+            exit::INVALID
+        }
+    }
+}
+
+fn approve(runtime: &Runtime, args: &ApproveArgs) -> Result<String, String> {
+    let key = PrivateKey::read(&args.key).map_err(|r| format!("--key: {}", r.message))?;
+    let ready = Ready::read(runtime, &args.contract, args.dir.as_deref(), &args.binding).map_err(
+        |report| {
+            let first = report
+                .problems
+                .first()
+                .map_or(report.reason.clone(), |p| p.message.clone());
+            format!(
+                "{}: the contract cannot be read: {first}",
+                args.contract.display()
+            )
+        },
+    )?;
+    let doc = &ready.prepared.doc;
+    let Some(gate) = doc.contract.gates.iter().find(|g| g.id == args.gate) else {
+        let ids: Vec<&str> = doc.contract.gates.iter().map(|g| g.id.as_str()).collect();
+        let hint = vcc_contract::problem::closest(&args.gate, ids.iter().copied())
+            .map(|c| format!("; did you mean `{c}`?"))
+            .unwrap_or_default();
+        return Err(format!(
+            "the contract has no gate `{}` (its gates: {}){hint}",
+            args.gate,
+            if ids.is_empty() {
+                "none".to_string()
+            } else {
+                ids.join(", ")
+            }
+        ));
+    };
+    let roles: Vec<&str> = gate.approvals.iter().map(|a| a.role.as_str()).collect();
+    let role = match (&args.role, roles.as_slice()) {
+        (Some(r), _) => {
+            let r = r.trim_start_matches("role:").to_string();
+            if !roles.contains(&r.as_str()) {
+                return Err(format!(
+                    "gate `{}` needs no approval of role `{r}` (it needs: {})",
+                    gate.id,
+                    if roles.is_empty() {
+                        "none".to_string()
+                    } else {
+                        roles.join(", ")
+                    }
+                ));
+            }
+            r
+        }
+        (None, [only]) => only.to_string(),
+        (None, []) => return Err(format!("gate `{}` needs no signed approval", gate.id)),
+        (None, many) => {
+            return Err(format!(
+                "gate `{}` needs approvals of several roles ({}): say which with --role",
+                gate.id,
+                many.join(", ")
+            ));
+        }
+    };
+    // The digest a check computes: without the approvals folder.
+    std::fs::create_dir_all(&ready.approvals)
+        .map_err(|e| format!("{}: {e}", ready.approvals.display()))?;
+    let mut options = vcc_runtime::CheckOptions::default();
+    options
+        .host_exclude
+        .extend(root_exclude(&ready.approvals, &ready.root));
+    let root_digest = vcc_runtime::root_digest(runtime.loader(), doc, &ready.root, &options)?;
+    let envelope = approval::sign(
+        &Approve {
+            contract_digest: &doc.digest,
+            root_digest: &root_digest,
+            predicate: ApprovalPredicate {
+                contract_id: doc.contract.id.clone(),
+                gate: gate.id.clone(),
+                role: role.clone(),
+                score: args.score,
+                approved_at: vcc_report::now_rfc3339(),
+                comment: args.comment.clone(),
+            },
+        },
+        &key,
+    );
+    let out = args.out.clone().unwrap_or_else(|| {
+        let id: String = key
+            .id()
+            .chars()
+            .filter(char::is_ascii_alphanumeric)
+            .take(12)
+            .collect();
+        ready
+            .approvals
+            .join(format!("{}.{role}.{id}.dsse.json", gate.id))
+    });
+    if let Some(parent) = out.parent().filter(|p| !p.as_os_str().is_empty()) {
+        std::fs::create_dir_all(parent).map_err(|e| format!("{}: {e}", parent.display()))?;
+    }
+    let text = serde_json::to_string_pretty(&envelope).map_err(|e| e.to_string())?;
+    write_atomically(&out, format!("{text}\n").as_bytes())
+        .map_err(|e| format!("{}: {e}", out.display()))?;
+    Ok(format!(
+        "approved gate `{}` of {} as role `{role}`{} for the deliverables under {} (root {root_digest}, contract {}): {}",
+        gate.id,
+        doc.contract.id,
+        args.score
+            .map(|s| format!(" with score {s}"))
+            .unwrap_or_default(),
+        ready.root.display(),
+        doc.digest,
+        out.display()
+    ))
+}

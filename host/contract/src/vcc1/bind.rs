@@ -1,0 +1,673 @@
+//! Which validator judges a VCC v1 acceptance criterion, with what params
+//! and targets — or why none can.
+//!
+//! | type | validator | reads |
+//! |---|---|---|
+//! | structure | std/markdown-sections | `requiredSections` |
+//! | schema | std/json-schema | `jsonSchema` (beside the contract first, then under the root) |
+//! | traceability | std/citation-coverage | `minCitationCoverage`, `citationPattern` |
+//! | provenance | std/provenance | `require` (or the policy's), `attestation.signed` as a signed record |
+//! | execution | an adapter's binding, std/junit for JUnit XML, std/exit-record for a `vcc record` | `adapter`, `passFailFromExitCode`, `allowedExitCodes` |
+//! | security | std/sarif over the SARIF formats of the targets | — |
+//! | consistency | std/consistency over the targets, the specifications among them and their dependencies | `requireTraceMatrix` |
+//! | rubric, constraint, custom | `x-vcc-validator` only | — |
+
+use std::collections::HashMap;
+use std::path::Path;
+
+use serde_json::{Map, Value, json};
+
+use super::{Acceptance, Artifacts, Explicit, Note, Policy, Readable};
+use crate::model::PROVENANCE_REQUIREMENTS;
+use crate::problem::{Code, FieldPath, Level};
+
+pub(super) struct Context<'a> {
+    pub artifacts: &'a Artifacts,
+    pub rubrics: &'a HashMap<&'a str, Option<f64>>,
+    pub policy: Option<&'a Policy>,
+    /// Adapter name → binding (`x-vcc-adapters`, `--adapters`).
+    pub adapters: &'a Map<String, Value>,
+    /// The contract's folder.
+    pub dir: Option<&'a Path>,
+}
+
+/// A criterion's validator.
+pub(super) struct Binding {
+    /// The name criteria use in the native `validators` map.
+    pub name: String,
+    /// The native `validators` entry.
+    pub entry: Value,
+    pub targets: Vec<String>,
+    pub params: Value,
+}
+
+/// Why vcc cannot judge a criterion.
+pub(super) struct NotEvaluated {
+    pub reason: String,
+    /// The field that says why.
+    pub field: FieldPath,
+    /// What a MUST of it is refused with.
+    pub code: Code,
+    pub targets: Vec<String>,
+}
+
+pub(super) struct Bound {
+    pub outcome: Result<Binding, NotEvaluated>,
+    pub notes: Vec<Note>,
+    /// Deliverables the binding adds (an adapter's command record).
+    pub deliverables: Vec<Value>,
+}
+
+const TEXT: &[&str] = &["text/markdown", "text/x-markdown", "text/"];
+const JSON_OR_YAML: &[&str] = &["application/json", "+json", "yaml"];
+const JSON: &[&str] = &["application/json", "+json"];
+
+/// The requirement a signed record satisfies (the others are record
+/// fields std/provenance checks).
+const SIGNED: &str = "attestation.signed";
+
+struct Binder<'a> {
+    ac: &'a Acceptance,
+    cx: &'a Context<'a>,
+    at: &'a FieldPath,
+    notes: Vec<Note>,
+    deliverables: Vec<Value>,
+}
+
+pub(super) fn bind(ac: &Acceptance, cx: &Context, at: &FieldPath) -> Bound {
+    let mut b = Binder {
+        ac,
+        cx,
+        at,
+        notes: Vec::new(),
+        deliverables: Vec::new(),
+    };
+    let outcome = b.outcome();
+    Bound {
+        outcome,
+        notes: b.notes,
+        deliverables: b.deliverables,
+    }
+}
+
+/// A std binding's parts: (validator, params, preferred media, rule keys read).
+type Std = (
+    &'static str,
+    Value,
+    &'static [&'static str],
+    &'static [&'static str],
+);
+
+impl Binder<'_> {
+    fn outcome(&mut self) -> Result<Binding, NotEvaluated> {
+        let ac = self.ac;
+        if ac.kind != "rubric"
+            && let Some(field) = [
+                ("confidenceThreshold", ac.confidence_threshold),
+                ("varianceMax", ac.variance_max),
+            ]
+            .iter()
+            .find(|(_, v)| v.is_some())
+            .map(|(k, _)| *k)
+        {
+            self.note(
+                Code::NotEvaluated,
+                Level::Note,
+                self.at.key(field),
+                format!(
+                    "`{field}` of `{}` applies to AI-judged criteria only",
+                    ac.ac_id
+                ),
+            );
+        }
+        if let Some(x) = &ac.explicit {
+            let x = x.clone();
+            return self.explicit(&x, &self.at.key("x-vcc-validator"), None);
+        }
+        self.unreadable()?;
+        let std: Std = match ac.kind.as_str() {
+            "structure" => self.structure()?,
+            "schema" => self.schema()?,
+            "traceability" => self.traceability()?,
+            "provenance" => self.provenance(),
+            "execution" => return self.execution(),
+            "security" => return self.security(),
+            "rubric" => return Err(self.rubric()),
+            "consistency" => self.consistency(),
+            other => {
+                return Err(self.refuse(
+                    "type",
+                    format!("type `{other}` has no default vcc validator: it needs an explicit binding, `x-vcc-validator`"),
+                ));
+            }
+        };
+        let (name, params, prefer, reads) = std;
+        self.unread_rule_keys(reads, &format!("std/{name}"));
+        Ok(Binding {
+            name: name.to_string(),
+            entry: json!({"component": format!("std/{name}")}),
+            targets: self.targets(prefer),
+            params,
+        })
+    }
+
+    fn note(&mut self, code: Code, level: Level, field: FieldPath, message: String) {
+        self.notes.push(Note {
+            code,
+            level,
+            field,
+            message,
+            help: None,
+        });
+    }
+
+    fn refuse(&self, key: &str, reason: String) -> NotEvaluated {
+        self.refuse_at(self.at.key(key), reason, Code::UnverifiableMust)
+    }
+
+    fn refuse_at(&self, field: FieldPath, reason: String, code: Code) -> NotEvaluated {
+        NotEvaluated {
+            reason,
+            field,
+            code,
+            targets: self.targets(&[]),
+        }
+    }
+
+    fn is_must(&self) -> bool {
+        self.ac.severity == "must"
+    }
+
+    /// Every readable deliverable of the targets, keeping the formats a
+    /// validator reads (`prefer`) when an artifact has them.
+    fn targets(&self, prefer: &[&str]) -> Vec<String> {
+        let mut out = Vec::new();
+        for t in &self.ac.target_artifacts {
+            let Some(info) = self.cx.artifacts.get(t) else {
+                continue;
+            };
+            let preferred: Vec<&Readable> = info
+                .readable
+                .iter()
+                .filter(|r| prefer.iter().any(|p| r.media.contains(p)))
+                .collect();
+            let chosen = if preferred.is_empty() {
+                info.readable.iter().collect()
+            } else {
+                preferred
+            };
+            out.extend(chosen.into_iter().map(|r| r.id.clone()));
+        }
+        out
+    }
+
+    /// The readable deliverables of the targets.
+    fn readable(&self) -> Vec<&Readable> {
+        self.ac
+            .target_artifacts
+            .iter()
+            .filter_map(|t| self.cx.artifacts.get(t))
+            .flat_map(|i| i.readable.iter())
+            .collect()
+    }
+
+    /// A target artifact vcc cannot read makes the criterion unverifiable.
+    fn unreadable(&self) -> Result<(), NotEvaluated> {
+        for (j, t) in self.ac.target_artifacts.iter().enumerate() {
+            if let Some(why) = self.cx.artifacts.get(t).and_then(|i| i.unreadable.as_ref()) {
+                return Err(self.refuse_at(
+                    self.at.key("targetArtifacts").index(j),
+                    format!(
+                        "{why}; map it with `x-vcc-path: DIR` on the artifact or `vcc check --artifact-root {t}=DIR` (DIR under the deliverable root)"
+                    ),
+                    Code::UnverifiableMust,
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// `rule` keys the validator does not read: on a MUST each is refused
+    /// (vcc would accept without checking it); otherwise a note.
+    fn unread_rule_keys(&mut self, reads: &[&str], component: &str) {
+        let keys: Vec<String> = self
+            .ac
+            .rule
+            .keys()
+            .filter(|k| !reads.contains(&k.as_str()) && *k != "description")
+            .cloned()
+            .collect();
+        for key in keys {
+            let (code, level, tail) = if self.is_must() {
+                (
+                    Code::UnverifiableMust,
+                    Level::Error,
+                    "; a MUST is never accepted with part of its rule unchecked: remove the key, bind a validator that reads it with `x-vcc-validator`, or lower the severity",
+                )
+            } else {
+                (Code::NotEvaluated, Level::Note, "")
+            };
+            self.note(
+                code,
+                level,
+                self.at.key("rule").key(&key),
+                format!(
+                    "`rule.{key}` of `{}` is not evaluated by {component}{tail}",
+                    self.ac.ac_id
+                ),
+            );
+        }
+    }
+
+    /// `x-vcc-validator`, or an adapter's binding (with its `record`).
+    fn explicit(
+        &mut self,
+        x: &Explicit,
+        field: &FieldPath,
+        adapter: Option<&str>,
+    ) -> Result<Binding, NotEvaluated> {
+        let entry = match (&x.component, &x.bundle) {
+            (Some(c), None) => {
+                let mut e = json!({"component": c});
+                if let Some(d) = &x.digest {
+                    e["digest"] = json!(d);
+                }
+                e
+            }
+            (None, Some(bundle)) => {
+                let mut e = json!({"bundle": bundle});
+                if let Some(v) = &x.validator {
+                    e["validator"] = json!(v);
+                }
+                if let Some(v) = &x.version {
+                    e["version"] = json!(v);
+                }
+                if let Some(d) = &x.digest {
+                    e["digest"] = json!(d);
+                }
+                e
+            }
+            _ => {
+                let reason = "a binding names either `component` (std/NAME or a .wasm path) or `bundle` (with `validator` and `version`), exactly one".to_string();
+                self.note(
+                    Code::InvalidValue,
+                    Level::Error,
+                    field.clone(),
+                    reason.clone(),
+                );
+                return Err(self.refuse_at(field.clone(), reason, Code::InvalidValue));
+            }
+        };
+        if adapter.is_none() && x.record.is_some() {
+            let reason = "`record` belongs to an adapter's binding (`x-vcc-adapters`), not to `x-vcc-validator`".to_string();
+            self.note(
+                Code::InvalidValue,
+                Level::Error,
+                field.key("record"),
+                reason.clone(),
+            );
+            return Err(self.refuse_at(field.clone(), reason, Code::InvalidValue));
+        }
+        self.unreadable()?;
+        let mut params = x.params.clone().unwrap_or_else(|| json!({}));
+        let mut targets = self.targets(&[]);
+        let exit_record = x.component.as_deref() == Some("std/exit-record");
+        if let Some(record) = &x.record {
+            // The run is the adapter's record; what the criterion targets
+            // must be among its outputs, unchanged.
+            let id = format!("{}.record", self.ac.ac_id);
+            self.deliverables.push(json!({"id": id, "path": record, "required": true,
+                "description": format!("the command record of `{}` ({})", self.ac.ac_id, adapter.unwrap_or("?"))}));
+            if exit_record && params.get("produced").is_none() {
+                params["produced"] = json!(targets);
+            }
+            targets = vec![id];
+        }
+        if exit_record {
+            self.bind_inputs(&mut params);
+        }
+        let name = match adapter {
+            Some(a) => format!("{}-adapter-{}", self.ac.ac_id, sanitize(a)),
+            None => format!("{}-validator", self.ac.ac_id),
+        };
+        Ok(Binding {
+            name,
+            entry,
+            targets,
+            params,
+        })
+    }
+
+    /// A command record proves a run over something: it must bind the
+    /// artifacts the targets depend on (the code the tests ran on) as
+    /// inputs, and bind at least one input.
+    fn bind_inputs(&self, params: &mut Value) {
+        let deps: Vec<String> = self
+            .ac
+            .target_artifacts
+            .iter()
+            .filter_map(|t| self.cx.artifacts.get(t))
+            .flat_map(|i| i.depends_on.iter().cloned())
+            .collect();
+        if params.get("cover").is_none() && !deps.is_empty() {
+            params["cover"] = json!(deps);
+        }
+        if params.get("require_inputs").is_none() {
+            params["require_inputs"] = json!(true);
+        }
+    }
+
+    fn structure(&mut self) -> Result<Std, NotEvaluated> {
+        let sections = self
+            .ac
+            .rule
+            .get("requiredSections")
+            .and_then(Value::as_array)
+            .filter(|s| !s.is_empty())
+            .ok_or_else(|| {
+                self.refuse("rule", "`rule.requiredSections` is missing or empty".into())
+            })?;
+        Ok((
+            "markdown-sections",
+            json!({"required": sections, "labels": true}),
+            TEXT,
+            &["requiredSections"],
+        ))
+    }
+
+    fn schema(&mut self) -> Result<Std, NotEvaluated> {
+        let params = match self.ac.rule.get("jsonSchema") {
+            Some(Value::String(path)) if !super::is_path(path) => {
+                return Err(self.refuse_at(
+                    self.at.key("rule").key("jsonSchema"),
+                    format!("`rule.jsonSchema` is `{path}`, not a path (vcc reads no network): put the schema beside the contract"),
+                    Code::UnverifiableMust,
+                ));
+            }
+            // The specification's authors write schema paths as their own
+            // files, beside the contract: those are the contract's (pinned
+            // with it); otherwise the schema is looked for under the root.
+            Some(Value::String(path)) if self.cx.dir.is_some_and(|d| d.join(path).is_file()) => {
+                json!({"schema": {crate::contract_files::FILE_KEY: path}})
+            }
+            Some(Value::String(path)) => json!({"schema_file": path}),
+            Some(schema @ (Value::Object(_) | Value::Bool(_))) => json!({"schema": schema}),
+            _ => return Err(self.refuse("rule", "`rule.jsonSchema` is missing".into())),
+        };
+        Ok(("json-schema", params, JSON_OR_YAML, &["jsonSchema"]))
+    }
+
+    fn traceability(&mut self) -> Result<Std, NotEvaluated> {
+        let rule = &self.ac.rule;
+        let min = match rule.get("minCitationCoverage") {
+            Some(v) => v.as_f64().ok_or_else(|| {
+                self.refuse("rule", "`rule.minCitationCoverage` is not a number".into())
+            })?,
+            // The reference validator's default when only a pattern is given.
+            None if rule.contains_key("citationPattern") => 0.5,
+            None => {
+                return Err(self.refuse("rule", "`rule.minCitationCoverage` is missing".into()));
+            }
+        };
+        let mut params = json!({"min_coverage": min});
+        if let Some(p) = rule.get("citationPattern").and_then(Value::as_str) {
+            params["pattern"] = json!(p);
+        }
+        Ok((
+            "citation-coverage",
+            params,
+            TEXT,
+            &["minCitationCoverage", "citationPattern"],
+        ))
+    }
+
+    /// The targets are cross-checked; the specification artifacts among
+    /// them and the artifacts they depend on define the requirement ids.
+    fn consistency(&mut self) -> Std {
+        let mut spec = Vec::new();
+        let mut seen = Vec::new();
+        let mut todo: Vec<&String> = self.ac.target_artifacts.iter().collect();
+        while let Some(t) = todo.pop() {
+            if seen.contains(t) {
+                continue;
+            }
+            seen.push(t.clone());
+            if let Some(info) = self.cx.artifacts.get(t) {
+                if info.kind == "specification" {
+                    spec.extend(info.readable.iter().map(|r| r.id.clone()));
+                }
+                todo.extend(info.depends_on_ids.iter());
+            }
+        }
+        let trace = self.ac.rule.get("requireTraceMatrix") == Some(&Value::Bool(true));
+        let mut params = json!({"trace_matrix": trace});
+        if !spec.is_empty() {
+            params["specification"] = json!(spec);
+        }
+        ("consistency", params, &[], &["requireTraceMatrix"])
+    }
+
+    fn provenance(&mut self) -> Std {
+        let rule = &self.ac.rule;
+        let declared: Vec<String> = match rule.get("require").and_then(Value::as_array) {
+            Some(list) => list
+                .iter()
+                .filter_map(Value::as_str)
+                .map(str::to_string)
+                .collect(),
+            None => self
+                .cx
+                .policy
+                .map(|p| p.require.clone())
+                .unwrap_or_default(),
+        };
+        let require: Vec<&String> = declared
+            .iter()
+            .filter(|r| *r != SIGNED && PROVENANCE_REQUIREMENTS.contains(&r.as_str()))
+            .collect();
+        let record = rule
+            .get("record")
+            .or_else(|| self.cx.policy.and_then(|p| p.rest.get("x-vcc-record")))
+            .and_then(Value::as_str)
+            .unwrap_or("provenance.json");
+        let mut params = json!({"require": require, "record": record});
+        if declared.iter().any(|r| r == SIGNED) {
+            // Signed by a key the trust policy names for records; the host
+            // verifies the signature, never the validator.
+            params["require_signed"] = json!(true);
+        }
+        ("provenance", params, &[], &["require", "record"])
+    }
+
+    fn execution(&mut self) -> Result<Binding, NotEvaluated> {
+        let rule = &self.ac.rule;
+        if rule.get("passFailFromExitCode") == Some(&Value::Bool(false)) {
+            return Err(self.refuse_at(
+                self.at.key("rule").key("passFailFromExitCode"),
+                "`rule.passFailFromExitCode` is false, and vcc judges execution by the exit code"
+                    .into(),
+                Code::UnverifiableMust,
+            ));
+        }
+        if let Some(adapter) = rule.get("adapter").and_then(Value::as_str) {
+            let field = self.at.key("rule").key("adapter");
+            let Some(binding) = self.cx.adapters.get(adapter) else {
+                return Err(self.refuse_at(
+                    field,
+                    format!(
+                        "adapter `{adapter}` is not mapped to a validator; map it in `x-vcc-adapters` (or `vcc check --adapters FILE`), e.g. `{adapter}: {{ component: std/exit-record, record: evidence/tests.vcc.json, params: {{ command_matches: \"pytest\" }} }}`"
+                    ),
+                    Code::ExplicitValidatorMissing,
+                ));
+            };
+            let x: Explicit = match serde_json::from_value(binding.clone()) {
+                Ok(x) => x,
+                Err(e) => {
+                    let reason = format!("the binding of adapter `{adapter}` is not valid: {e}");
+                    self.note(
+                        Code::InvalidValue,
+                        Level::Error,
+                        field.clone(),
+                        reason.clone(),
+                    );
+                    return Err(self.refuse_at(field, reason, Code::InvalidValue));
+                }
+            };
+            let mut b = self.explicit(&x, &field, Some(adapter))?;
+            if x.component.as_deref() == Some("std/exit-record")
+                && let Some(codes) = rule.get("allowedExitCodes")
+                && b.params.get("allowed_exit_codes").is_none()
+            {
+                b.params["allowed_exit_codes"] = codes.clone();
+            }
+            return Ok(b);
+        }
+        self.unreadable()?;
+        let readable = self.readable();
+        let junit = readable.iter().all(|r| is_junit(r));
+        let records = readable
+            .iter()
+            .all(|r| JSON.iter().any(|p| r.media.contains(p)));
+        if !readable.is_empty() && junit {
+            return Ok(Binding {
+                name: "junit".into(),
+                entry: json!({"component": "std/junit"}),
+                targets: self.targets(&[]),
+                params: json!({}),
+            });
+        }
+        if readable.is_empty() || !records {
+            let plain: Vec<String> = readable
+                .iter()
+                .filter(|r| !is_junit(r) && !JSON.iter().any(|p| r.media.contains(p)))
+                .map(|r| {
+                    format!(
+                        "`{}` ({})",
+                        r.uri,
+                        if r.media.is_empty() {
+                            "no media type"
+                        } else {
+                            &r.media
+                        }
+                    )
+                })
+                .collect();
+            return Err(self.refuse(
+                "targetArtifacts",
+                format!(
+                    "{} carries no exit status vcc can check: give a command record (`vcc record`, application/json) or JUnit XML (application/junit+xml), or name an adapter in `rule.adapter` and map it",
+                    plain.join(", ")
+                ),
+            ));
+        }
+        let mut params = json!({
+            "allowed_exit_codes": rule.get("allowedExitCodes").cloned().unwrap_or_else(|| json!([0])),
+        });
+        self.bind_inputs(&mut params);
+        Ok(Binding {
+            name: "exit-record".into(),
+            entry: json!({"component": "std/exit-record"}),
+            targets: self.targets(JSON),
+            params,
+        })
+    }
+
+    fn security(&mut self) -> Result<Binding, NotEvaluated> {
+        self.unreadable()?;
+        let sarif: Vec<String> = self
+            .readable()
+            .iter()
+            .filter(|r| {
+                r.media.contains("sarif")
+                    || r.uri.ends_with(".sarif")
+                    || r.uri.ends_with(".sarif.json")
+            })
+            .map(|r| r.id.clone())
+            .collect();
+        if sarif.is_empty() {
+            return Err(self.refuse(
+                "targetArtifacts",
+                "its targets carry no security evidence vcc can read: add a scanner's SARIF report (application/sarif+json) as a format of a target artifact, or bind a validator with `x-vcc-validator`".into(),
+            ));
+        }
+        self.unread_rule_keys(&[], "std/sarif");
+        Ok(Binding {
+            name: "sarif".into(),
+            entry: json!({"component": "std/sarif"}),
+            targets: sarif,
+            params: json!({}),
+        })
+    }
+
+    /// A rubric is an AI or human judgment; a score the producer writes is
+    /// neither, so vcc never reads one in its place.
+    fn rubric(&mut self) -> NotEvaluated {
+        let evidence = self.ac.evidence.as_ref();
+        if let Some(produced) = evidence
+            .and_then(|e| e.get("producedArtifact"))
+            .and_then(Value::as_str)
+            && self.cx.artifacts.contains_key(produced)
+        {
+            let mut n = Note {
+                code: Code::InvalidValue,
+                level: Level::Error,
+                field: self.at.key("evidence").key("producedArtifact"),
+                message: format!(
+                    "`evidence.producedArtifact` of rubric `{}` is the artifact `{produced}`: a score file the producer writes is not a judgment, and vcc does not read one",
+                    self.ac.ac_id
+                ),
+                help: None,
+            };
+            n.help = Some(format!(
+                "name the evidence the judgment produces instead (e.g. `producedArtifact: \"E-{}\"`), not a deliverable",
+                self.ac.ac_id
+            ));
+            self.notes.push(n);
+        }
+        let threshold = self
+            .ac
+            .rule
+            .get("passThreshold")
+            .and_then(Value::as_f64)
+            .or_else(|| {
+                self.ac
+                    .rule
+                    .get("rubricRef")
+                    .and_then(Value::as_str)
+                    .and_then(|r| self.cx.rubrics.get(r).copied().flatten())
+            });
+        let kind = evidence
+            .and_then(|e| e.get("evidenceType"))
+            .and_then(Value::as_str)
+            .unwrap_or("ai-judged");
+        let why = match kind {
+            "human" => {
+                "a human rubric judgment needs a signed approval, which this vcc cannot check yet"
+                    .to_string()
+            }
+            _ => format!(
+                "a rubric is judged by an AI judge (pass at {}), which this vcc does not have yet; a score file the producer writes is not a judgment",
+                threshold.map_or("its threshold".to_string(), |t| t.to_string())
+            ),
+        };
+        self.refuse("type", why)
+    }
+}
+
+fn is_junit(r: &Readable) -> bool {
+    r.media.contains("junit")
+        || ((r.media.contains("xml") || r.media.is_empty()) && r.uri.ends_with(".xml"))
+}
+
+/// An adapter name as a validator name: letters, digits, `.`, `_`, `-`.
+fn sanitize(name: &str) -> String {
+    name.chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || "._-".contains(c) {
+                c
+            } else {
+                '-'
+            }
+        })
+        .collect()
+}

@@ -1,0 +1,255 @@
+//! Acceptance criteria, gates, packaging and delivery.
+
+use serde_json::{Map, Value, json};
+
+use super::{Acceptance, Delivery, Note, Package, Translator, bind, is_path};
+use crate::model::Severity;
+use crate::problem::{Code, FieldPath, Level};
+
+impl Translator {
+    /// Packages and path deliveries are required deliverables (the host
+    /// checks each exists); a remote delivery is a visible `skip` row.
+    pub(super) fn packaging(&mut self, packages: &[Package], deliveries: &[Delivery]) {
+        let mut paths: Vec<String> = self
+            .deliverables
+            .iter()
+            .filter_map(|d| d["path"].as_str().map(str::to_string))
+            .collect();
+        for (p, pkg) in packages.iter().enumerate() {
+            let at = FieldPath::root().key("packaging").index(p);
+            if !is_path(&pkg.uri) {
+                self.note(
+                    Code::NotEvaluated,
+                    at.key("uri"),
+                    format!(
+                        "package `{}` is at `{}`, not a path under the deliverable root; vcc does not read it",
+                        pkg.package_id, pkg.uri
+                    ),
+                );
+                continue;
+            }
+            if paths.contains(&pkg.uri) {
+                continue;
+            }
+            paths.push(pkg.uri.clone());
+            let d = json!({"id": pkg.package_id, "path": pkg.uri, "required": true,
+                "description": format!("package `{}`", pkg.package_id)});
+            self.deliverable(d, at.clone(), at.key("uri"));
+            self.note(
+                Code::NotEvaluated,
+                at,
+                format!(
+                    "package `{}`: vcc checks that it exists; its contents, inputs and manifest are not checked yet",
+                    pkg.package_id
+                ),
+            );
+        }
+        for (i, d) in deliveries.iter().enumerate() {
+            let at = FieldPath::root().key("delivery").index(i);
+            if is_path(&d.uri) {
+                if !paths.contains(&d.uri) {
+                    paths.push(d.uri.clone());
+                    let del = json!({"id": d.delivery_id, "path": d.uri, "required": true,
+                        "description": format!("delivery `{}`", d.delivery_id)});
+                    self.deliverable(del, at.clone(), at.key("uri"));
+                }
+                continue;
+            }
+            let c = json!({
+                "id": d.delivery_id,
+                "severity": "should",
+                "not_evaluated": format!(
+                    "delivery `{}` goes to `{}` over {}, outside the deliverable root; vcc cannot see it",
+                    d.delivery_id,
+                    d.uri,
+                    d.channel.as_deref().unwrap_or("an unnamed channel")
+                ),
+                "description": format!("delivery `{}`", d.delivery_id),
+            });
+            self.criterion(c, at.clone(), Some((at.key("uri"), Code::UnverifiableMust)));
+        }
+    }
+
+    /// Gates: approvals of a role (`human`, `ai`) are signed statements;
+    /// an `auto` approval of a provenance policy is the provenance
+    /// criterion, or the host's provenance row.
+    pub(super) fn gates(
+        &mut self,
+        gates: &Value,
+        native: &Map<String, Value>,
+        provenance: Option<&str>,
+    ) -> Vec<Value> {
+        let list = FieldPath::root().key("gates");
+        let mut out = Vec::new();
+        for (g, gate) in gates.as_array().into_iter().flatten().enumerate() {
+            let at = list.index(g);
+            let id = gate
+                .get("gateId")
+                .and_then(Value::as_str)
+                .unwrap_or_default();
+            let when = gate
+                .get("when")
+                .and_then(Value::as_str)
+                .unwrap_or("before_final");
+            let mut criteria = Vec::new();
+            let mut approvals = Vec::new();
+            let required = gate.get("requiredApprovals").and_then(Value::as_array);
+            for (j, a) in required.into_iter().flatten().enumerate() {
+                let field = at.key("requiredApprovals").index(j);
+                let kind = a.get("type").and_then(Value::as_str).unwrap_or_default();
+                if kind == "auto" {
+                    let policy_ref = a
+                        .pointer("/rule/provenancePolicyRef")
+                        .and_then(Value::as_str);
+                    let policy_id = native
+                        .get("x-vcc1-provenancePolicy")
+                        .and_then(|p| p.get("policyId"))
+                        .and_then(Value::as_str);
+                    match (policy_ref, provenance) {
+                        (Some(r), Some(criterion)) if Some(r) == policy_id => {
+                            criteria.push(json!(criterion));
+                        }
+                        (Some(r), None) if Some(r) == policy_id => {
+                            criteria.push(json!(crate::model::provenance_id(r)));
+                        }
+                        (Some(r), _) => self.note(
+                            Code::UnknownTarget,
+                            field.key("rule").key("provenancePolicyRef"),
+                            format!("gate `{id}` refers to provenance policy `{r}`, which is not the contract's `provenancePolicy.policyId`"),
+                        ),
+                        (None, _) => self.notes.push(Note {
+                            code: Code::UnverifiableMust,
+                            level: Level::Error,
+                            field: field.key("rule"),
+                            message: format!("gate `{id}` has an `auto` approval vcc cannot evaluate: only `rule.provenancePolicyRef` is understood"),
+                            help: Some("refer to the provenance policy, or make it a `human` approval (a signed statement, `vcc approve`)".into()),
+                        }),
+                    }
+                    continue;
+                }
+                let role = a
+                    .get("role")
+                    .and_then(Value::as_str)
+                    .unwrap_or_default()
+                    .trim_start_matches("role:");
+                let mut req = json!({"role": role, "by": kind});
+                if let Some(t) = a.get("passThreshold") {
+                    req["min_score"] = t.clone();
+                }
+                if let Some(r) = a.get("rubricId") {
+                    req["rubric"] = r.clone();
+                }
+                if a.get("optional") == Some(&Value::Bool(true)) {
+                    req["optional"] = json!(true);
+                }
+                if role.is_empty() {
+                    self.notes.push(Note {
+                        code: Code::MissingField,
+                        level: Level::Error,
+                        field: field.clone(),
+                        message: format!("gate `{id}`: a `{kind}` approval needs a `role` whose signed approval counts"),
+                        help: Some("add `role: \"role:Reviewer\"` and list the reviewers' keys under `roles:` in the trust policy".into()),
+                    });
+                }
+                approvals.push(req);
+            }
+            out.push(json!({"id": id, "when": when, "criteria": criteria, "approvals": approvals}));
+        }
+        out
+    }
+
+    /// Acceptance criteria; returns the rubrics they use.
+    pub(super) fn acceptance(
+        &mut self,
+        acceptance: &[Acceptance],
+        cx: &bind::Context,
+    ) -> Vec<String> {
+        let list = FieldPath::root().key("acceptance");
+        let mut used_rubrics = Vec::new();
+        for (i, ac) in acceptance.iter().enumerate() {
+            let at = list.index(i);
+            let severity = match ac.severity.as_str() {
+                "must" => Severity::Must,
+                "should" => Severity::Should,
+                _ => Severity::May,
+            };
+            if let Some(r) = ac.rule.get("rubricRef").and_then(Value::as_str) {
+                if cx.rubrics.contains_key(r) {
+                    used_rubrics.push(r.to_string());
+                } else {
+                    self.note(
+                        Code::UnknownRubric,
+                        at.key("rule").key("rubricRef"),
+                        format!(
+                            "acceptance `{}` references rubric `{r}`, which is not declared",
+                            ac.ac_id
+                        ),
+                    );
+                    continue;
+                }
+            }
+            let mut unknown = false;
+            for (j, t) in ac.target_artifacts.iter().enumerate() {
+                if !cx.artifacts.contains_key(t) {
+                    unknown = true;
+                    self.note(
+                        Code::UnknownTarget,
+                        at.key("targetArtifacts").index(j),
+                        format!(
+                            "acceptance `{}` targets `{t}`, which is not an artifact",
+                            ac.ac_id
+                        ),
+                    );
+                }
+            }
+            if unknown {
+                continue;
+            }
+            let bound = bind::bind(ac, cx, &at);
+            for note in bound.notes {
+                self.notes.push(note);
+            }
+            for d in bound.deliverables {
+                let path = at.key("rule").key("adapter");
+                self.deliverable(d, at.clone(), path);
+            }
+            let mut c = json!({
+                "id": ac.ac_id,
+                "severity": severity.as_str(),
+            });
+            if let Some(desc) = ac.rule.get("description").and_then(Value::as_str) {
+                c["description"] = json!(desc);
+            }
+            let blame = match bound.outcome {
+                Ok(b) => {
+                    self.validators.insert(b.name.clone(), b.entry);
+                    self.origin
+                        .validators
+                        .entry(b.name.clone())
+                        .or_insert_with(|| at.key("type"));
+                    c["validator"] = json!(b.name);
+                    c["targets"] = json!(b.targets);
+                    c["params"] = b.params;
+                    None
+                }
+                Err(why) => {
+                    c["not_evaluated"] = json!(why.reason);
+                    c["targets"] = json!(why.targets);
+                    Some((why.field, why.code))
+                }
+            };
+            if ac.kind == "rubric" || ac.confidence_threshold.is_some() || ac.variance_max.is_some()
+            {
+                // Carried for the AI judge: what it must reach.
+                c["x-vcc1-judge"] = json!({
+                    "rubricRef": ac.rule.get("rubricRef"),
+                    "passThreshold": ac.rule.get("passThreshold"),
+                    "confidenceThreshold": ac.confidence_threshold,
+                    "varianceMax": ac.variance_max,
+                });
+            }
+            self.criterion(c, at, blame);
+        }
+        used_rubrics
+    }
+}

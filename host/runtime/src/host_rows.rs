@@ -1,0 +1,324 @@
+//! Rows the host judges itself, after every criterion ran: the contract's
+//! provenance policy (against what vcc knows of its own run) and gates
+//! (their criteria, and the signed approvals the caller verified).
+//!
+//! An approval counts only when its signature verified against a key the
+//! trust policy gives the role, and it is bound to this contract's digest
+//! and to the root digest of the very bytes this run judged: an approval
+//! of other deliverables, or of an earlier version of them, is stale.
+
+use vcc_contract::Severity;
+use vcc_contract::model::{Gate, GateWhen, ProvenancePolicy, gate_id, provenance_id};
+use vcc_report::{CriterionReport, Finding, Reason, Status, TargetReport, ValidatorReport};
+
+/// A signed approval statement, as the caller read and verified it.
+#[derive(Debug, Clone, Default)]
+pub struct Approval {
+    /// Where it was read from, for messages.
+    pub file: String,
+    /// Trust-policy key ids whose signature over it verified.
+    pub signers: Vec<String>,
+    /// The roles the trust policy gives those signers.
+    pub roles: Vec<String>,
+    pub gate: String,
+    pub role: String,
+    pub score: Option<f64>,
+    pub contract_digest: String,
+    pub root_digest: String,
+    /// Why it cannot count at all (unsigned, untrusted, not a statement).
+    pub problem: Option<String>,
+}
+
+/// What the provenance row can see of the run.
+pub struct RunFacts<'a> {
+    pub files: usize,
+    pub root_digest: &'a str,
+    pub contract_digest: &'a str,
+    /// Files the caller attached from outside the root (the agent's
+    /// transcript): the agent's actions, logged by someone else.
+    pub attached: &'a [String],
+    /// The run signs an attestation of itself (`--attest`).
+    pub signs: bool,
+}
+
+fn row(id: String, severity: Severity, description: String) -> CriterionReport {
+    CriterionReport {
+        id,
+        severity,
+        status: Status::Error,
+        reason: Reason::Host,
+        summary: String::new(),
+        description: Some(description),
+        targets: Vec::<TargetReport>::new(),
+        findings: Vec::new(),
+        evidence: Vec::new(),
+        files_read: Vec::new(),
+        validator: host_validator(""),
+        origin: None,
+        suspect_inputs: Vec::new(),
+        on_fail: None,
+        duration_ms: 0,
+    }
+}
+
+/// The validator of a row the host judges itself.
+pub fn host_validator(describes_as: &str) -> ValidatorReport {
+    ValidatorReport {
+        name: "(host)".into(),
+        component: "vcc".into(),
+        digest: None,
+        wit_version: None,
+        describes_as: (!describes_as.is_empty()).then(|| describes_as.to_string()),
+        version: Some(env!("CARGO_PKG_VERSION").into()),
+        bundle: None,
+    }
+}
+
+fn finding(message: String, rule: &str) -> Finding {
+    Finding {
+        message,
+        path: None,
+        line: None,
+        column: None,
+        rule: Some(rule.into()),
+    }
+}
+
+/// The run's own provenance against the policy.
+pub fn provenance(policy: &ProvenancePolicy, facts: &RunFacts) -> CriterionReport {
+    let mut r = row(
+        provenance_id(&policy.id),
+        Severity::Must,
+        format!(
+            "vcc checks its own record of this run against provenance policy `{}`",
+            policy.id
+        ),
+    );
+    r.validator.describes_as = Some("vcc: the run's own provenance".into());
+    let mut held = Vec::new();
+    for req in &policy.require {
+        let outcome: Result<String, String> = match req.as_str() {
+            "inputs.enumerated" | "artifactHashes.recorded" => Ok(format!(
+                "the report lists the {} file(s) judged, each with its blake3 and sha256 (root {})",
+                facts.files, facts.root_digest
+            )),
+            "tooling.recorded" => Ok("the report names vcc's version, its executable's digest and each validator's digest".into()),
+            "parameters.recorded" | "dependencies.recorded" => Ok(format!(
+                "the criteria's params and the deliverables' dependencies are the contract's ({})",
+                facts.contract_digest
+            )),
+            "agentActions.logged" if facts.attached.is_empty() => Err(
+                "no agent transcript was attached to the run: the agent's actions are logged only by a transcript the harness gives (`vcc check --attach .vcc/transcript.jsonl=FILE`, or the agent hook)".into(),
+            ),
+            "agentActions.logged" => Ok(format!("attached: {}", facts.attached.join(", "))),
+            "attestation.signed" if !facts.signs => Err(
+                "the run signs no attestation: give `--attest FILE --key KEY`".into(),
+            ),
+            "attestation.signed" => Ok("the run signs a verification attestation (--attest)".into()),
+            other => Err(format!("`{other}` is not a requirement vcc can check")),
+        };
+        match outcome {
+            Ok(how) => held.push(format!("{req}: {how}")),
+            Err(why) => r.findings.push(finding(format!("{req}: {why}"), req)),
+        }
+    }
+    if r.findings.is_empty() {
+        r.status = Status::Pass;
+        r.summary = format!(
+            "provenance policy `{}` holds: {}",
+            policy.id,
+            policy.require.join(", ")
+        );
+    } else {
+        r.status = Status::Fail;
+        r.summary = format!(
+            "provenance policy `{}`: {} of {} requirement(s) not met",
+            policy.id,
+            r.findings.len(),
+            policy.require.len()
+        );
+    }
+    r.findings
+        .extend(held.into_iter().map(|h| finding(h, "held")));
+    r
+}
+
+/// A gate: its criteria passed (`rows`: every row of this run so far) and
+/// each approval it needs is signed, trusted for its role, and bound to
+/// this contract and these bytes.
+pub fn gate(
+    gate: &Gate,
+    rows: &[CriterionReport],
+    approvals: &[Approval],
+    contract_digest: &str,
+    root_digest: Option<&str>,
+) -> CriterionReport {
+    let mut r = row(
+        gate_id(&gate.id),
+        Severity::Must,
+        format!(
+            "gate `{}` ({}): {} criterion(s), {} approval(s)",
+            gate.id,
+            gate.when.as_str(),
+            gate.criteria.len(),
+            gate.approvals.len()
+        ),
+    );
+    r.validator.describes_as = Some("vcc: gate".into());
+    let mut problems = Vec::new();
+    for c in &gate.criteria {
+        match rows.iter().find(|row| &row.id == c) {
+            Some(row) if row.status == Status::Pass => {}
+            Some(row) => problems.push(finding(
+                format!("criterion `{c}` did not pass ({})", status_word(row.status)),
+                "criterion",
+            )),
+            None => problems.push(finding(
+                format!("criterion `{c}` was not evaluated in this run"),
+                "criterion",
+            )),
+        }
+    }
+    let mut counted = Vec::new();
+    for need in &gate.approvals {
+        // Its own approvals, and files that are not approvals at all
+        // (which say nothing of their gate).
+        let mine: Vec<&Approval> = approvals
+            .iter()
+            .filter(|a| (a.gate == gate.id && same_role(&a.role, &need.role)) || a.gate.is_empty())
+            .collect();
+        let mut why_not = Vec::new();
+        let mut ok = None;
+        for a in &mine {
+            let refused = if let Some(p) = &a.problem {
+                Some(p.clone())
+            } else if !a.roles.iter().any(|r| same_role(r, &need.role)) {
+                Some(format!(
+                    "signed by {}, whom the trust policy does not list for role `{}`",
+                    if a.signers.is_empty() {
+                        "no trusted key".to_string()
+                    } else {
+                        a.signers.join(", ")
+                    },
+                    need.role
+                ))
+            } else if a.contract_digest != contract_digest {
+                Some(format!(
+                    "approves another contract ({}, this one is {contract_digest})",
+                    a.contract_digest
+                ))
+            } else if Some(a.root_digest.as_str()) != root_digest {
+                Some(format!(
+                    "is stale: it approves deliverables with root digest {}, these are {}",
+                    a.root_digest,
+                    root_digest.unwrap_or("unknown")
+                ))
+            } else if let Some(min) = need.min_score
+                && a.score.is_none_or(|s| s < min)
+            {
+                Some(format!(
+                    "scores {}, below the {min} the gate needs",
+                    a.score.map_or("nothing".to_string(), |s| s.to_string())
+                ))
+            } else {
+                None
+            };
+            match refused {
+                Some(why) => why_not.push(format!("{}: {why}", a.file)),
+                None => {
+                    ok = Some(*a);
+                    break;
+                }
+            }
+        }
+        match ok {
+            Some(a) => counted.push(format!(
+                "{} approval of role `{}` by {}{}",
+                approval_kind(need.by),
+                need.role,
+                a.signers.join(", "),
+                a.score.map(|s| format!(" (score {s})")).unwrap_or_default()
+            )),
+            None if need.optional => counted.push(format!(
+                "optional {} approval of role `{}`: none counts",
+                approval_kind(need.by),
+                need.role
+            )),
+            None => {
+                let detail = if why_not.is_empty() {
+                    "none was found (`vcc approve` writes one)".to_string()
+                } else {
+                    why_not.join("; ")
+                };
+                problems.push(finding(
+                    format!(
+                        "no valid {} approval of role `{}`{}: {detail}",
+                        approval_kind(need.by),
+                        need.role,
+                        need.min_score
+                            .map(|m| format!(" with score ≥ {m}"))
+                            .unwrap_or_default()
+                    ),
+                    "approval",
+                ));
+            }
+        }
+    }
+    if problems.is_empty() {
+        r.status = Status::Pass;
+        r.summary = format!("gate `{}` is open", gate.id);
+    } else {
+        r.status = Status::Fail;
+        r.summary = format!(
+            "gate `{}` is withheld: {} problem(s)",
+            gate.id,
+            problems.len()
+        );
+    }
+    r.findings = problems;
+    r.findings
+        .extend(counted.into_iter().map(|c| finding(c, "counted")));
+    r
+}
+
+/// A gate checked only with `vcc check --gate ID`: a visible `skip`.
+pub fn later_gate(gate: &Gate) -> CriterionReport {
+    let mut r = row(
+        gate_id(&gate.id),
+        Severity::May,
+        format!("gate `{}` ({})", gate.id, gate.when.as_str()),
+    );
+    r.status = Status::Skip;
+    r.summary = format!(
+        "gate `{}` applies {}: check it with `vcc check --gate {}`",
+        gate.id,
+        match gate.when {
+            GateWhen::BeforeFinal => "before the final verdict",
+            GateWhen::BeforePackaging => "before packaging",
+            GateWhen::BeforeDelivery => "before delivery",
+        },
+        gate.id
+    );
+    r
+}
+
+fn approval_kind(k: vcc_contract::model::ApprovalKind) -> &'static str {
+    match k {
+        vcc_contract::model::ApprovalKind::Human => "human",
+        vcc_contract::model::ApprovalKind::Ai => "AI",
+    }
+}
+
+/// `role:Reviewer` and `Reviewer` are one role.
+pub fn same_role(a: &str, b: &str) -> bool {
+    a.trim_start_matches("role:") == b.trim_start_matches("role:")
+}
+
+fn status_word(s: Status) -> &'static str {
+    match s {
+        Status::Pass => "pass",
+        Status::Fail => "fail",
+        Status::Skip => "skip",
+        Status::Error => "error",
+    }
+}

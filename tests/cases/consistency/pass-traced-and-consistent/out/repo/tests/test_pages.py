@@ -1,0 +1,6 @@
+def test_size():
+    pass
+
+
+def test_last_page():
+    pass
