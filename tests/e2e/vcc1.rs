@@ -135,7 +135,7 @@ fn software_example_is_accepted_with_a_signed_review() {
         ("AC-SW-SEC-1", "skip", "vcc"),
         ("deliverable:A4", "pass", "vcc"),
         ("deliverable:A5", "pass", "vcc"),
-        ("deliverable:P-SW-1", "pass", "vcc"),
+        ("P-SW-1", "pass", "std/package"),
         ("provenance:PROV-POLICY-v1", "pass", "vcc"),
         ("gate:GATE-REVIEW", "pass", "vcc"),
         ("gate:GATE-PROVENANCE", "pass", "vcc"),
@@ -253,7 +253,7 @@ fn check_gate_judges_one_gate() {
 /// One broken variant per MUST of the software example.
 #[test]
 fn software_musts_each_reject_their_breakage() {
-    let cases: [(&str, &str, &str, &str, &str); 3] = [
+    let cases: [(&str, &str, &str, &str, &str); 4] = [
         (
             "AC-SW-1",
             "sdlaf-exports/deliverables/requirements.md",
@@ -274,6 +274,13 @@ fn software_musts_each_reject_their_breakage() {
             "OK",
             "FAILED (failures=1)",
             "test_results.txt",
+        ),
+        (
+            "P-SW-1",
+            "sdlaf-exports/deliverables/release_notes.md",
+            "None:",
+            "None at all:",
+            "is not the bytes of `sdlaf-exports/deliverables/release_notes.md`",
         ),
     ];
     for (id, path, from, to, said) in cases {
@@ -300,14 +307,18 @@ fn research_example_is_accepted_and_each_must_catches_its_breakage() {
         ("AC-RES-2", "pass"),
         ("AC-RES-3", "pass"),
         ("AC-RES-4", "skip"),
-        ("deliverable:A2.csv", "pass"),
         ("deliverable:A3.pdf", "pass"),
         ("deliverable:A4", "pass"),
-        ("deliverable:P-RES-1", "pass"),
+        ("P-RES-1", "pass"),
         ("gate:GATE-REVIEW", "pass"),
     ] {
         assert_eq!(row(&report, id)["status"], status, "{id}");
     }
+    // The catalog's JSON and CSV forms are both judged by the schema.
+    assert_eq!(
+        row(&report, "AC-RES-2")["targets"],
+        serde_json::json!([{"id": "A2.csv", "files": 1}, {"id": "A2.json", "files": 1}])
+    );
     // The schema is the author's, beside the contract, pinned with it.
     assert_eq!(
         report["contract"]["files"][0]["path"],
@@ -334,6 +345,12 @@ fn research_example_is_accepted_and_each_must_catches_its_breakage() {
             "sdlaf-exports/deliverables/landscape_catalog.json",
             "\"category\": \"evaluation\", ",
             "",
+        ),
+        (
+            "AC-RES-2",
+            "sdlaf-exports/deliverables/landscape_catalog.csv",
+            ",evaluation,",
+            ",benchmarks,",
         ),
         (
             "AC-RES-3",
@@ -733,4 +750,48 @@ fn sign_file(file: &Path, key: &Path) -> String {
     let bytes = std::fs::read(file).unwrap();
     let env = vcc_trust::dsse::Envelope::sign(vcc_record::PAYLOAD_TYPE, &bytes, &key);
     serde_json::to_string(&env).unwrap()
+}
+
+/// Execution evidence by media type: a TAP stream is judged by std/junit;
+/// a plain log carries no exit status and is unverifiable.
+#[test]
+fn execution_reads_tap_and_refuses_a_plain_log() {
+    let ex = Example::new("software", "Reviewer");
+    let artifact = "  - artifactId: \"A6\"\n    kind: \"evidence\"\n    description: \"The end-to-end suite, as TAP.\"\n    formats: [{ mediaType: \"text/x-tap\", uri: \"sdlaf-exports/evidence/e2e.tap\" }]\n    required: true\n    dependsOn: []\n    owners: [\"role:CIEngineer\"]\n    qualityLevel: \"production\"\n\nacceptance:\n";
+    ex.edit("contract.yml", "acceptance:\n", artifact);
+    ex.edit(
+        "contract.yml",
+        "  - acId: \"AC-SW-SEC-1\"",
+        "  - acId: \"AC-SW-E2E\"\n    targetArtifacts: [\"A6\"]\n    type: \"execution\"\n    severity: \"must\"\n    rule: { passFailFromExitCode: true }\n    evidence: { required: true, evidenceType: \"auto\" }\n\n  - acId: \"AC-SW-SEC-1\"",
+    );
+    let tap = ex.file("sdlaf-exports/evidence/e2e.tap");
+    std::fs::write(
+        &tap,
+        "TAP version 13\n1..2\nok 1 - export pages\nok 2 - export cursor\n",
+    )
+    .unwrap();
+    let run = ex.check(&["--only", "AC-SW-E2E"]);
+    let r = row(&run.json(), "AC-SW-E2E").clone();
+    assert_eq!(
+        (r["status"].as_str(), r["validator"]["component"].as_str()),
+        (Some("pass"), Some("std/junit")),
+        "{r:#}"
+    );
+    std::fs::write(&tap, "TAP version 13\n1..2\nok 1 - export pages\n").unwrap();
+    let r = row(&ex.check(&["--only", "AC-SW-E2E"]).json(), "AC-SW-E2E").clone();
+    assert_eq!(r["status"], "fail", "{r:#}");
+    assert!(messages(&r).contains("1..2"), "{}", messages(&r));
+    // The same log as plain text: no exit status, so no verdict.
+    ex.edit(
+        "contract.yml",
+        "{ mediaType: \"text/x-tap\", uri: \"sdlaf-exports/evidence/e2e.tap\" }",
+        "{ mediaType: \"text/plain\", uri: \"sdlaf-exports/evidence/e2e.log\" }",
+    );
+    let lint = vcc(&["lint", ex.contract.to_str().unwrap()]);
+    assert_eq!(lint.code, 2);
+    assert!(
+        lint.stderr.contains("carries no exit status"),
+        "{}",
+        lint.stderr
+    );
 }

@@ -10,6 +10,7 @@
 //! - [`text`]: invisible characters and NFKC, as a reader sees text.
 
 pub mod bounded;
+pub mod csv;
 pub mod json;
 pub mod signed;
 pub mod text;

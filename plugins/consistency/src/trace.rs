@@ -81,12 +81,7 @@ pub fn from_table(file: &str, table: &Table) -> Option<Matrix> {
 
 /// A CSV file (quoted fields allowed) whose header makes it a matrix.
 pub fn from_csv(file: &str, text: &str) -> Option<Matrix> {
-    let mut rows: Vec<(u32, Vec<String>)> = text
-        .lines()
-        .enumerate()
-        .filter(|(_, l)| !l.trim().is_empty())
-        .map(|(i, l)| ((i + 1) as u32, csv_fields(l)))
-        .collect();
+    let mut rows = vcc_plugin_common::csv::records(text);
     if rows.is_empty() {
         return None;
     }
@@ -152,26 +147,6 @@ pub fn split(cell: &str) -> Vec<String> {
         .collect()
 }
 
-fn csv_fields(line: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut field = String::new();
-    let mut quoted = false;
-    let mut chars = line.chars().peekable();
-    while let Some(c) = chars.next() {
-        match c {
-            '"' if quoted && chars.peek() == Some(&'"') => {
-                field.push('"');
-                chars.next();
-            }
-            '"' => quoted = !quoted,
-            ',' if !quoted => out.push(std::mem::take(&mut field).trim().to_string()),
-            c => field.push(c),
-        }
-    }
-    out.push(field.trim().to_string());
-    out
-}
-
 /// A matrix entry as (path, fragment): `src/a.py::test_x` → (`src/a.py`,
 /// `test_x`); `plan.md#T-1` → (`plan.md`, `T-1`); `src/a.py:12` →
 /// (`src/a.py`, none).
@@ -202,10 +177,6 @@ mod tests {
         assert_eq!(
             split("`src/a.py`, [b](src/b.py); n/a<br>c.md"),
             ["src/a.py", "src/b.py", "c.md"]
-        );
-        assert_eq!(
-            csv_fields("REQ-1,\"a.py, b.py\",t.py"),
-            ["REQ-1", "a.py, b.py", "t.py"]
         );
         assert_eq!(
             reference("t.py::test_x"),

@@ -4,8 +4,11 @@
 //! (`schema_deliverable`, its id), or as a file of the deliverable root
 //! (`schema_file`); schema files may be JSON or YAML. The draft comes from the schema's `$schema`
 //! (2020-12 when absent). Every target file is parsed by its extension
-//! (`.yaml`/`.yml` as YAML, anything else as JSON) unless `format` says
-//! otherwise; a file that does not parse is a failure with its line.
+//! (`.yaml`/`.yml` as YAML, `.csv` as rows typed by the schema (csv.rs),
+//! anything else as JSON) unless `format` says otherwise; a file that does
+//! not parse is a failure with its line.
+
+mod csv;
 
 use vcc_plugin_common::bounded::{self, Findings};
 use vcc_plugin_common::{allow_empty_schema, json, nothing, parse_params};
@@ -34,6 +37,7 @@ enum Format {
     Auto,
     Json,
     Yaml,
+    Csv,
 }
 
 const ONE_SCHEMA: &str =
@@ -69,8 +73,8 @@ impl Validator for JsonSchema {
                     "x-vcc-deliverable": true
                 },
                 "format": {
-                    "enum": ["auto", "json", "yaml"], "default": "auto",
-                    "description": "how to parse target files; auto uses the extension"
+                    "enum": ["auto", "json", "yaml", "csv"], "default": "auto",
+                    "description": "how to parse target files; auto uses the extension (`.csv`: rows typed by the schema)"
                 },
                 "allow_empty": allow_empty_schema("no target file")
             },
@@ -139,6 +143,41 @@ impl Validator for JsonSchema {
         let mut bad_files = 0;
         for path in &paths {
             let text = vcc_sdk::read_to_string(path)?;
+            if is_csv(path, params.format) {
+                match csv::instance(&text, &schema) {
+                    Ok((instance, lines)) => {
+                        let errors: Vec<_> = validator.iter_errors(&instance).collect();
+                        if !errors.is_empty() {
+                            bad_files += 1;
+                            for e in errors.iter().take(MAX_FINDINGS_PER_FILE) {
+                                let at = e.instance_path().to_string();
+                                let mut f = Finding::new(format!(
+                                    "{}: {e}",
+                                    if at.is_empty() { "/" } else { &at }
+                                ))
+                                .path(path)
+                                .rule(e.kind().keyword());
+                                if let Some(line) = csv_line(&at, &lines) {
+                                    f = f.line(line);
+                                }
+                                findings.push(f);
+                            }
+                            report
+                                .push(json!({"file": relative(path), "error_count": errors.len()}));
+                        }
+                    }
+                    Err(why) => {
+                        bad_files += 1;
+                        findings.push(
+                            Finding::new(format!("does not parse as the schema's rows: {why}"))
+                                .path(path)
+                                .rule("parse"),
+                        );
+                        report.push(json!({"file": relative(path), "parse_error": why}));
+                    }
+                }
+                continue;
+            }
             // JSON keeps the position of every value, for line numbers.
             let located = if is_yaml(path, params.format) {
                 None
@@ -226,9 +265,20 @@ impl Validator for JsonSchema {
 fn is_yaml(path: &str, format: Format) -> bool {
     match format {
         Format::Yaml => true,
-        Format::Json => false,
+        Format::Json | Format::Csv => false,
         Format::Auto => path.ends_with(".yaml") || path.ends_with(".yml"),
     }
+}
+
+fn is_csv(path: &str, format: Format) -> bool {
+    format == Format::Csv || (format == Format::Auto && path.to_lowercase().ends_with(".csv"))
+}
+
+/// The CSV line of an error at `/3/qty` or `/items/3/qty`: its row's.
+fn csv_line(at: &str, lines: &[u32]) -> Option<u32> {
+    at.split('/')
+        .find_map(|seg| seg.parse::<usize>().ok())
+        .and_then(|row| lines.get(row).copied())
 }
 
 /// Parse JSON or YAML; on failure, the message and (line, column) if known.

@@ -9,7 +9,9 @@
 //! (`tests/test_api.py::TestX::test_y`); a missing one gets the closest
 //! name in the reports as a suggestion. A file that is not a JUnit report
 //! (not XML, or another root element) is an error: it says nothing about
-//! the tests.
+//! the tests. A TAP stream (`ok 1 - name`, `1..N`) is read too (tap.rs).
+
+mod tap;
 
 use vcc_plugin_common::bounded::{self, Findings};
 use vcc_plugin_common::{clip, xml};
@@ -83,12 +85,16 @@ impl Validator for Junit {
         let mut per_file = Vec::new();
         for path in &paths {
             let text = vcc_sdk::read_to_string(path)?;
-            let cases = cases(&text).map_err(|(message, line)| {
-                format!(
-                    "{} is not a JUnit XML report (line {line}: {message}); std/junit reads <testsuites> or <testsuite> documents",
-                    relative(path)
-                )
-            })?;
+            let cases = if tap::is_tap(&text) {
+                tap::cases(&text)
+            } else {
+                cases(&text).map_err(|(message, line)| {
+                    format!(
+                        "{} is not a JUnit XML report (line {line}: {message}); std/junit reads <testsuites> or <testsuite> documents, and TAP streams",
+                        relative(path)
+                    )
+                })?
+            };
             for case in &cases {
                 let (rule, what, message) = match &case.outcome {
                     TestResult::Passed => continue,

@@ -4,10 +4,10 @@
 //! | type | validator | reads |
 //! |---|---|---|
 //! | structure | std/markdown-sections | `requiredSections` |
-//! | schema | std/json-schema | `jsonSchema` (beside the contract first, then under the root) |
+//! | schema | std/json-schema over the JSON, YAML and CSV formats | `jsonSchema` (beside the contract first, then under the root) |
 //! | traceability | std/citation-coverage | `minCitationCoverage`, `citationPattern` |
 //! | provenance | std/provenance | `require` (or the policy's), `attestation.signed` as a signed record |
-//! | execution | an adapter's binding, std/junit for JUnit XML, std/exit-record for a `vcc record` | `adapter`, `passFailFromExitCode`, `allowedExitCodes` |
+//! | execution | an adapter's binding, std/junit for JUnit XML or TAP, std/exit-record for a `vcc record` | `adapter`, `passFailFromExitCode`, `allowedExitCodes` |
 //! | security | std/sarif over the SARIF formats of the targets | — |
 //! | consistency | std/consistency over the targets, the specifications among them and their dependencies | `requireTraceMatrix` |
 //! | rubric, constraint, custom | `x-vcc-validator` only | — |
@@ -59,7 +59,8 @@ pub(super) struct Bound {
 }
 
 const TEXT: &[&str] = &["text/markdown", "text/x-markdown", "text/"];
-const JSON_OR_YAML: &[&str] = &["application/json", "+json", "yaml"];
+/// What std/json-schema reads: JSON, YAML, and CSV rows typed by the schema.
+const DATA: &[&str] = &["application/json", "+json", "yaml", "text/csv"];
 const JSON: &[&str] = &["application/json", "+json"];
 
 /// The requirement a signed record satisfies (the others are record
@@ -394,7 +395,7 @@ impl Binder<'_> {
             Some(schema @ (Value::Object(_) | Value::Bool(_))) => json!({"schema": schema}),
             _ => return Err(self.refuse("rule", "`rule.jsonSchema` is missing".into())),
         };
-        Ok(("json-schema", params, JSON_OR_YAML, &["jsonSchema"]))
+        Ok(("json-schema", params, DATA, &["jsonSchema"]))
     }
 
     fn traceability(&mut self) -> Result<Std, NotEvaluated> {
@@ -555,7 +556,7 @@ impl Binder<'_> {
             return Err(self.refuse(
                 "targetArtifacts",
                 format!(
-                    "{} carries no exit status vcc can check: give a command record (`vcc record`, application/json) or JUnit XML (application/junit+xml), or name an adapter in `rule.adapter` and map it",
+                    "{} carries no exit status vcc can check: give a command record (`vcc record`, application/json), JUnit XML (application/junit+xml) or a TAP stream (text/x-tap), or name an adapter in `rule.adapter` and map it",
                     plain.join(", ")
                 ),
             ));
@@ -654,9 +655,12 @@ impl Binder<'_> {
     }
 }
 
+/// JUnit XML or a TAP stream: std/junit reads both.
 fn is_junit(r: &Readable) -> bool {
     r.media.contains("junit")
         || ((r.media.contains("xml") || r.media.is_empty()) && r.uri.ends_with(".xml"))
+        || r.media.contains("tap")
+        || r.uri.ends_with(".tap")
 }
 
 /// An adapter name as a validator name: letters, digits, `.`, `_`, `-`.

@@ -238,6 +238,14 @@ struct Rubric {
 struct Package {
     package_id: String,
     uri: String,
+    #[serde(default)]
+    inputs: Vec<String>,
+    #[serde(default)]
+    method: String,
+    #[serde(default)]
+    format: String,
+    #[serde(default)]
+    manifest_required: bool,
 }
 
 #[derive(Deserialize)]
@@ -376,7 +384,7 @@ pub fn translate(
         dir,
     };
     let used_rubrics = t.acceptance(&v1.acceptance, &context);
-    t.packaging(&v1.packaging, &v1.delivery);
+    t.packaging(&v1.packaging, &v1.delivery, &artifacts);
     for (i, r) in v1.rubrics.iter().enumerate() {
         if !used_rubrics.contains(&r.rubric_id) && !gate_uses(&v1.rest, &r.rubric_id) {
             t.note(

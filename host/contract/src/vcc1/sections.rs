@@ -2,14 +2,20 @@
 
 use serde_json::{Map, Value, json};
 
-use super::{Acceptance, Delivery, Note, Package, Translator, bind, is_path};
+use super::{Acceptance, Artifacts, Delivery, Note, Package, Translator, bind, is_path};
 use crate::model::Severity;
 use crate::problem::{Code, FieldPath, Level};
 
 impl Translator {
-    /// Packages and path deliveries are required deliverables (the host
-    /// checks each exists); a remote delivery is a visible `skip` row.
-    pub(super) fn packaging(&mut self, packages: &[Package], deliveries: &[Delivery]) {
+    /// Packages and path deliveries are required deliverables; a zip or
+    /// tar bundle is a MUST of std/package (its inputs byte for byte, its
+    /// manifest); a remote delivery is a visible `skip` row.
+    pub(super) fn packaging(
+        &mut self,
+        packages: &[Package],
+        deliveries: &[Delivery],
+        artifacts: &Artifacts,
+    ) {
         let mut paths: Vec<String> = self
             .deliverables
             .iter()
@@ -35,14 +41,7 @@ impl Translator {
             let d = json!({"id": pkg.package_id, "path": pkg.uri, "required": true,
                 "description": format!("package `{}`", pkg.package_id)});
             self.deliverable(d, at.clone(), at.key("uri"));
-            self.note(
-                Code::NotEvaluated,
-                at,
-                format!(
-                    "package `{}`: vcc checks that it exists; its contents, inputs and manifest are not checked yet",
-                    pkg.package_id
-                ),
-            );
+            self.package(p, pkg, artifacts);
         }
         for (i, d) in deliveries.iter().enumerate() {
             let at = FieldPath::root().key("delivery").index(i);
@@ -68,6 +67,66 @@ impl Translator {
             });
             self.criterion(c, at.clone(), Some((at.key("uri"), Code::UnverifiableMust)));
         }
+    }
+
+    /// The criterion of one package: std/package for a zip or tar bundle;
+    /// for another method or format, a visible `skip` (it must still
+    /// exist: its own `deliverable:` row).
+    fn package(&mut self, p: usize, pkg: &Package, artifacts: &Artifacts) {
+        let at = FieldPath::root().key("packaging").index(p);
+        let mut inputs = Vec::new();
+        for (j, id) in pkg.inputs.iter().enumerate() {
+            match artifacts.get(id) {
+                Some(info) => inputs.extend(info.readable.iter().map(|r| r.id.clone())),
+                None => self.note(
+                    Code::UnknownTarget,
+                    at.key("inputs").index(j),
+                    format!(
+                        "package `{}` lists input `{id}`, which is not an artifact",
+                        pkg.package_id
+                    ),
+                ),
+            }
+        }
+        let format = pkg.format.to_lowercase();
+        let readable = ["zip", "tar", "tar.gz", "tgz"].contains(&format.as_str());
+        let description = format!(
+            "package `{}` ({} {})",
+            pkg.package_id, pkg.method, pkg.format
+        );
+        if pkg.method == "bundle" && readable {
+            self.validators
+                .insert("package".into(), json!({"component": "std/package"}));
+            self.origin
+                .validators
+                .entry("package".into())
+                .or_insert_with(|| at.key("format"));
+            let c = json!({
+                "id": pkg.package_id,
+                "severity": "must",
+                "validator": "package",
+                "targets": [pkg.package_id],
+                "params": {"inputs": inputs, "manifest": pkg.manifest_required},
+                "description": description,
+            });
+            self.criterion(c, at, None);
+            return;
+        }
+        let field = if readable {
+            at.key("method")
+        } else {
+            at.key("format")
+        };
+        let c = json!({
+            "id": pkg.package_id,
+            "severity": "should",
+            "not_evaluated": format!(
+                "package `{}` is a `{}` of format `{}`: std/package checks zip and tar bundles; vcc checks only that it exists",
+                pkg.package_id, pkg.method, pkg.format
+            ),
+            "description": description,
+        });
+        self.criterion(c, at, Some((field, Code::UnverifiableMust)));
     }
 
     /// Gates: approvals of a role (`human`, `ai`) are signed statements;
