@@ -645,7 +645,6 @@ fn look_again(snapshot: &Snapshot, a_read_saw_a_change: bool) -> Vec<String> {
     changed
 }
 
-/// The termination law, then what a change during the run does to it.
 /// The root digest a check of `doc` over `root` computes for the
 /// deliverables (before anything is attached): what `vcc approve` binds
 /// an approval to.
@@ -680,14 +679,13 @@ fn host_rows(
     judged_root: &str,
 ) {
     let contract = &doc.contract;
-    let root_digest = Some(judged_root.to_string());
     if let Some(policy) = &contract.provenance {
         let id = vcc_contract::model::provenance_id(&policy.id);
         if wanted(&id) {
             let attached: Vec<String> = options.attached.iter().map(|a| a.source.clone()).collect();
             let facts = crate::host_rows::RunFacts {
                 files: report.deliverables.as_ref().map_or(0, |d| d.files as usize),
-                root_digest: root_digest.as_deref().unwrap_or("unknown"),
+                root_digest: judged_root,
                 contract_digest: &doc.digest,
                 attached: &attached,
                 signs: options.signs_attestation,
@@ -705,7 +703,7 @@ fn host_rows(
                 &report.criteria,
                 &options.approvals,
                 &doc.digest,
-                root_digest.as_deref(),
+                judged_root,
             ),
             Some(_) => continue,
             None if !wanted(&id) => continue,
@@ -714,7 +712,7 @@ fn host_rows(
                 &report.criteria,
                 &options.approvals,
                 &doc.digest,
-                root_digest.as_deref(),
+                judged_root,
             ),
             None => crate::host_rows::later_gate(g),
         };
@@ -722,6 +720,7 @@ fn host_rows(
     }
 }
 
+/// The termination law, then what a change during the run does to it.
 fn apply_the_law(report: &mut Report, contract: &Contract, changed: &[String]) {
     let outcomes = report.criteria.iter().map(|c| (c.severity, c.status));
     report.verdict = law::decide(contract.advisory, outcomes);

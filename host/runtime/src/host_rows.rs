@@ -151,7 +151,7 @@ pub fn gate(
     rows: &[CriterionReport],
     approvals: &[Approval],
     contract_digest: &str,
-    root_digest: Option<&str>,
+    root_digest: &str,
 ) -> CriterionReport {
     let mut r = row(
         gate_id(&gate.id),
@@ -207,11 +207,10 @@ pub fn gate(
                     "approves another contract ({}, this one is {contract_digest})",
                     a.contract_digest
                 ))
-            } else if Some(a.root_digest.as_str()) != root_digest {
+            } else if a.root_digest != root_digest {
                 Some(format!(
-                    "is stale: it approves deliverables with root digest {}, these are {}",
-                    a.root_digest,
-                    root_digest.unwrap_or("unknown")
+                    "is stale: it approves deliverables with root digest {}, these are {root_digest}",
+                    a.root_digest
                 ))
             } else if let Some(min) = need.min_score
                 && a.score.is_none_or(|s| s < min)

@@ -108,9 +108,11 @@ fn zip(d: &[u8], limits: Limits) -> Result<Vec<Entry>, String> {
         }
         let local_name = u16_at(d, local + 26)? as usize;
         let local_extra = u16_at(d, local + 28)? as usize;
-        let start = local + 30 + local_name + local_extra;
-        let raw = d
-            .get(start..start + compressed)
+        // Offsets come from the producer: never let them wrap.
+        let raw = local
+            .checked_add(30 + local_name + local_extra)
+            .and_then(|start| Some(start..start.checked_add(compressed)?))
+            .and_then(|range| d.get(range))
             .ok_or_else(|| format!("entry `{name}` is truncated"))?;
         let bytes = match method {
             0 => raw.to_vec(),
@@ -145,9 +147,9 @@ fn gunzip(d: &[u8], limit: u64) -> Result<Vec<u8>, String> {
     }
     for bit in [8u8, 16] {
         if flags & bit != 0 {
-            let end = d[at..]
-                .iter()
-                .position(|&b| b == 0)
+            let end = d
+                .get(at..)
+                .and_then(|rest| rest.iter().position(|&b| b == 0))
                 .ok_or("a broken gzip header")?;
             at += end + 1;
         }
@@ -187,10 +189,11 @@ fn tar(d: &[u8], limits: Limits) -> Result<Vec<Entry>, String> {
         };
         let start = at + 512;
         let len = usize::try_from(size).map_err(|_| "a tar entry too large".to_string())?;
-        let body = d
-            .get(start..start + len)
+        let body = start
+            .checked_add(len)
+            .and_then(|end| d.get(start..end))
             .ok_or_else(|| format!("entry `{name}` is truncated"))?;
-        at = start + len.div_ceil(512) * 512;
+        at = start + body.len().div_ceil(512) * 512;
         match kind {
             b'0' | 0 => {}
             b'5' => continue,
