@@ -176,6 +176,62 @@ fn software_example_is_accepted_with_a_signed_review() {
     );
 }
 
+/// The approval is a DSSE envelope over an in-toto Statement: read back by
+/// securesystemslib and the in-toto project's bindings, bound to the digests
+/// vcc reports.
+#[test]
+fn an_approval_is_read_by_the_in_toto_bindings() {
+    let ex = Example::new("software", "Reviewer");
+    assert_eq!(ex.approve("reviewer", "GATE-REVIEW", "5").code, 0);
+    let report = ex.check(&[]).json();
+    let envelope = std::fs::read_dir(ex.file("vcc-approvals"))
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .find(|p| p.to_string_lossy().ends_with(".dsse.json"))
+        .unwrap();
+    let keyid = vcc_trust::keys::PublicKey::read(&ex.keys.path().join("reviewer.pub"))
+        .unwrap()
+        .id()
+        .to_string();
+    let out = std::process::Command::new(crate::world::tools_dir().join("reports-py/bin/python"))
+        .arg(repo().join("tests/readers/approval_read.py"))
+        .arg(&envelope)
+        .arg(ex.keys.path().join("reviewer.pub"))
+        .arg(keyid)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let read: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(read["predicateType"], "urn:vcc:approval:v1");
+    let hex = |d: &Value| {
+        d.as_str()
+            .unwrap()
+            .trim_start_matches("blake3:")
+            .to_string()
+    };
+    assert_eq!(
+        read["subjects"]["contract"]["blake3"].as_str().unwrap(),
+        hex(&report["contract"]["digest"])
+    );
+    assert_eq!(
+        read["subjects"]["deliverables"]["blake3"].as_str().unwrap(),
+        hex(&report["deliverables"]["root_digest"])
+    );
+    assert_eq!(
+        (
+            read["predicate"]["gate"].as_str(),
+            read["predicate"]["role"].as_str(),
+            read["predicate"]["score"].as_f64()
+        ),
+        (Some("GATE-REVIEW"), Some("Reviewer"), Some(5.0))
+    );
+}
+
 #[test]
 fn a_gate_without_a_valid_approval_is_withheld_for_the_reason() {
     let ex = Example::new("software", "Reviewer");
