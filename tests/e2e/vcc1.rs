@@ -851,3 +851,34 @@ fn execution_reads_tap_and_refuses_a_plain_log() {
         lint.stderr
     );
 }
+
+/// An adapters file inside the deliverable root could be rewritten by
+/// whoever writes the deliverables: refused, like a trust policy there.
+#[test]
+fn an_adapters_file_in_the_root_is_refused() {
+    let ex = Example::new("software", "Reviewer");
+    let adapters = ex.file("adapters.yaml");
+    std::fs::copy(published("software-adapters.yaml"), &adapters).unwrap();
+    let run = vcc(&[
+        "check",
+        published("vcc_software.yml").to_str().unwrap(),
+        "--dir",
+        ex.root.path().to_str().unwrap(),
+        "--artifact-root",
+        "A2=repo",
+        "--adapters",
+        adapters.to_str().unwrap(),
+        "--format",
+        "json",
+    ]);
+    assert_eq!(run.code, 2, "{}", run.stdout);
+    let report = run.json();
+    assert_eq!(report["problems"][0]["code"], "TRUST_IN_ROOT", "{report:#}");
+    assert!(
+        report["problems"][0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("adapters file"),
+        "{report:#}"
+    );
+}

@@ -429,6 +429,22 @@ pub fn prepare(
             .check_contract(&doc.path, &doc.digest)
             .map_err(|r| refuse(r, &file))?;
     }
+    // The adapters file binds criteria to validators, like the policy
+    // binds keys: whoever writes the deliverables must not be able to
+    // rebind a MUST to a validator that always passes.
+    if let Some(adapters) = gate.adapters.as_deref().filter(|a| inside(a, root)) {
+        return Err(refuse(
+            Refusal::new(
+                Code::TrustInRoot,
+                format!(
+                    "the adapters file {} lies in the deliverable root {}: whoever writes the deliverables could rebind a criterion; keep it where they cannot",
+                    adapters.display(),
+                    root.display()
+                ),
+            ),
+            &file,
+        ));
+    }
     // The lock read with the contract: a loop judges both as they were.
     let lock = Lock::from_sources(sources).map_err(|r| refuse(r, &lock_file))?;
     let mut doc = doc;
