@@ -99,14 +99,19 @@ impl Translator {
             } else {
                 for (f, fmt) in art.formats.iter().enumerate() {
                     if !is_path(&fmt.uri) && !paths.is_empty() {
-                        self.note(
-                            Code::NotEvaluated,
-                            at.key("formats").index(f).key("uri"),
-                            format!(
-                                "URI `{}` of artifact `{}` is not a path under the deliverable root; vcc reads its other formats",
+                        // Every row visible: the format vcc cannot see is
+                        // a `skip` row of its own, not a vanished note.
+                        let field = at.key("formats").index(f).key("uri");
+                        let c = json!({
+                            "id": format!("{}.format-{f}", art.artifact_id),
+                            "severity": "should",
+                            "not_evaluated": format!(
+                                "format `{}` of artifact `{}` is not a path under the deliverable root; vcc reads its other formats",
                                 fmt.uri, art.artifact_id
                             ),
-                        );
+                            "description": format!("artifact `{}` as {}", art.artifact_id, fmt.media_type.as_deref().unwrap_or("an unnamed media type")),
+                        });
+                        self.criterion(c, at.clone(), Some((field, Code::UnverifiableMust)));
                     }
                 }
             }

@@ -24,14 +24,17 @@ impl Translator {
         for (p, pkg) in packages.iter().enumerate() {
             let at = FieldPath::root().key("packaging").index(p);
             if !is_path(&pkg.uri) {
-                self.note(
-                    Code::NotEvaluated,
-                    at.key("uri"),
-                    format!(
-                        "package `{}` is at `{}`, not a path under the deliverable root; vcc does not read it",
+                // A visible `skip` row, like a remote delivery.
+                let c = json!({
+                    "id": pkg.package_id,
+                    "severity": "should",
+                    "not_evaluated": format!(
+                        "package `{}` is at `{}`, not a path under the deliverable root; vcc cannot see it",
                         pkg.package_id, pkg.uri
                     ),
-                );
+                    "description": format!("package `{}`", pkg.package_id),
+                });
+                self.criterion(c, at.clone(), Some((at.key("uri"), Code::UnverifiableMust)));
                 continue;
             }
             if paths.contains(&pkg.uri) {

@@ -334,3 +334,36 @@ fn explicit_validators_bundles_and_bad_references() {
     assert_eq!(bad[0].code, Code::UnsupportedVersion);
     assert_eq!(bad[0].line, Some(1));
 }
+
+/// Every row visible: a format or a package vcc cannot see is a `skip`
+/// row of its own (a SHOULD), never only a note.
+#[test]
+fn remote_formats_and_packages_are_skip_rows() {
+    let text = V1
+        .replace(
+            "        uri: \"docs/spec.md\"\n",
+            "        uri: \"docs/spec.md\"\n      - mediaType: \"text/html\"\n        uri: \"https://example.org/spec\"\n",
+        )
+        .replace("uri: \"out/p.zip\", manifestRequired", "uri: \"s3://bucket/p.zip\", manifestRequired");
+    let doc = load(&text);
+    let rows: Vec<(&str, &str, bool)> = doc
+        .contract
+        .criteria
+        .iter()
+        .filter(|c| c.not_evaluated.is_some())
+        .map(|c| (c.id.as_str(), c.severity.as_str(), c.validator.is_empty()))
+        .collect();
+    assert!(rows.contains(&("A1.format-1", "should", true)), "{rows:?}");
+    assert!(rows.contains(&("P-1", "should", true)), "{rows:?}");
+    let problems = lint(&doc, None, None);
+    let fields: Vec<&str> = problems
+        .iter()
+        .filter(|p| p.code == Code::NotEvaluated)
+        .filter_map(|p| p.field.as_deref())
+        .collect();
+    assert!(
+        fields.contains(&"artifacts[0].formats[1].uri"),
+        "{fields:?}"
+    );
+    assert!(fields.contains(&"packaging[0].uri"), "{fields:?}");
+}
