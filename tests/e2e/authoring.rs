@@ -291,7 +291,7 @@ fn inspect_shows_version_description_and_imports() {
     assert_eq!(run.code, 0, "{}", run.stderr);
     let i = run.json();
     assert_eq!(i["usable"], true);
-    assert_eq!(i["wit_version"], "0.1.3");
+    assert_eq!(i["wit_version"], "0.1.4");
     assert_eq!(i["describe"]["name"], "reader");
     assert_eq!(
         i["digest"],
@@ -332,7 +332,7 @@ fn inspect_shows_version_description_and_imports() {
     assert_eq!(run.code, 0);
     assert!(
         run.stdout
-            .contains("wit        vcc:validator@0.1.3 (supported)"),
+            .contains("wit        vcc:validator@0.1.4 (supported)"),
         "{}",
         run.stdout
     );

@@ -211,7 +211,7 @@ fn a_signed_bundle_is_trusted_and_inspected() {
     let i = inspected.json();
     assert_eq!(i["version"], "1.2.0");
     assert_eq!(i["validators"][0]["name"], "secrets-scan");
-    assert_eq!(i["validators"][0]["wit_version"], "0.1.3");
+    assert_eq!(i["validators"][0]["wit_version"], "0.1.4");
     let wasm = std::fs::read(fixtures::ALWAYS_PASS).unwrap();
     assert_eq!(
         i["validators"][0]["blake3"],

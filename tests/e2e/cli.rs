@@ -287,7 +287,7 @@ fn validator_list_shows_the_embedded_validators() {
     );
     let json = vcc(&["validator", "list", "--format", "json"]).json();
     for v in json.as_array().unwrap() {
-        assert_eq!(v["wit_version"], "0.1.3");
+        assert_eq!(v["wit_version"], "0.1.4");
         assert_eq!(v["params_schema"]["type"], "object");
     }
 }

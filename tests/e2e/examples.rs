@@ -32,7 +32,7 @@ fn release_notes_example_is_accepted() {
     // The std validators are the embedded ones.
     let validator = &run.criterion("AC-2")["validator"];
     assert_eq!(validator["component"], "std/json-schema");
-    assert_eq!(validator["wit_version"], "0.1.3");
+    assert_eq!(validator["wit_version"], "0.1.4");
     assert!(validator["digest"].as_str().unwrap().starts_with("blake3:"));
 }
 

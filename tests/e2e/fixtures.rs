@@ -102,7 +102,7 @@ fn always_pass() {
         c["validator"]["digest"],
         file_digest(fixtures::ALWAYS_PASS.as_ref())
     );
-    assert_eq!(c["validator"]["wit_version"], "0.1.3");
+    assert_eq!(c["validator"]["wit_version"], "0.1.4");
     assert_eq!(c["validator"]["describes_as"], "always-pass");
 }
 

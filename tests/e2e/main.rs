@@ -20,6 +20,7 @@ mod first_hour;
 mod fixtures;
 mod forgery;
 mod formats;
+mod judge;
 mod large;
 mod ledger;
 mod record;

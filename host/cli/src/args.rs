@@ -392,6 +392,42 @@ pub struct GateArgs {
     /// [default: vcc-approvals/ beside the contract].
     #[arg(long, value_name = "DIR")]
     pub approvals: Option<PathBuf>,
+    #[command(flatten)]
+    pub judge: JudgeArgs,
+}
+
+/// Where AI judges are answered from, and what they may spend.
+#[derive(Args, Clone, Default)]
+pub struct JudgeArgs {
+    /// The judge configuration: which endpoints may serve the contract's
+    /// judges, their keys' variables and prices [default: $VCC_JUDGES, else
+    /// the trust policy's `judges:`, else ~/.config/vcc/judges.yaml]. Never
+    /// in the deliverable root.
+    #[arg(long = "judges", value_name = "FILE")]
+    pub config: Option<PathBuf>,
+    /// Write every judge call of the run (prompt, raw response, key) to
+    /// FILE, a session `--judge-replay` answers from.
+    #[arg(long, value_name = "FILE")]
+    pub judge_record: Option<PathBuf>,
+    /// Answer judge calls only from the session in FILE (recorded with
+    /// --judge-record): no endpoint is called, and a call the session does
+    /// not hold is an error. Never in the deliverable root.
+    #[arg(long, value_name = "FILE")]
+    pub judge_replay: Option<PathBuf>,
+    /// Judge calls the run may make (answers from the cache or a session
+    /// are free); past it a criterion is `error`.
+    #[arg(long, value_name = "N")]
+    pub judge_calls: Option<u64>,
+    /// Tokens the run's judge calls may spend.
+    #[arg(long, value_name = "N")]
+    pub judge_tokens: Option<u64>,
+    /// Cost the run's judge calls may spend (in the configuration's
+    /// price unit).
+    #[arg(long, value_name = "COST")]
+    pub judge_cost: Option<f64>,
+    /// How long one judge call may take [default: 120s].
+    #[arg(long, value_name = "DURATION", value_parser = humantime::parse_duration)]
+    pub judge_deadline: Option<std::time::Duration>,
 }
 
 impl GateArgs {

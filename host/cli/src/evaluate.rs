@@ -167,6 +167,9 @@ impl Ready {
                 crate::approve::load(&self.approvals, self.prepared.policy.as_ref());
         }
         options.host_digest = runtime.host_digest();
+        if options.judging.is_none() {
+            options.judging = Some(self.prepared.judging.clone());
+        }
         options.base_bundles = self.prepared.base_bundles.clone();
         options.record_signers = self.prepared.record_signers.clone();
         // What binds the contract beyond its document: its files and lock
@@ -224,11 +227,13 @@ pub fn lint_problems(
     };
     let root = dir.map_or_else(|| doc.default_root(), Path::to_path_buf);
     let digest = doc.digest.clone();
-    let doc = match crate::gate::prepare(runtime, doc, &sources, &root, gate) {
-        Ok(prepared) => prepared.doc,
+    let prepared = match crate::gate::prepare(runtime, doc, &sources, &root, gate) {
+        Ok(prepared) => prepared,
         Err(problems) => return (Some(digest), problems),
     };
-    let (problems, _) = vcc_runtime::lint_with_validators(runtime.loader(), &doc, Some(&root));
+    let doc = &prepared.doc;
+    let (mut problems, _) = vcc_runtime::lint_with_validators(runtime.loader(), doc, Some(&root));
+    problems.extend(prepared.judging.problems(doc));
     (Some(doc.digest.clone()), problems)
 }
 

@@ -394,6 +394,8 @@ pub struct Prepared {
     pub policy_digest: Option<String>,
     /// The trust policy in force (approvals are verified against it).
     pub policy: Option<Policy>,
+    /// Where AI judges are answered from.
+    pub judging: std::sync::Arc<vcc_judge::Setup>,
 }
 
 /// Everything before evaluation (see the module comment). `Err`: the
@@ -429,6 +431,8 @@ pub fn prepare(
             .check_contract(&doc.path, &doc.digest)
             .map_err(|r| refuse(r, &file))?;
     }
+    let judging =
+        crate::judges::setup(&gate.judge, g.policy.as_ref(), root).map_err(|r| refuse(r, &file))?;
     // The adapters file binds criteria to validators, like the policy
     // binds keys: whoever writes the deliverables must not be able to
     // rebind a MUST to a validator that always passes.
@@ -607,6 +611,7 @@ pub fn prepare(
         record_signers,
         policy_digest: g.policy.as_ref().map(|p| p.digest.clone()),
         policy: g.policy.clone(),
+        judging: std::sync::Arc::new(judging),
     })
 }
 

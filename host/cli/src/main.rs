@@ -16,6 +16,7 @@ mod gate;
 mod golden;
 mod hook;
 mod init;
+mod judges;
 mod ledger;
 mod mcp;
 mod output;

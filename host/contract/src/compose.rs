@@ -149,6 +149,25 @@ fn merge(project: &mut Document, base: &Base) -> Vec<Problem> {
             .entry(name.clone())
             .or_insert_with(|| v.clone());
     }
+    // Judges: the base's names keep the base's model and sampling; a
+    // project may add judges, never change one the base defines.
+    for (name, j) in &b.judges {
+        match project.contract.judges.get(name) {
+            Some(mine) if mine != j => problems.push(weakens(
+                project,
+                &root.key("judges").key(name),
+                format!(
+                    "judge `{name}` is {} `{}` in {label}; it cannot be redefined",
+                    j.provider.as_str(),
+                    j.model
+                ),
+            )),
+            Some(_) => {}
+            None => {
+                project.contract.judges.insert(name.clone(), j.clone());
+            }
+        }
+    }
 
     // Criteria: the project's (an override by id is checked against the
     // base's), then the base's it does not redeclare.
@@ -205,6 +224,16 @@ fn merge(project: &mut Document, base: &Base) -> Vec<Problem> {
                 format!(
                     "criterion `{}` of {label} has other params; they cannot be changed",
                     bc.id
+                ),
+            ));
+        }
+        if pc.judges != bc.judges {
+            problems.push(weakens(
+                project,
+                &at.key("judges"),
+                format!(
+                    "criterion `{}` of {label} is judged by judges {:?}; they cannot be changed",
+                    bc.id, bc.judges
                 ),
             ));
         }

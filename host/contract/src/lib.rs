@@ -9,6 +9,7 @@ pub mod contract_files;
 pub mod exclude;
 pub mod files;
 mod gates;
+mod judges;
 pub mod lint;
 pub mod model;
 pub mod parse;
@@ -24,8 +25,8 @@ pub use lint::{
     Catalog, ValidatorInfo, check_bundle_name, check_item_name, lint, params_key, require_signed,
 };
 pub use model::{
-    BUILTIN_PREFIX, Budget, Contract, Criterion, Deliverable, Extends, FailAction, Limits, OnFail,
-    Severity, ValidatorRef,
+    BUILTIN_PREFIX, Budget, Contract, Criterion, Deliverable, Extends, FailAction, Judge,
+    JudgeParams, Limits, OnFail, Provider, Severity, ValidatorRef,
 };
 pub use parse::{Document, MAX_CONTRACT_BYTES, parse, parse_all};
 pub use problem::{Code, FieldPath, Level, Problem};

@@ -26,6 +26,9 @@ pub struct ValidatorInfo {
     pub params_schema: Value,
     /// `blake3:<hex>` of the component's bytes.
     pub digest: String,
+    /// It imports the `judge` interface (vcc:validator@0.1.4): it can ask
+    /// AI judges (a Rust component imports it only when it does).
+    pub judge: bool,
 }
 
 /// Loads the validators a contract binds.
@@ -222,6 +225,7 @@ pub fn lint(
     }
     lint.unchecked_deliverables();
     crate::gates::lint(doc, &mut lint.problems);
+    crate::judges::lint(doc, &mut lint.problems);
     lint.problems
 }
 
@@ -927,6 +931,7 @@ impl<'a> Lint<'a> {
                     self.problems.push(p);
                 }
                 Ok(info) => {
+                    self.judge_grant(&at, c, info);
                     let params = c
                         .params
                         .clone()
@@ -983,6 +988,48 @@ impl<'a> Lint<'a> {
             }
         }
         self.unpinned(&loaded);
+    }
+
+    /// A validator whose parameter schema says it needs AI judges
+    /// (`"x-vcc-judged": true`, as std/rubric's does) needs a criterion
+    /// that grants one; a grant to a validator that cannot ask (it does not
+    /// import `judge`) is said, not an error.
+    fn judge_grant(&mut self, at: &FieldPath, c: &Criterion, info: &ValidatorInfo) {
+        let needs = info.params_schema.get(JUDGED_KEYWORD) == Some(&Value::Bool(true));
+        if needs && c.judges.is_empty() {
+            let (code, level) = match c.severity {
+                Severity::Must => (Code::UnverifiableMust, Level::Error),
+                _ => (Code::UnverifiableCriterion, Level::Warning),
+            };
+            let mut p = self.problem(
+                code,
+                level,
+                &at.key("judges"),
+                format!(
+                    "criterion `{}` ({}) cannot be verified: validator `{}` asks AI judges, and the criterion grants none",
+                    c.id,
+                    c.severity.as_str(),
+                    c.validator
+                ),
+            );
+            p.help = Some(
+                "define a judge under `judges:` and grant it: `judges: [NAME]` on the criterion"
+                    .into(),
+            );
+            self.problems.push(p);
+        } else if !info.judge && !c.judges.is_empty() {
+            let mut p = self.problem(
+                Code::UnusedJudge,
+                Level::Warning,
+                &at.key("judges"),
+                format!(
+                    "criterion `{}` grants judges, but validator `{}` never asks one (it does not import vcc:validator/judge)",
+                    c.id, c.validator
+                ),
+            );
+            p.help = Some("remove `judges:` from the criterion".into());
+            self.problems.push(p);
+        }
     }
 
     /// A component the producer of the deliverables can replace judges
@@ -1072,6 +1119,10 @@ fn absolute(path: &Path) -> PathBuf {
 /// A parameter-schema keyword a validator puts on a param that names a
 /// file in the deliverable root; `vcc lint --dir` checks the file is there.
 pub const ROOT_FILE_KEYWORD: &str = "x-vcc-root-file";
+
+/// A keyword at the top of a validator's parameter schema saying that it
+/// needs AI judges: a criterion that grants none cannot be verified.
+pub const JUDGED_KEYWORD: &str = "x-vcc-judged";
 
 /// A parameter-schema keyword a validator puts on a param that names
 /// deliverables of the contract by id (a string or a list of strings).
@@ -1558,6 +1609,7 @@ mod tests {
     impl Catalog for Picky {
         fn describe(&mut self, _: &str, _: &ValidatorRef) -> Result<ValidatorInfo, String> {
             Ok(ValidatorInfo {
+                judge: false,
                 params_schema: serde_json::json!({"type": "object"}),
                 digest: "blake3:01".into(),
             })
@@ -1654,6 +1706,7 @@ mod tests {
             "properties": { "min": { "type": "integer", "minimum": 0 } }
         });
         let mut catalog = FakeCatalog(Ok(ValidatorInfo {
+            judge: false,
             params_schema: schema,
             digest: "blake3:00".into(),
         }));

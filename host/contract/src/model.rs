@@ -55,6 +55,12 @@ pub struct Contract {
     /// Validator components, by the name criteria use.
     #[serde(default)]
     pub validators: BTreeMap<String, ValidatorRef>,
+    /// AI judges, by the name criteria grant them with (`judges:` on a
+    /// criterion): a provider, a model and pinned sampling parameters.
+    /// Endpoints and keys never come from a contract: the verifier's judge
+    /// configuration says which endpoints may serve them.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub judges: BTreeMap<String, Judge>,
     /// The acceptance criteria.
     #[serde(default)]
     pub criteria: Vec<Criterion>,
@@ -335,6 +341,10 @@ pub struct Criterion {
     /// Deliverable ids the validator judges.
     #[serde(default)]
     pub targets: Vec<String>,
+    /// Judges (keys of the contract's `judges`) the validator may ask for
+    /// completions, through the host (vcc:validator@0.1.4 `judge`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub judges: Vec<String>,
     /// Parameters for the validator, checked against its parameter schema.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub params: Option<Value>,
@@ -416,8 +426,102 @@ pub struct Limits {
     /// Guest memory cap, e.g. `256MiB`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub memory: Option<ByteSize>,
+    /// Judge calls the whole run may make (calls answered from the cache
+    /// or a replayed session are free). Per run: on the contract only.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub judge_calls: Option<u64>,
+    /// Tokens (input and output) the run's judge calls may spend.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub judge_tokens: Option<u64>,
+    /// Cost the run's judge calls may spend, in the unit of the
+    /// configuration's prices (e.g. US dollars).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 0))]
+    pub judge_cost: Option<f64>,
+    /// How long one judge call may take, e.g. `60s` [default: 120s].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub judge_deadline: Option<DurationSpec>,
     #[serde(skip)]
     pub extensions: Extensions,
+}
+
+impl Limits {
+    /// Whether any of the per-run judge limits is set.
+    pub fn has_judge_limits(&self) -> bool {
+        self.judge_calls.is_some()
+            || self.judge_tokens.is_some()
+            || self.judge_cost.is_some()
+            || self.judge_deadline.is_some()
+    }
+}
+
+/// An AI judge: who answers (a provider's API and a model) and how it
+/// samples. A contract never says where the endpoint is or holds a key.
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+#[schemars(extend("patternProperties" = {"^x-": {}}))]
+pub struct Judge {
+    /// The API the judge speaks.
+    pub provider: Provider,
+    /// The model, as the provider names it.
+    #[schemars(length(min = 1, max = 256))]
+    pub model: String,
+    /// An endpoint of the verifier's judge configuration, by its `id` or
+    /// `url` [default: the first one serving this provider and model].
+    /// One the configuration does not list is never called.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub endpoint: Option<String>,
+    /// Sampling parameters, sent as written and recorded with every call.
+    #[serde(default)]
+    pub params: JudgeParams,
+    #[serde(skip)]
+    pub extensions: Extensions,
+}
+
+/// The APIs a judge may speak.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Deserialize, Serialize, JsonSchema)]
+pub enum Provider {
+    /// OpenAI's chat completions (`POST {url}/chat/completions`), which
+    /// vLLM, llama.cpp's server and Ollama also serve.
+    #[serde(rename = "openai-compatible")]
+    OpenaiCompatible,
+    /// Anthropic's Messages API (`POST {url}/messages`).
+    #[serde(rename = "anthropic")]
+    Anthropic,
+}
+
+impl Provider {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Provider::OpenaiCompatible => "openai-compatible",
+            Provider::Anthropic => "anthropic",
+        }
+    }
+}
+
+/// Sampling parameters of a judge. Unset ones take vcc's pinned defaults
+/// (temperature 0, seed 0 where the API has one, 1024 output tokens), so
+/// no call runs at a provider's unrecorded default.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct JudgeParams {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 0, max = 2))]
+    pub temperature: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 0, max = 1))]
+    pub top_p: Option<f64>,
+    /// Anthropic only.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 1))]
+    pub top_k: Option<u32>,
+    /// The seed of sample 0; sample `i` is sent `seed + i`. OpenAI-compatible only.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seed: Option<u64>,
+    /// Output tokens per call.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 1))]
+    pub max_tokens: Option<u32>,
 }
 
 /// The budget of the convergence loop (`vcc converge`). Command-line

@@ -113,6 +113,11 @@ pub enum Code {
     /// An `execution` criterion names an adapter nothing maps to a
     /// validator (the specification's `EXPLICIT_VALIDATOR_MISSING`).
     ExplicitValidatorMissing,
+    // AI judges.
+    /// A criterion grants a judge the contract does not define.
+    UnknownJudge,
+    /// A judge no criterion grants.
+    UnusedJudge,
 }
 
 impl Code {
@@ -181,6 +186,8 @@ impl Code {
             Code::NotEvaluated => "NOT_EVALUATED",
             Code::SchemaViolation => "SCHEMA_VIOLATION",
             Code::ExplicitValidatorMissing => "EXPLICIT_VALIDATOR_MISSING",
+            Code::UnknownJudge => "UNKNOWN_JUDGE",
+            Code::UnusedJudge => "UNUSED_JUDGE",
         }
     }
 }

@@ -819,6 +819,7 @@ mod tests {
             },
             evidence: vec![],
             files_read: vec![],
+            judge_calls: vec![],
             validator: ValidatorReport {
                 name: "v".into(),
                 component: "std/v".into(),
@@ -860,6 +861,8 @@ mod tests {
             run: crate::RunInfo::default(),
             reused: None,
             ledger: None,
+            judging: None,
+            judging: None,
             runtime: RuntimeInfo::default(),
         }
     }

@@ -8,6 +8,7 @@ use serde::{Deserialize, Serialize};
 use vcc_contract::{OnFail, Problem, Severity};
 
 pub mod converge;
+pub mod judge;
 pub mod output;
 pub mod text;
 
@@ -188,6 +189,9 @@ pub struct Report {
     /// appended: the entry's `report_digest` is of the report without it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ledger: Option<LedgerRef>,
+    /// The run's use of AI judges, when a criterion was granted one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub judging: Option<judge::JudgingInfo>,
     pub runtime: RuntimeInfo,
 }
 
@@ -390,6 +394,9 @@ pub struct CriterionReport {
     /// Files the validator read through the host interface, with the digests
     /// of the bytes it was given.
     pub files_read: Vec<FileRead>,
+    /// Every completion the validator asked of an AI judge.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub judge_calls: Vec<judge::JudgeCall>,
     pub validator: ValidatorReport,
     /// The base the criterion comes from, as that base wrote it (absent:
     /// the checked contract's own, or overridden by it).
@@ -545,6 +552,7 @@ impl Report {
             run: RunInfo::start(None),
             reused: None,
             ledger: None,
+            judging: None,
             runtime: RuntimeInfo {
                 vcc_version: env!("CARGO_PKG_VERSION").to_string(),
                 ..RuntimeInfo::default()

@@ -134,6 +134,15 @@ impl Cache {
         hasher.0.finalize().to_hex().to_string()
     }
 
+    /// Where cached judge answers are kept, and the key they are sealed
+    /// with (derived from the cache's secret, for this use only).
+    pub fn judge_store(&self) -> (PathBuf, [u8; 32]) {
+        (
+            self.dir.join("judge"),
+            blake3::derive_key("vcc 2026 judge cache seal", &self.key),
+        )
+    }
+
     /// A MAC under this cache's secret key: only this host's records verify.
     pub(crate) fn mac(&self, bytes: &[u8]) -> blake3::Hash {
         blake3::keyed_hash(&self.key, bytes)

@@ -35,6 +35,9 @@ use vcc_report::output::Evidence;
 /// workspace pin in Cargo.lock).
 pub const WASMTIME_VERSION: &str = "48.0.8";
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(10);
+/// The budget of a criterion granted AI judges, unless its limits say:
+/// its calls wait for an endpoint within it.
+pub const JUDGED_TIMEOUT: Duration = Duration::from_secs(300);
 pub const DEFAULT_MEMORY: u64 = 256 << 20;
 
 #[derive(Debug, Clone)]
@@ -78,6 +81,10 @@ pub struct CheckOptions {
     /// (the approvals folder beside a contract kept in its root): gitignore
     /// patterns, left out like `--exclude`.
     pub host_exclude: Vec<String>,
+    /// Where AI judges are answered from: the verifier's configuration, a
+    /// session to record or replay, the command line's limits. `None`:
+    /// no configuration (a granted judge cannot be asked).
+    pub judging: Option<Arc<vcc_judge::Setup>>,
 }
 
 /// A verdict by reuse key, when the caller holds one.
@@ -122,6 +129,7 @@ impl Default for CheckOptions {
             approvals: Vec::new(),
             signs_attestation: false,
             host_exclude: Vec::new(),
+            judging: None,
         }
     }
 }
@@ -183,6 +191,7 @@ pub fn check(loader: &Loader, doc: &Document, root: &Path, options: &CheckOption
         run: RunInfo::start(crate::git::head_commit(root)),
         reused: None,
         ledger: None,
+        judging: None,
         runtime: RuntimeInfo::default(),
     };
     let outcome = run(loader, doc, root, options, &mut report);
@@ -234,7 +243,8 @@ fn run(
         &partial
     };
     let contract = &doc.contract;
-    let validators = integrity(loader, doc, root, report, only.is_some())?;
+    let judging = options.judging.clone().unwrap_or_default();
+    let validators = integrity(loader, doc, root, report, only.is_some(), &judging)?;
     let folder = std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
     trusted_state_outside(loader, &folder)?;
 
@@ -277,6 +287,19 @@ fn run(
         .iter()
         .flat_map(|b| b.criteria.iter().map(|id| (id.as_str(), b.label.as_str())))
         .collect();
+    // Judges answer the criteria that grant them, from the cache, a
+    // session or an allowed endpoint, within the run's limits.
+    let judge_run = contract
+        .criteria
+        .iter()
+        .any(|c| !c.judges.is_empty())
+        .then(|| {
+            Arc::new(vcc_judge::Run::start(
+                judging.clone(),
+                contract,
+                loader.cache().map(|c| c.judge_store()),
+            ))
+        });
     let evaluated = evaluate(
         loader,
         contract,
@@ -288,6 +311,7 @@ fn run(
             presence: &presence,
             signers: &options.record_signers,
             prior: prior.as_ref(),
+            judges: judge_run.clone(),
         },
     );
     let changed = look_again(&snapshot, evaluated.iter().any(|e| e.2));
@@ -357,9 +381,20 @@ fn run(
     mark_suspects(contract, &mut report.criteria);
     host_rows(report, doc, options, gate, &wanted, &judged_root);
     apply_the_law(report, contract, &changed);
-    match evidence_error {
-        Some(err) => Err(format!("evidence could not be stored: {err}")),
-        None => Ok(()),
+    // The recorded session is written with the verdict: a run whose
+    // session cannot be kept says so, as one whose evidence cannot.
+    let judging_error = match judge_run.map(|r| r.finish()) {
+        Some(Ok(info)) => {
+            report.judging = Some(info);
+            None
+        }
+        Some(Err(why)) => Some(why),
+        None => None,
+    };
+    match (evidence_error, judging_error) {
+        (Some(err), _) => Err(format!("evidence could not be stored: {err}")),
+        (None, Some(why)) => Err(why),
+        (None, None) => Ok(()),
     }
 }
 
@@ -397,6 +432,11 @@ fn reuse_key(
         "attached": options.attached.iter().map(|a| (&a.path, blake3::hash(&a.bytes).to_hex().to_string())).collect::<Vec<_>>(),
         "vcc": env!("CARGO_PKG_VERSION"),
         "host": options.host_digest,
+        // Another judge configuration or session may judge otherwise.
+        "judging": options.judging.as_ref().map(|j| (
+            j.config.as_ref().map(|c| &c.digest),
+            j.replay.as_ref().map(|s| &s.digest),
+        )),
     });
     format!(
         "blake3:{}",
@@ -433,8 +473,10 @@ fn integrity<'a>(
     root: &Path,
     report: &mut Report,
     partial: bool,
+    judging: &vcc_judge::Setup,
 ) -> Result<ContractValidators<'a>, String> {
     let (mut problems, validators) = lint_with_validators(loader, doc, Some(root));
+    problems.extend(judging.problems(doc));
     // A partial run (`--only`, `--gate`) may keep host rows alone: the
     // whole contract has its MUSTs, and a partial run is judged on what it
     // kept.
@@ -530,6 +572,8 @@ struct Plan<'a> {
     signers: &'a Option<Arc<RecordSigners>>,
     /// A verdict reused for the same key: nothing runs.
     prior: Option<&'a PriorVerdict>,
+    /// The run's judges, when a criterion grants one.
+    judges: Option<Arc<vcc_judge::Run>>,
 }
 
 fn evaluate(
@@ -545,6 +589,7 @@ fn evaluate(
         presence,
         signers,
         prior,
+        judges,
     } = plan;
     let resolved: HashMap<&str, (Vec<String>, Vec<String>)> = contract
         .deliverables
@@ -583,6 +628,7 @@ fn evaluate(
         tree: &Arc::new(OnceLock::new()),
         origins,
         signers: signers.clone(),
+        judges,
     };
     let next = AtomicUsize::new(0);
     let results: Mutex<Vec<Option<Evaluated>>> =
@@ -784,6 +830,7 @@ struct Ctx<'a> {
     /// Criterion id → the base it was taken from unchanged.
     origins: HashMap<&'a str, &'a str>,
     signers: Option<Arc<RecordSigners>>,
+    judges: Option<Arc<vcc_judge::Run>>,
 }
 
 impl Ctx<'_> {
@@ -852,6 +899,7 @@ impl Ctx<'_> {
             findings,
             evidence: Vec::new(),
             files_read: Vec::new(),
+            judge_calls: Vec::new(),
             validator: crate::host_rows::host_validator("vcc: required deliverable present"),
             origin: None,
             suspect_inputs: Vec::new(),
@@ -885,6 +933,7 @@ impl Ctx<'_> {
             evidence: Vec::new(),
             files_read: Vec::new(),
             saw_change: false,
+            judge_calls: Vec::new(),
         }
     }
 
@@ -931,6 +980,7 @@ impl Ctx<'_> {
         report.summary = out.summary;
         report.findings = out.findings;
         report.files_read = out.files_read;
+        report.judge_calls = out.judge_calls;
         report.duration_ms = started.elapsed().as_millis() as u64;
         (report, out.evidence, out.saw_change)
     }
@@ -959,6 +1009,7 @@ impl Ctx<'_> {
             findings: Vec::new(),
             evidence: Vec::new(),
             files_read: Vec::new(),
+            judge_calls: Vec::new(),
             validator: ValidatorReport {
                 name: c.validator.clone(),
                 component: binding.map(|b| b.shown()).unwrap_or_default(),
@@ -1051,6 +1102,13 @@ impl Ctx<'_> {
             tree: self.tree.clone(),
             limits,
             signers: self.signers.clone(),
+            judge: match (&self.judges, c.judges.is_empty()) {
+                (Some(run), false) => Some(crate::judging::JudgeGrant {
+                    run: run.clone(),
+                    granted: c.judges.clone(),
+                }),
+                _ => None,
+            },
         };
         let sandbox = self.loader.sandbox().clone();
         let pre = loaded.pre.clone();
@@ -1082,7 +1140,14 @@ impl Ctx<'_> {
             timeout: own
                 .and_then(|l| l.timeout)
                 .or_else(|| shared.and_then(|l| l.timeout))
-                .map_or(DEFAULT_TIMEOUT, |t| t.0),
+                .map_or(
+                    if c.judges.is_empty() {
+                        DEFAULT_TIMEOUT
+                    } else {
+                        JUDGED_TIMEOUT
+                    },
+                    |t| t.0,
+                ),
             memory: own
                 .and_then(|l| l.memory)
                 .or_else(|| shared.and_then(|l| l.memory))
@@ -1252,6 +1317,7 @@ pub fn unreadable_contract(path: &Path, problems: Vec<Problem>, cache: CacheStat
         run: RunInfo::start(None),
         reused: None,
         ledger: None,
+        judging: None,
         runtime: RuntimeInfo {
             vcc_version: env!("CARGO_PKG_VERSION").to_string(),
             wasmtime_version: WASMTIME_VERSION.to_string(),

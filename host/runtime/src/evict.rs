@@ -207,24 +207,26 @@ impl Cache {
         Ok(entries)
     }
 
-    /// The files of `memo/`: path, size, modification time.
+    /// The files of `memo/` and `judge/` (cached judge answers, small and
+    /// pruned by age like memos): path, size, modification time.
     fn memos(&self) -> io::Result<Vec<(std::path::PathBuf, u64, SystemTime)>> {
-        let dir = self.dir().join("memo");
-        let items = match fs::read_dir(&dir) {
-            Ok(items) => items,
-            Err(err) if err.kind() == io::ErrorKind::NotFound => return Ok(Vec::new()),
-            Err(err) => return Err(err),
-        };
         let mut memos = Vec::new();
-        for item in items {
-            let item = item?;
-            let meta = item.metadata()?;
-            if meta.is_file() {
-                memos.push((
-                    item.path(),
-                    meta.len(),
-                    meta.modified().unwrap_or(SystemTime::UNIX_EPOCH),
-                ));
+        for folder in ["memo", "judge"] {
+            let items = match fs::read_dir(self.dir().join(folder)) {
+                Ok(items) => items,
+                Err(err) if err.kind() == io::ErrorKind::NotFound => continue,
+                Err(err) => return Err(err),
+            };
+            for item in items {
+                let item = item?;
+                let meta = item.metadata()?;
+                if meta.is_file() {
+                    memos.push((
+                        item.path(),
+                        meta.len(),
+                        meta.modified().unwrap_or(SystemTime::UNIX_EPOCH),
+                    ));
+                }
             }
         }
         Ok(memos)

@@ -53,6 +53,7 @@ fn row(id: String, severity: Severity, description: String) -> CriterionReport {
         findings: Vec::new(),
         evidence: Vec::new(),
         files_read: Vec::new(),
+        judge_calls: Vec::new(),
         validator: host_validator(""),
         origin: None,
         suspect_inputs: Vec::new(),

@@ -10,6 +10,7 @@ mod evict;
 pub mod git;
 mod guard;
 pub mod host_rows;
+mod judging;
 mod memo;
 mod progress;
 mod sandbox;

@@ -42,8 +42,9 @@ mod bindings {
         inline: "
             package vcc:host;
             world runner {
-                import vcc:validator/deliverables@0.1.3;
-                export vcc:validator/validator@0.1.3;
+                import vcc:validator/deliverables@0.1.4;
+                import vcc:validator/judge@0.1.4;
+                export vcc:validator/validator@0.1.4;
             }
         ",
         world: "vcc:host/runner",
@@ -56,7 +57,7 @@ mod params_bindings {
         inline: "
             package vcc:host;
             world checker {
-                export vcc:validator/params@0.1.3;
+                export vcc:validator/params@0.1.4;
             }
         ",
         world: "vcc:host/checker",
@@ -65,6 +66,7 @@ mod params_bindings {
 }
 
 pub use bindings::RunnerPre as PluginPre;
+pub(crate) use bindings::vcc::validator::judge as judge_wit;
 use bindings::vcc::validator::{deliverables, types as wit};
 pub use params_bindings::CheckerPre;
 
@@ -116,6 +118,9 @@ pub fn import_use(name: &str) -> ImportUse {
         "vcc:validator/deliverables" if version.starts_with("0.1.") => {
             ImportUse::Provided("the deliverable snapshot")
         }
+        "vcc:validator/judge" if version.starts_with("0.1.") => ImportUse::Provided(
+            "completions from the AI judges the criterion grants, through the host (no key, no network)",
+        ),
         "vcc:validator/types" if version.starts_with("0.1.") => ImportUse::Provided("shared types"),
         _ => ImportUse::Refused,
     }
@@ -173,6 +178,8 @@ pub struct Request {
     pub limits: RunLimits,
     /// The keys the trust policy names for records (`signatures`).
     pub signers: Option<Arc<crate::signatures::RecordSigners>>,
+    /// The judges the criterion grants (`judge`), when it grants any.
+    pub judge: Option<crate::judging::JudgeGrant>,
 }
 
 /// The host's record of one run.
@@ -185,6 +192,8 @@ pub struct RunOutput {
     pub files_read: Vec<FileRead>,
     /// A file read through the host interface no longer matched its digest.
     pub saw_change: bool,
+    /// Every completion the validator asked of a judge.
+    pub judge_calls: Vec<vcc_report::judge::JudgeCall>,
 }
 
 impl RunOutput {
@@ -197,6 +206,7 @@ impl RunOutput {
             evidence: Vec::new(),
             files_read: Vec::new(),
             saw_change: false,
+            judge_calls: Vec::new(),
         }
     }
 }
@@ -250,6 +260,7 @@ impl Sandbox {
         frozen_time(&mut linker)?;
         snapshot_filesystem(&mut linker)?;
         deliverables::add_to_linker::<RunState, HasSelf<RunState>>(&mut linker, |s| s)?;
+        judge_wit::add_to_linker::<RunState, HasSelf<RunState>>(&mut linker, |s| s)?;
         let ticker = Ticker::start(engine.clone());
         Ok(Sandbox {
             engine,
@@ -297,6 +308,15 @@ impl Sandbox {
                 "it was built against {found}; this vcc supports vcc:validator@{SUPPORTED_WIT}"
             ))
         }
+    }
+
+    /// Whether a component imports the `judge` interface (0.1.4): it asks
+    /// AI judges, so its criteria must grant some.
+    pub fn imports_judge(&self, component: &Component) -> bool {
+        let (imports, _) = self.interface(component);
+        imports
+            .iter()
+            .any(|i| i.split('@').next() == Some("vcc:validator/judge"))
     }
 
     /// The names a component imports and exports, in its own order.
@@ -412,6 +432,15 @@ impl Sandbox {
             saw_change: false,
             signers: request.signers.clone(),
         };
+        let judge = request
+            .judge
+            .clone()
+            .map(|grant| crate::judging::JudgeAccess {
+                grant,
+                until: Instant::now() + request.limits.timeout,
+                calls: Vec::new(),
+                evidence: Vec::new(),
+            });
         let (mut store, pipes) = match self.store(request.limits, Some(files)) {
             Ok(s) => s,
             Err(err) => {
@@ -421,6 +450,8 @@ impl Sandbox {
                 );
             }
         };
+        store.data_mut().judge = judge;
+        store.data_mut().criterion = request.criterion_id.clone();
         let criterion = wit::Criterion {
             id: request.criterion_id,
             params: request.params,
@@ -473,7 +504,12 @@ impl Sandbox {
             },
             Ok(Ok(outcome)) => accept(outcome),
         };
-        if let Some(files) = store.into_data().files {
+        let mut data = store.into_data();
+        if let Some(judge) = data.judge.take() {
+            out.judge_calls = judge.calls;
+            out.evidence.extend(judge.evidence);
+        }
+        if let Some(files) = data.files {
             out.files_read = files
                 .reads
                 .into_iter()
@@ -524,6 +560,8 @@ impl Sandbox {
             table,
             limiter: Limiter { memory, hit: None },
             files,
+            judge: None,
+            criterion: String::new(),
         };
         let mut store = Store::new(&self.engine, state);
         store.limiter(|s| &mut s.limiter);
@@ -622,7 +660,10 @@ pub struct RunState {
     wasi: WasiCtx,
     table: ResourceTable,
     limiter: Limiter,
-    files: Option<FileAccess>,
+    pub(crate) files: Option<FileAccess>,
+    /// The criterion's judges (`judge`), during `validate` only.
+    pub(crate) judge: Option<crate::judging::JudgeAccess>,
+    pub(crate) criterion: String,
 }
 
 impl WasiView for RunState {
@@ -823,6 +864,7 @@ fn accept(outcome: wit::Outcome) -> RunOutput {
             evidence: ok.evidence,
             files_read: Vec::new(),
             saw_change: false,
+            judge_calls: Vec::new(),
         },
         Err(refused) => RunOutput::error(refused.reason, refused.summary),
     }

@@ -85,6 +85,8 @@ pub struct Loaded {
     pub pre: PluginPre<RunState>,
     /// Its `check-params` (vcc:validator@0.1.2), when it exports one.
     pub checker: Option<CheckerPre<RunState>>,
+    /// It imports the `judge` interface (vcc:validator@0.1.4).
+    pub judge: bool,
 }
 
 /// A loaded validator, or why it cannot be used.
@@ -365,6 +367,7 @@ impl Loader {
             None => self.component(bytes, digest, name)?,
         };
         let wit_version = self.sandbox.wit_version(&component)?;
+        let judge = self.sandbox.imports_judge(&component);
         let prepared = self.sandbox.prepare(&component)?;
         let pre = prepared.runner;
         // describe() is a pure function of the component (the sandbox fixes
@@ -388,6 +391,7 @@ impl Loader {
             description,
             pre,
             checker: prepared.checker,
+            judge,
         }))
     }
 
@@ -539,6 +543,7 @@ fn rename(loaded: Arc<Loaded>, component: &str, bundle: &Option<BundleRef>) -> A
         description: loaded.description.clone(),
         pre: loaded.pre.clone(),
         checker: loaded.checker.clone(),
+        judge: loaded.judge,
     })
 }
 
@@ -602,6 +607,7 @@ impl Catalog for ContractValidators<'_> {
         result.map(|l| ValidatorInfo {
             params_schema: l.description.params_schema.clone(),
             digest: l.digest.clone(),
+            judge: l.judge,
         })
     }
 

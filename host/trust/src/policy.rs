@@ -14,6 +14,7 @@
 //! records: { signers: [ci], threshold: 1 }   # who may sign `vcc record` records
 //! attestations: { signers: [ci] }            # whose `vcc check --attest` attestations are trusted
 //! roles: { Reviewer: [alice, bob] }           # whose signed approvals (`vcc approve`) count for a gate's role
+//! judges: { endpoints: [...], limits: {...} }  # which endpoints may serve AI judges (see vcc-judge's config)
 //! ```
 
 use std::collections::BTreeMap;
@@ -42,6 +43,9 @@ struct File {
     attestations: Option<RecordsEntry>,
     #[serde(default)]
     roles: BTreeMap<String, Vec<String>>,
+    /// The judge configuration (read by `vcc-judge`), when it lives here.
+    #[serde(default)]
+    judges: Option<serde_json::Value>,
 }
 
 #[derive(Deserialize)]
@@ -115,6 +119,9 @@ pub struct Policy {
     pub attestations: Option<RecordRule>,
     /// Role (without `role:`) → key ids whose signed approvals count for it.
     pub roles: BTreeMap<String, Vec<String>>,
+    /// `judges:`: which endpoints may serve AI judges (`vcc-judge` reads
+    /// it), when the policy holds the judge configuration.
+    pub judges: Option<serde_json::Value>,
 }
 
 /// Which keys may sign `vcc record` records, and how many must.
@@ -264,6 +271,7 @@ impl Policy {
             records,
             attestations,
             roles,
+            judges: file.judges,
         })
     }
 

@@ -56,6 +56,7 @@ pub use bindings::vcc::validator::types::{
 
 use bindings::vcc::validator::deliverables;
 
+pub mod judge;
 #[cfg(not(target_family = "wasm"))]
 pub mod native;
 use serde::de::DeserializeOwned;
@@ -64,7 +65,7 @@ use serde::de::DeserializeOwned;
 pub const MOUNT: &str = "/deliverables";
 
 /// The version of the `vcc:validator` WIT package this SDK builds against.
-pub const WIT_VERSION: &str = "0.1.3";
+pub const WIT_VERSION: &str = "0.1.4";
 
 /// How an `Err` from `validate` says that the params are wrong, not the
 /// deliverables: the host then reports reason `invalid_params` (an error,

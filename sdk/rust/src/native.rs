@@ -13,6 +13,7 @@ use std::cell::RefCell;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
+use crate::judge::{Answer, Request};
 use crate::{Criterion, FileInfo, Target};
 
 /// Deliverables by id, and the bytes of every file (by guest path).
@@ -21,7 +22,12 @@ pub struct Files {
     deliverables: BTreeMap<String, Vec<String>>,
     bytes: BTreeMap<String, Arc<[u8]>>,
     digests: BTreeMap<String, String>,
+    judges: Vec<String>,
+    judge: Option<Arc<JudgeFn>>,
 }
+
+/// A stand-in for the host's judge in native tests: one answer per request.
+pub type JudgeFn = dyn Fn(&Request) -> Result<Answer, String> + Send + Sync;
 
 thread_local! {
     static CURRENT: RefCell<Option<Files>> = const { RefCell::new(None) };
@@ -40,6 +46,31 @@ impl Files {
     /// without this it reports an empty digest).
     pub fn set_digest(&mut self, path: &str, digest: &str) {
         self.digests.insert(path.to_string(), digest.to_string());
+    }
+
+    /// Grant `judges`, answered by `answer` (natively there is no host to
+    /// call a model: the test decides what the judge says).
+    pub fn judge(
+        &mut self,
+        judges: &[&str],
+        answer: impl Fn(&Request) -> Result<Answer, String> + Send + Sync + 'static,
+    ) {
+        self.judges = judges.iter().map(|j| j.to_string()).collect();
+        self.judge = Some(Arc::new(answer));
+    }
+
+    pub(crate) fn judges(&self) -> Vec<String> {
+        self.judges.clone()
+    }
+
+    pub(crate) fn complete(&self, requests: &[Request]) -> Vec<Result<Answer, String>> {
+        requests
+            .iter()
+            .map(|r| match &self.judge {
+                Some(answer) => answer(r),
+                None => Err("no judge is granted in this test".into()),
+            })
+            .collect()
     }
 
     /// A criterion over these deliverables, as the host would build it.

@@ -1,4 +1,4 @@
-//! A vcc:validator@0.1.3 component that also imports an interface the host
+//! A vcc:validator@0.1.4 component that also imports an interface the host
 //! does not provide (`acme:secrets/vault`): it can never be linked, and
 //! `vcc validator inspect` must flag that import as refused.
 wit_bindgen::generate!({
@@ -11,8 +11,8 @@ wit_bindgen::generate!({
 
         world plugin {
             import vault;
-            import vcc:validator/deliverables@0.1.3;
-            export vcc:validator/validator@0.1.3;
+            import vcc:validator/deliverables@0.1.4;
+            export vcc:validator/validator@0.1.4;
         }
     "#,
     path: "../../../wit",
