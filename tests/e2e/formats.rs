@@ -45,7 +45,7 @@ fn project() -> (Scratch, PathBuf) {
     (dir, contract)
 }
 
-fn python(script: &str, arg: &Path) -> Value {
+pub(crate) fn python(script: &str, arg: &Path) -> Value {
     let python = tools_dir().join("reports-py/bin/python");
     assert!(
         python.exists(),
@@ -332,7 +332,7 @@ fn github_actions_gets_annotations_and_a_job_summary() {
 
 /// Render `page` in headless Chromium: its DOM after load, and a
 /// screenshot kept as a test artifact.
-fn chromium(page: &Path, screenshot: &Path) -> String {
+pub(crate) fn chromium(page: &Path, screenshot: &Path) -> String {
     let run = |extra: &[&str]| {
         let profile = Scratch::new();
         let out = Command::new("chromium")

@@ -574,3 +574,190 @@ fn a_document_over_the_input_bound_is_an_error_with_its_size() {
     );
     assert!(server.received().is_empty());
 }
+
+/// Every report format lists the judge calls, each read back by someone
+/// else's code: junitparser, the SARIF Multitool and sarif-tools, ajv
+/// against GitLab's shape, headless Chromium; rationales are escaped.
+#[test]
+fn every_report_format_lists_the_judge_calls() {
+    use crate::formats::{chromium, python};
+    use crate::world::tools_dir;
+    let server = JudgeServer::start(|r: &Received, _| {
+        if r.body["model"] == "broken-model" {
+            Reply::Raw(503, "{\"error\": \"down\"}".into())
+        } else {
+            Reply::Score(5.0, "clear \u{1b}[31m<b>bold</b> | pipe".into())
+        }
+    });
+    let s = Setup::new(&server, "openai-compatible", "");
+    // A second judge, granted to a SHOULD, whose endpoint is down.
+    let contract = std::fs::read_to_string(s.contract()).unwrap().replace(
+        "judges:\n  editor:",
+        "judges:\n  broken: { provider: openai-compatible, model: broken-model }\n  editor:",
+    ) + "  - id: AC-2\n    severity: should\n    validator: rubric\n    targets: [report]\n    judges: [broken]\n    params: { rubric: { question: q }, threshold: 3, samples: 1 }\n";
+    s.scratch.write("contract/contract.yaml", contract);
+    let out = s.scratch.path().join("reports");
+    let file = |name: &str| out.join(name).display().to_string();
+    let run = s.check(&[
+        "--report-junit",
+        &file("junit.xml"),
+        "--report-sarif",
+        &file("vcc.sarif"),
+        "--report-gitlab",
+        &file("codequality.json"),
+        "--report-markdown",
+        &file("vcc.md"),
+        "--report-html",
+        &file("vcc.html"),
+    ]);
+    assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
+    assert_eq!(run.criterion("AC-2")["status"], "error");
+
+    let junit = python("junit_read.py", &out.join("junit.xml"));
+    let cases = junit["suites"][0]["cases"].as_array().unwrap();
+    let case = |id: &str| cases.iter().find(|c| c["name"] == id).unwrap().clone();
+    let one = case("AC-1")["properties"]["vcc.judge.AC-1#0"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(one.contains("judge editor (openai-compatible test-model, answered by test-model-served) sample 0 from live"), "{one}");
+    assert!(one.contains("prompt blake3:"), "{one}");
+    assert!(!one.contains('\u{1b}'), "{one}");
+    let down = case("AC-2")["properties"]["vcc.judge.AC-2#0"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(
+        down.contains("error: the endpoint answered HTTP 503"),
+        "{down}"
+    );
+    assert!(
+        junit["suites"][0]["properties"]["vcc.judging"]
+            .as_str()
+            .unwrap()
+            .contains("4 live call(s)")
+    );
+
+    let multitool =
+        tools_dir().join("sarif-npm/node_modules/@microsoft/sarif-multitool-linux/Sarif.Multitool");
+    let validation = s.scratch.path().join("validation.sarif");
+    let validated = std::process::Command::new(&multitool)
+        .arg("validate")
+        .arg(out.join("vcc.sarif"))
+        .arg("--output")
+        .arg(&validation)
+        .env("DOTNET_CLI_TELEMETRY_OPTOUT", "1")
+        .env("DOTNET_SYSTEM_GLOBALIZATION_INVARIANT", "1")
+        .output()
+        .unwrap();
+    assert!(
+        validated.status.success(),
+        "{}",
+        String::from_utf8_lossy(&validated.stdout)
+    );
+    let verdicts: Value = serde_json::from_slice(&std::fs::read(&validation).unwrap()).unwrap();
+    assert!(
+        !verdicts["runs"][0]["results"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|r| r["level"] == "error"),
+        "{verdicts}"
+    );
+    let sarif = python("sarif_read.py", &out.join("vcc.sarif"));
+    let result = |id: &str| {
+        sarif["results"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["rule"] == id)
+            .unwrap()
+            .clone()
+    };
+    let calls = result("AC-1")["properties"]["vcc.judgeCalls"]
+        .as_array()
+        .unwrap()
+        .clone();
+    assert_eq!(calls.len(), 3);
+    assert_eq!(calls[2]["id"], "AC-1#2");
+    assert!(calls[0]["prompt"].as_str().unwrap().starts_with("blake3:"));
+    assert_eq!(
+        result("AC-2")["properties"]["vcc.judgeCalls"][0]["source"],
+        "none"
+    );
+
+    let gitlab: Value =
+        serde_json::from_slice(&std::fs::read(out.join("codequality.json")).unwrap()).unwrap();
+    let issue = gitlab
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|i| i["check_name"] == "vcc/judged/AC-2")
+        .unwrap();
+    assert!(
+        issue["description"]
+            .as_str()
+            .unwrap()
+            .contains("1 judge call(s)")
+            && issue["description"].as_str().unwrap().contains("AC-2#0"),
+        "{issue}"
+    );
+    let ajv = tools_dir().join("ajv-npm/node_modules/.bin/ajv");
+    let validated = std::process::Command::new(&ajv)
+        .args(["validate", "--spec=draft7", "-s"])
+        .arg(crate::repo().join("tests/readers/gitlab-codequality.schema.json"))
+        .arg("-d")
+        .arg(out.join("codequality.json"))
+        .output()
+        .unwrap();
+    assert!(
+        validated.status.success(),
+        "{}",
+        String::from_utf8_lossy(&validated.stdout)
+    );
+
+    let md = std::fs::read_to_string(out.join("vcc.md")).unwrap();
+    assert!(
+        md.contains("| `AC-1#1` | `editor` | `test-model-served` | 1 | live |"),
+        "{md}"
+    );
+    assert!(
+        md.contains("&lt;b&gt;bold&lt;/b&gt;") && !md.contains("<b>bold") && !md.contains('\u{1b}'),
+        "{md}"
+    );
+
+    let artifacts = Path::new(env!("CARGO_TARGET_TMPDIR")).join("html-report");
+    std::fs::create_dir_all(&artifacts).unwrap();
+    let dom = chromium(&out.join("vcc.html"), &artifacts.join("judged.png"));
+    assert!(dom.contains("data-call=\"AC-1#0\""), "{dom}");
+    assert!(dom.contains("data-call=\"AC-2#0\""), "{dom}");
+    assert!(!dom.contains("<b>bold</b>"), "{dom}");
+
+    // People read the calls too, escaped.
+    let human = with_key(
+        &s.cache,
+        &[
+            "check",
+            &s.contract(),
+            "--judges",
+            &s.path("contract/judges.yaml"),
+            "--color",
+            "never",
+        ],
+    );
+    assert!(
+        human
+            .stderr
+            .contains("judges: 3 judge call(s): 3 from the cache"),
+        "{}",
+        human.stderr
+    );
+    assert!(
+        human
+            .stderr
+            .contains("AC-2#0 (judge `broken`): the endpoint answered HTTP 503"),
+        "{}",
+        human.stderr
+    );
+    assert!(!human.stderr.contains('\u{1b}'), "{}", human.stderr);
+}

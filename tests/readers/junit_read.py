@@ -32,6 +32,7 @@ for suite in xml:
             "type": type_,
             "file": case._elem.get("file"),
             "line": case._elem.get("line"),
+            "properties": {p.get("name"): p.get("value") for p in case._elem.iter("property")},
         })
     suites.append({
         "name": suite.name,

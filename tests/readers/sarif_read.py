@@ -21,5 +21,6 @@ for run in log.runs:
             "uri": loc.get("artifactLocation", {}).get("uri"),
             "line": loc.get("region", {}).get("startLine"),
             "fingerprint": r.get("partialFingerprints", {}).get("vcc/v1"),
+            "properties": r.get("properties", {}),
         })
 print(json.dumps(out))

@@ -196,6 +196,9 @@ pub fn report(r: &Report, style: &Style) -> String {
     if let Some(l) = &r.ledger {
         let _ = writeln!(out, "ledger: {} seq {}", clean(&l.file), l.seq);
     }
+    if let Some(j) = &r.judging {
+        let _ = writeln!(out, "judging: {}", clean(&j.line()));
+    }
     let cache = &r.runtime.cache;
     let _ = writeln!(
         out,
@@ -271,6 +274,23 @@ fn criterion(out: &mut String, c: &CriterionReport, style: &Style) {
             "      … and {} more finding(s) (see the JSON report)",
             c.findings.len() - FINDINGS_SHOWN
         );
+    }
+    if !c.judge_calls.is_empty() {
+        let _ = writeln!(
+            out,
+            "      {} {}",
+            style.paint(Paint::Dim, "judges:"),
+            vcc_report::judge::calls_line(&c.judge_calls)
+        );
+        for call in c.judge_calls.iter().filter(|c| c.error.is_some()) {
+            let _ = writeln!(
+                out,
+                "      - {} (judge `{}`): {}",
+                clean(&call.id),
+                clean(&call.judge),
+                clean_block(call.error.as_deref().unwrap_or_default(), "        ")
+            );
+        }
     }
     // What the criterion asks, and what its author says to do: the first
     // things a person fixing a failure wants to read.

@@ -5,6 +5,7 @@
 //! `minor`; a criterion vcc could not judge is one step up, `blocker` for
 //! a MUST), `location.path` and `location.lines.begin`. A contract that
 //! could not be evaluated gives one `blocker` per problem, at the contract.
+//! The description of a criterion that asked AI judges names its calls.
 
 use std::collections::HashMap;
 
@@ -34,7 +35,7 @@ pub fn write(reports: &[Report]) -> String {
                 (Severity::May, Status::Error | Status::Skip) => "major",
                 (Severity::May, _) => "minor",
             };
-            let head = format!(
+            let mut head = format!(
                 "{} {} {} ({}): {}",
                 c.id,
                 severity_word(c.severity),
@@ -42,6 +43,16 @@ pub fn write(reports: &[Report]) -> String {
                 reason_word(c.reason),
                 c.summary
             );
+            // The judge calls behind the outcome, by id (the JSON report
+            // has each one whole).
+            if !c.judge_calls.is_empty() {
+                let ids: Vec<&str> = c.judge_calls.iter().map(|j| j.id.as_str()).collect();
+                head.push_str(&format!(
+                    " [{}: {}]",
+                    vcc_report::judge::calls_line(&c.judge_calls),
+                    ids.join(", ")
+                ));
+            }
             let mut add = |description: String, path: &str, line: u32, fp: String| {
                 issues.push(json!({
                     "description": description,

@@ -100,6 +100,31 @@ fn report_section(r: &Report) -> String {
                 }
                 out.push_str("</ul>");
             }
+            if !c.judge_calls.is_empty() {
+                out.push_str(&format!(
+                    "<details class=\"judge\"><summary>{}</summary><ul class=\"findings\">",
+                    esc(&vcc_report::judge::calls_line(&c.judge_calls))
+                ));
+                for call in &c.judge_calls {
+                    let outcome = match (&call.answer, &call.error) {
+                        (_, Some(e)) => format!("error: {e}"),
+                        (Some(a), None) => a.to_string(),
+                        (None, None) => String::new(),
+                    };
+                    out.push_str(&format!(
+                        "<li data-call=\"{}\"><code>{}</code> judge <code>{}</code> ({}) sample {}, {}: {} <small>prompt <code>{}</code></small></li>",
+                        esc(&call.id),
+                        esc(&call.id),
+                        esc(&call.judge),
+                        esc(call.reported_model.as_deref().unwrap_or(&call.model)),
+                        call.sample,
+                        call.source.as_str(),
+                        esc(&outcome),
+                        esc(&call.prompt)
+                    ));
+                }
+                out.push_str("</ul></details>");
+            }
             out.push_str(&format!(
                 "</td><td><code>{}</code></td></tr>\n",
                 esc(&c.validator.component)
@@ -136,6 +161,9 @@ fn report_section(r: &Report) -> String {
     }
     if let Some(c) = &r.run.commit {
         meta.push(format!("commit <code>{}</code>", esc(c)));
+    }
+    if let Some(j) = &r.judging {
+        meta.push(format!("judging: {}", esc(&j.line())));
     }
     meta.push(format!("vcc {}", esc(&r.runtime.vcc_version)));
     out.push_str(&format!(

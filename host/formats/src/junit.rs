@@ -4,7 +4,8 @@
 //! in the body, and `file`/`line` attributes from the first finding that
 //! has them. A contract that could not be evaluated is one `<error>` test
 //! case, `integrity`, listing its problems. The run's identity (verdict,
-//! digests, run id, commit) are suite properties.
+//! digests, run id, commit) are suite properties; each judge call of a
+//! criterion is a test case property (`vcc.judge.ID`).
 
 use std::time::Duration;
 
@@ -43,6 +44,9 @@ fn suite(r: &Report) -> TestSuite {
     }
     if let Some(c) = &r.run.commit {
         props.push(("vcc.commit", c.clone()));
+    }
+    if let Some(j) = &r.judging {
+        props.push(("vcc.judging", j.line()));
     }
     if let Some(reused) = &r.reused {
         props.push((
@@ -87,6 +91,13 @@ fn suite(r: &Report) -> TestSuite {
             Property::new("vcc.validator", c.validator.component.as_str()),
             Property::new("vcc.summary", c.summary.as_str()),
         ]);
+        // Every judge call, one property each: what answered, and the
+        // digests of its prompt and raw response.
+        case.add_properties(
+            c.judge_calls
+                .iter()
+                .map(|call| Property::new(format!("vcc.judge.{}", call.id), judge_call(call))),
+        );
         suite.add_test_case(case);
     }
     // Every row visible: a contract that ran nothing still shows why.
@@ -115,4 +126,29 @@ fn suite(r: &Report) -> TestSuite {
         suite.add_test_case(case);
     }
     suite
+}
+
+/// One judge call as a property value.
+fn judge_call(c: &vcc_report::judge::JudgeCall) -> String {
+    let outcome = match (&c.answer, &c.error) {
+        (_, Some(e)) => format!("error: {e}"),
+        (Some(a), None) => format!("answer: {a}"),
+        (None, None) => String::new(),
+    };
+    format!(
+        "judge {} ({} {}{}) sample {} from {}: {}; {} tokens; prompt {} response {}",
+        c.judge,
+        c.provider,
+        c.model,
+        c.reported_model
+            .as_deref()
+            .map(|m| format!(", answered by {m}"))
+            .unwrap_or_default(),
+        c.sample,
+        c.source.as_str(),
+        outcome,
+        c.tokens.total(),
+        c.prompt,
+        c.response.as_deref().unwrap_or("-")
+    )
 }

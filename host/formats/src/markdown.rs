@@ -70,6 +70,34 @@ fn one(r: &Report) -> String {
         }
         out.push_str("\n</details>\n\n");
     }
+    for c in r.criteria.iter().filter(|c| !c.judge_calls.is_empty()) {
+        out.push_str(&format!(
+            "<details><summary><code>{}</code>: {}</summary>\n\n",
+            code(&c.id),
+            text(&vcc_report::judge::calls_line(&c.judge_calls))
+        ));
+        out.push_str(
+            "| Call | Judge | Model | Sample | Source | Tokens | Answer |\n|---|---|---|---|---|---|---|\n",
+        );
+        for call in &c.judge_calls {
+            let answer = match (&call.answer, &call.error) {
+                (_, Some(e)) => format!("error: {e}"),
+                (Some(a), None) => a.to_string(),
+                (None, None) => String::new(),
+            };
+            out.push_str(&format!(
+                "| `{}` | `{}` | `{}` | {} | {} | {} | {} |\n",
+                code(&call.id),
+                code(&call.judge),
+                code(call.reported_model.as_deref().unwrap_or(&call.model)),
+                call.sample,
+                call.source.as_str(),
+                call.tokens.total(),
+                text(&answer)
+            ));
+        }
+        out.push_str("\n</details>\n\n");
+    }
     let problems: Vec<_> = r.problems.iter().filter(|p| p.is_error()).collect();
     if !problems.is_empty() {
         out.push_str("**Problems**\n\n");
@@ -94,6 +122,9 @@ fn one(r: &Report) -> String {
             code(&reused.ledger),
             reused.seq
         ));
+    }
+    if let Some(j) = &r.judging {
+        facts.push(format!("judging: {}", text(&j.line())));
     }
     out.push_str(&format!("<sub>{}</sub>\n", facts.join(" · ")));
     out

@@ -7,7 +7,9 @@
 //! contract, criterion, path, rule and message — never the line or the
 //! run — so the same problem keeps its fingerprint. Criteria that passed
 //! are `kind: pass` results, skipped ones `kind: review`: every row is
-//! visible. The invocation carries the exit code.
+//! visible. The invocation carries the exit code. A criterion's judge
+//! calls are in its results' properties (`vcc.judgeCalls`), the run's use
+//! of judges in the run's (`vcc.judging`).
 
 use serde_json::{Map, Value, json};
 use vcc_contract::Severity;
@@ -112,6 +114,9 @@ fn run(r: &Report) -> Value {
     if let Some(commit) = &r.run.commit {
         run["properties"]["vcc.commit"] = json!(commit);
     }
+    if let Some(j) = &r.judging {
+        run["properties"]["vcc.judging"] = json!(j);
+    }
     run
 }
 
@@ -166,6 +171,10 @@ fn criterion_results(contract: &str, index: usize, c: &CriterionReport, file: &s
         };
         if let Some(loc) = location {
             v["locations"] = json!([loc]);
+        }
+        // Every judge call of the criterion, with its digests.
+        if !c.judge_calls.is_empty() {
+            v["properties"] = json!({ "vcc.judgeCalls": c.judge_calls });
         }
         v
     };

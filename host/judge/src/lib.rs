@@ -495,6 +495,8 @@ impl Run {
         endpoint: &Endpoint,
         result: Result<net::Received, String>,
     ) -> Made {
+        // A call made counts, whatever came back.
+        self.state().usage.calls += 1;
         let received = match result {
             Ok(r) => r,
             Err(why) => {
@@ -545,7 +547,6 @@ impl Run {
         // Spent whatever the answer says; past a limit it is not used.
         let over = {
             let mut state = self.state();
-            state.usage.calls += 1;
             state.usage.tokens = state.usage.tokens.saturating_add(tokens.total());
             state.usage.cost += cost.unwrap_or(0.0);
             self.over_limit(&state.usage)

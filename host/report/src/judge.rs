@@ -142,3 +142,52 @@ pub struct JudgeLimits {
     /// One call's deadline.
     pub deadline_ms: u64,
 }
+
+/// A criterion's judge calls in one line: `3 judge call(s): 2 live, 1
+/// from cache; 1 failed; 1,240 tokens`.
+pub fn calls_line(calls: &[JudgeCall]) -> String {
+    let count = |s: CallSource| calls.iter().filter(|c| c.source == s).count();
+    let mut parts = Vec::new();
+    for (source, words) in [
+        (CallSource::Live, "live"),
+        (CallSource::Cache, "from the cache"),
+        (CallSource::Replay, "replayed"),
+    ] {
+        let n = count(source);
+        if n > 0 {
+            parts.push(format!("{n} {words}"));
+        }
+    }
+    let failed = calls.iter().filter(|c| c.error.is_some()).count();
+    let tokens: u64 = calls.iter().map(|c| c.tokens.total()).sum();
+    let mut line = format!("{} judge call(s)", calls.len());
+    if !parts.is_empty() {
+        line.push_str(&format!(": {}", parts.join(", ")));
+    }
+    if failed > 0 {
+        line.push_str(&format!("; {failed} without an answer"));
+    }
+    line.push_str(&format!("; {tokens} tokens"));
+    line
+}
+
+impl JudgingInfo {
+    /// The run's judging in one line, for people.
+    pub fn line(&self) -> String {
+        let u = &self.usage;
+        let mut line = format!(
+            "{} live call(s), {} from the cache, {} replayed, {} without an answer; {} tokens",
+            u.calls, u.cached, u.replayed, u.failed, u.tokens
+        );
+        if u.cost > 0.0 {
+            line.push_str(&format!(", cost {:.6}", u.cost));
+        }
+        if let Some(r) = &self.replayed {
+            line.push_str(&format!("; replayed {} ({})", r.path, r.digest));
+        }
+        if let Some(r) = &self.recorded {
+            line.push_str(&format!("; recorded to {} ({})", r.path, r.digest));
+        }
+        line
+    }
+}
