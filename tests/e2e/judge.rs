@@ -761,3 +761,64 @@ fn every_report_format_lists_the_judge_calls() {
     );
     assert!(!human.stderr.contains('\u{1b}'), "{}", human.stderr);
 }
+
+/// `vcc converge`: what the judges spend counts against the loop's token
+/// budget, and a check may spend only what is left of it.
+#[test]
+fn converge_budgets_include_the_judging() {
+    let server = JudgeServer::start(by_sample(&[2.0]));
+    let s = Setup::new(&server, "openai-compatible", "");
+    let contract = s.contract();
+    let judges = s.path("contract/judges.yaml");
+    // The "agent" appends a line, so each check asks new questions.
+    let report = s.path("out/report.md");
+    let agent = format!("echo more >> '{report}'");
+    let run = with_key(
+        &s.cache,
+        &[
+            "converge",
+            &contract,
+            "--format",
+            "json",
+            "--judges",
+            &judges,
+            "--max-tokens",
+            "1500",
+            "--max-iterations",
+            "5",
+            "--",
+            "sh",
+            "-c",
+            &agent,
+        ],
+    );
+    let r = run.json();
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    assert_eq!(
+        r["termination"]["reason"], "budget_tokens",
+        "{}",
+        r["termination"]
+    );
+    assert!(
+        r["termination"]["detail"]
+            .as_str()
+            .unwrap()
+            .contains("AI judges"),
+        "{}",
+        r["termination"]
+    );
+    // The first check spent about 1,000 tokens; the second could spend
+    // only what was left, so its answers came past the budget and are
+    // refused.
+    let first = r["iterations"][0]["check"]["judge_usage"]["tokens"]
+        .as_u64()
+        .unwrap();
+    assert!(first > 0 && first < 1500, "{}", r["iterations"][0]);
+    assert_eq!(r["iterations"][0]["check"]["criteria"]["AC-1"], "fail");
+    assert_eq!(r["iterations"][1]["check"]["criteria"]["AC-1"], "error");
+    assert!(
+        r["usage"]["tokens"].as_u64().unwrap() >= 1500,
+        "{}",
+        r["usage"]
+    );
+}

@@ -144,7 +144,15 @@ impl Converge<'_> {
             Ok(l) => l,
             Err(why) => return (Termination::Invalid, why),
         };
-        self.lp = Some(Loop::new(limits));
+        let mut lp = Loop::new(limits);
+        // The first check's judging counts too.
+        if let Some(used) = self.checks.last().and_then(|r| r.judging.as_ref()) {
+            lp.usage.add(Usage {
+                tokens: used.usage.tokens,
+                cost: used.usage.cost,
+            });
+        }
+        self.lp = Some(lp);
         loop {
             if self.interrupted() {
                 return (Termination::Interrupted, "stopped by a signal".into());
@@ -250,6 +258,7 @@ impl Converge<'_> {
         let options = CheckOptions {
             jobs: self.args.jobs.unwrap_or(defaults.jobs),
             exclude: self.args.exclude.clone(),
+            judging: self.judging(),
             ..defaults
         };
         let spinner = crate::progress::spinner(
@@ -278,9 +287,33 @@ impl Converge<'_> {
         evaluation
     }
 
+    /// The check's judges may spend what is left of the loop's token and
+    /// cost budgets, at most.
+    fn judging(&self) -> Option<Arc<vcc_judge::Setup>> {
+        let ready = self.ready.as_ref()?;
+        let left = match &self.lp {
+            Some(lp) => lp.left(self.started.elapsed()),
+            None => {
+                let budget = ready.prepared.doc.contract.budget.as_ref();
+                Loop::new(limits(budget, self.args).ok()?).left(self.started.elapsed())
+            }
+        };
+        let mut setup = (*ready.prepared.judging).clone();
+        setup.flags = setup.flags.tightest(vcc_judge::RunLimits {
+            tokens: left.tokens,
+            cost: left.cost,
+            ..Default::default()
+        });
+        Some(Arc::new(setup))
+    }
+
     /// A check's summary joins the current iteration (or starts the first).
     fn record_check(&mut self, report: Report, took: Duration) {
         let summary = CheckSummary::of(&report, took);
+        // What the judges spent counts against the loop's budgets.
+        if let (Some(lp), Some(used)) = (self.lp.as_mut(), summary.judge_usage) {
+            lp.usage.add(used);
+        }
         let failing = if summary.failing.is_empty() {
             String::new()
         } else {

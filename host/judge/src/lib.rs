@@ -50,7 +50,7 @@ use crate::store::{Stored, digest};
 pub const DEFAULT_DEADLINE: Duration = Duration::from_secs(120);
 
 /// What the command line and the verifier's files set up for judging.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone)]
 pub struct Setup {
     pub config: Option<Config>,
     /// `--judge-replay`: answers come from this session only.

@@ -294,7 +294,7 @@ impl Loop {
             return Some((
                 Termination::BudgetCost,
                 format!(
-                    "the command reported a cost of {}, the budget is {cost}",
+                    "the command (through $VCC_USAGE) and the AI judges spent a cost of {}, the budget is {cost}",
                     self.usage.cost
                 ),
             ));
@@ -305,7 +305,7 @@ impl Loop {
             return Some((
                 Termination::BudgetTokens,
                 format!(
-                    "the command reported {} tokens, the budget is {tokens}",
+                    "the command (through $VCC_USAGE) and the AI judges spent {} tokens, the budget is {tokens}",
                     self.usage.tokens
                 ),
             ));
@@ -689,6 +689,10 @@ pub struct CheckSummary {
     pub failing: Vec<String>,
     /// blake3 of the failing MUST criteria and their findings.
     pub fingerprint: String,
+    /// What the check's AI judges spent (live calls): it counts against
+    /// the loop's token and cost budgets, as the command's usage does.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub judge_usage: Option<Usage>,
 }
 
 impl CheckSummary {
@@ -705,6 +709,10 @@ impl CheckSummary {
                 .collect(),
             failing: blocking(report).map(|c| c.id.clone()).collect(),
             fingerprint: format!("blake3:{}", fingerprint(report).to_hex()),
+            judge_usage: report.judging.as_ref().map(|j| Usage {
+                tokens: j.usage.tokens,
+                cost: j.usage.cost,
+            }),
         }
     }
 }
