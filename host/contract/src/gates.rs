@@ -71,6 +71,31 @@ pub(crate) fn lint(doc: &Document, problems: &mut Vec<Problem>) {
                     Some("name the role whose keys the trust policy lists under `roles:`".into()),
                 );
             }
+            if let Some(judge) = &a.judged_by {
+                let field = at.key("approvals").index(j).key("judged_by");
+                if a.by != crate::model::ApprovalKind::Ai {
+                    push(
+                        Code::InvalidValue,
+                        &field,
+                        format!(
+                            "an approval of gate `{}` is judged by `{judge}`, but is not `by: ai`",
+                            gate.id
+                        ),
+                        Some("a criterion's judgment stands in for an AI's approval only: set `by: ai`".into()),
+                    );
+                } else if !criteria.contains(&judge.as_str()) {
+                    push(
+                        Code::UnknownTarget,
+                        &field,
+                        format!(
+                            "an approval of gate `{}` is judged by `{judge}`, which is not a criterion of the contract",
+                            gate.id
+                        ),
+                        closest(judge, criteria.iter().copied())
+                            .map(|g| format!("did you mean `{g}`?")),
+                    );
+                }
+            }
             if a.min_score.is_some_and(|s| !s.is_finite()) {
                 push(
                     Code::InvalidValue,

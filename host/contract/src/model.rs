@@ -131,8 +131,8 @@ impl GateWhen {
 pub struct ApprovalRequirement {
     /// The role, e.g. `Reviewer` (VCC's `role:Reviewer`).
     pub role: String,
-    /// Who is expected to judge: `human` or `ai`. Either way the approval
-    /// counts only as a signed statement.
+    /// Who is expected to judge: `human` or `ai`. The approval counts as a
+    /// signed statement, or (for `ai`) as the pass of `judged_by`.
     #[serde(default)]
     pub by: ApprovalKind,
     /// The statement's score must be at least this.
@@ -144,6 +144,11 @@ pub struct ApprovalRequirement {
     /// Reported, but the gate does not wait for it.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub optional: bool,
+    /// An `ai` approval may also be the judgment of this criterion (a
+    /// `std/rubric` criterion of the contract, with the rubric and the
+    /// threshold of the approval): it counts when the criterion passes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub judged_by: Option<String>,
     #[serde(skip)]
     pub extensions: Extensions,
 }

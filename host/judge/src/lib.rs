@@ -67,11 +67,7 @@ impl Setup {
         if self.replay.is_some() {
             return None;
         }
-        let Some(config) = &self.config else {
-            return Some(format!(
-                "judge `{name}` has no endpoint: there is no judge configuration (give --judges FILE, set VCC_JUDGES, add `judges:` to the trust policy, or write ~/.config/vcc/judges.yaml), and no session to replay (--judge-replay)"
-            ));
-        };
+        let config = self.config.as_ref()?;
         let endpoint = match config.endpoint_for(name, judge) {
             Ok(e) => e,
             Err(why) => return Some(why),
@@ -93,13 +89,32 @@ impl Setup {
         let mut out = Vec::new();
         let criteria = FieldPath::root().key("criteria");
         for (i, criterion) in c.criteria.iter().enumerate() {
-            for (k, name) in criterion.judges.iter().enumerate() {
-                let Some(judge) = c.judges.get(name) else {
-                    continue; // UNKNOWN_JUDGE already
-                };
-                let Some(why) = self.unavailable(name, judge) else {
-                    continue;
-                };
+            let granted: Vec<(usize, &String, &Judge)> = criterion
+                .judges
+                .iter()
+                .enumerate()
+                .filter_map(|(k, name)| c.judges.get(name).map(|j| (k, name, j)))
+                .collect();
+            if granted.is_empty() {
+                continue;
+            }
+            // No configuration at all: said once, for every judge granted.
+            let whys: Vec<(usize, String)> = if self.config.is_none() && self.replay.is_none() {
+                let names: Vec<String> = granted.iter().map(|(_, n, _)| format!("`{n}`")).collect();
+                vec![(
+                    granted[0].0,
+                    format!(
+                        "judge(s) {} have no endpoint: there is no judge configuration (give --judges FILE, set VCC_JUDGES, add `judges:` to the trust policy, or write ~/.config/vcc/judges.yaml), and no session to replay (--judge-replay)",
+                        names.join(", ")
+                    ),
+                )]
+            } else {
+                granted
+                    .iter()
+                    .filter_map(|(k, name, judge)| self.unavailable(name, judge).map(|w| (*k, w)))
+                    .collect()
+            };
+            for (k, why) in whys {
                 let (code, level) = match criterion.severity {
                     Severity::Must => (Code::UnverifiableMust, Level::Error),
                     _ => (Code::UnverifiableCriterion, Level::Warning),
@@ -115,7 +130,7 @@ impl Setup {
                     ),
                 );
                 p.help = Some(match criterion.severity {
-                    Severity::Must => "allow an endpoint for the judge in your judge configuration (see `vcc check --help`, --judges); a MUST that cannot be judged makes every run invalid".into(),
+                    Severity::Must => "allow an endpoint for the judge in your judge configuration (--judges FILE; see the README's AI-judged criteria); a MUST that cannot be judged makes every run invalid".into(),
                     _ => "the criterion will be reported as `error` on every run".into(),
                 });
                 out.push(p);

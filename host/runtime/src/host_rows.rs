@@ -231,6 +231,30 @@ pub fn gate(
                 }
             }
         }
+        // An AI's approval may be a criterion's judgment instead.
+        let judged = need.judged_by.as_ref().map(|id| {
+            let row = rows.iter().find(|row| &row.id == id);
+            (id, row.map(|r| (r.status, r.summary.clone())))
+        });
+        if ok.is_none()
+            && let Some((id, Some((Status::Pass, summary)))) = &judged
+        {
+            counted.push(format!(
+                "{} approval of role `{}` judged by criterion `{id}`: {summary}",
+                approval_kind(need.by),
+                need.role
+            ));
+            continue;
+        }
+        if let Some((id, row)) = &judged {
+            why_not.push(match row {
+                Some((status, summary)) => format!(
+                    "criterion `{id}` (the AI judgment) did not pass ({}): {summary}",
+                    status_word(*status)
+                ),
+                None => format!("criterion `{id}` (the AI judgment) was not evaluated in this run"),
+            });
+        }
         match ok {
             Some(a) => counted.push(format!(
                 "{} approval of role `{}` by {}{}",

@@ -29,6 +29,8 @@ pub(crate) struct ArtifactInfo {
     pub readable: Vec<Readable>,
     pub depends_on: Vec<String>,
     pub unreadable: Option<String>,
+    /// What the artifact is (shown to AI judges).
+    pub description: Option<String>,
 }
 
 pub(crate) type Artifacts = HashMap<String, ArtifactInfo>;
@@ -146,6 +148,7 @@ impl Translator {
                     readable,
                     depends_on: Vec::new(),
                     unreadable,
+                    description: art.description.clone(),
                 },
             );
         }

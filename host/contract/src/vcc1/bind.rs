@@ -10,25 +10,30 @@
 //! | execution | an adapter's binding, std/junit for JUnit XML or TAP, std/exit-record for a `vcc record` | `adapter`, `passFailFromExitCode`, `allowedExitCodes` |
 //! | security | std/sarif over the SARIF formats of the targets | — |
 //! | consistency | std/consistency over the targets, the specifications among them and their dependencies | `requireTraceMatrix` |
-//! | rubric, constraint, custom | `x-vcc-validator` only | — |
+//! | rubric (`ai-judged`) | std/rubric over the text formats of the targets, asking the judges of `x-vcc-judges` | `rubricRef` (scale, anchors), `passThreshold`; `confidenceThreshold`, `varianceMax` |
+//! | constraint, custom | `x-vcc-validator` only | — |
 
 use std::collections::HashMap;
 use std::path::Path;
 
 use serde_json::{Map, Value, json};
 
-use super::{Acceptance, Artifacts, Explicit, Note, Policy, Readable};
+use super::{Acceptance, Artifacts, Explicit, Note, Policy, Readable, Rubric};
 use crate::model::PROVENANCE_REQUIREMENTS;
 use crate::problem::{Code, FieldPath, Level};
 
 pub(super) struct Context<'a> {
     pub artifacts: &'a Artifacts,
-    pub rubrics: &'a HashMap<&'a str, Option<f64>>,
+    pub rubrics: &'a HashMap<&'a str, &'a Rubric>,
     pub policy: Option<&'a Policy>,
     /// Adapter name → binding (`x-vcc-adapters`, `--adapters`).
     pub adapters: &'a Map<String, Value>,
     /// The contract's folder.
     pub dir: Option<&'a Path>,
+    /// The AI judges the contract names (`x-vcc-judges`, `--adapters`).
+    pub judges: Vec<String>,
+    /// The contract's `intent`, shown to judges as context.
+    pub intent: Option<&'a Value>,
 }
 
 /// A criterion's validator.
@@ -39,6 +44,8 @@ pub(super) struct Binding {
     pub entry: Value,
     pub targets: Vec<String>,
     pub params: Value,
+    /// The judges the criterion grants (an AI-judged rubric).
+    pub judges: Vec<String>,
 }
 
 /// Why vcc cannot judge a criterion.
@@ -133,7 +140,7 @@ impl Binder<'_> {
             "provenance" => self.provenance(),
             "execution" => return self.execution(),
             "security" => return self.security(),
-            "rubric" => return Err(self.rubric()),
+            "rubric" => return self.rubric(),
             "consistency" => self.consistency(),
             other => {
                 return Err(self.refuse(
@@ -149,6 +156,7 @@ impl Binder<'_> {
             entry: json!({"component": format!("std/{name}")}),
             targets: self.targets(prefer),
             params,
+            judges: Vec::new(),
         })
     }
 
@@ -336,6 +344,7 @@ impl Binder<'_> {
             entry,
             targets,
             params,
+            judges: Vec::new(),
         })
     }
 
@@ -535,6 +544,7 @@ impl Binder<'_> {
                 entry: json!({"component": "std/junit"}),
                 targets: self.targets(&[]),
                 params: json!({}),
+                judges: Vec::new(),
             });
         }
         if readable.is_empty() || !records {
@@ -570,6 +580,7 @@ impl Binder<'_> {
             entry: json!({"component": "std/exit-record"}),
             targets: self.targets(JSON),
             params,
+            judges: Vec::new(),
         })
     }
 
@@ -597,12 +608,15 @@ impl Binder<'_> {
             entry: json!({"component": "std/sarif"}),
             targets: sarif,
             params: json!({}),
+            judges: Vec::new(),
         })
     }
 
     /// A rubric is an AI or human judgment; a score the producer writes is
-    /// neither, so vcc never reads one in its place.
-    fn rubric(&mut self) -> NotEvaluated {
+    /// neither, so vcc never reads one in its place. An `ai-judged` rubric
+    /// is std/rubric, asking the judges the contract names, over the text
+    /// formats of its targets.
+    fn rubric(&mut self) -> Result<Binding, NotEvaluated> {
         let evidence = self.ac.evidence.as_ref();
         if let Some(produced) = evidence
             .and_then(|e| e.get("producedArtifact"))
@@ -625,34 +639,192 @@ impl Binder<'_> {
             ));
             self.notes.push(n);
         }
+        let rubric_id = self.ac.rule.get("rubricRef").and_then(Value::as_str);
+        let rubric = rubric_id.and_then(|r| self.cx.rubrics.get(r).copied());
         let threshold = self
             .ac
             .rule
             .get("passThreshold")
             .and_then(Value::as_f64)
-            .or_else(|| {
-                self.ac
-                    .rule
-                    .get("rubricRef")
-                    .and_then(Value::as_str)
-                    .and_then(|r| self.cx.rubrics.get(r).copied().flatten())
-            });
+            .or_else(|| rubric.and_then(|r| r.pass_threshold));
         let kind = evidence
             .and_then(|e| e.get("evidenceType"))
             .and_then(Value::as_str)
             .unwrap_or("ai-judged");
-        let why = match kind {
-            "human" => {
-                "a human rubric judgment needs a signed approval, which this vcc cannot check yet"
-                    .to_string()
-            }
-            _ => format!(
-                "a rubric is judged by an AI judge (pass at {}), which this vcc does not have yet; a score file the producer writes is not a judgment",
-                threshold.map_or("its threshold".to_string(), |t| t.to_string())
-            ),
+        if kind == "human" {
+            return Err(self.refuse(
+                "type",
+                "a human rubric judgment is a signed approval: make it a gate's `human` approval (`vcc approve`)".into(),
+            ));
+        }
+        if self.cx.judges.is_empty() {
+            return Err(self.refuse(
+                "type",
+                format!(
+                    "a rubric is judged by AI judges (pass at {}), and the contract names none: name them in `{}` (in the contract, or in the --adapters file) and allow an endpoint for them (--judges); a score file the producer writes is not a judgment",
+                    threshold.map_or("its threshold".to_string(), |t| t.to_string()),
+                    super::JUDGES_KEY
+                ),
+            ));
+        }
+        let Some(threshold) = threshold else {
+            return Err(self.refuse(
+                "rule",
+                "the rubric has no `passThreshold` (on the rule or the rubric): nothing says what passes".into(),
+            ));
         };
-        self.refuse("type", why)
+        let targets: Vec<String> = self
+            .readable()
+            .into_iter()
+            .filter(|r| is_text(r))
+            .map(|r| r.id.clone())
+            .collect();
+        if targets.is_empty() {
+            let formats: Vec<String> = self.readable().iter().map(|r| r.media.clone()).collect();
+            return Err(self.refuse(
+                "targetArtifacts",
+                format!(
+                    "no format of the target artifacts is text a judge reads ({}); add a Markdown or plain-text format",
+                    if formats.is_empty() { "none is readable".to_string() } else { formats.join(", ") }
+                ),
+            ));
+        }
+        self.unread_rule_keys(&["rubricRef", "passThreshold"], "std/rubric");
+        let question = self
+            .ac
+            .rule
+            .get("description")
+            .and_then(Value::as_str)
+            .map(str::to_string)
+            .unwrap_or_else(|| match rubric_id {
+                Some(id) => format!("How well do the deliverables meet rubric `{id}`?"),
+                None => "How well do the deliverables meet the criterion?".to_string(),
+            });
+        let artifacts: Vec<String> = self
+            .ac
+            .target_artifacts
+            .iter()
+            .filter_map(|t| self.cx.artifacts.get(t).map(|i| (t, i)))
+            .map(|(t, i)| {
+                format!(
+                    "{t} ({}){}",
+                    if i.kind.is_empty() {
+                        "artifact"
+                    } else {
+                        &i.kind
+                    },
+                    i.description
+                        .as_deref()
+                        .map(|d| format!(": {d}"))
+                        .unwrap_or_default()
+                )
+            })
+            .collect();
+        let mut params = rubric_params(
+            rubric,
+            rubric_id,
+            threshold,
+            &question,
+            &artifacts,
+            self.cx.intent,
+        );
+        if let Some(c) = self.ac.confidence_threshold {
+            params["confidence"] = json!(c);
+        }
+        if let Some(v) = self.ac.variance_max {
+            params["max_variance"] = json!(v);
+        }
+        Ok(Binding {
+            name: "rubric".into(),
+            entry: json!({"component": "std/rubric"}),
+            targets,
+            params,
+            judges: self.cx.judges.clone(),
+        })
     }
+}
+
+/// Formats a judge reads as text.
+pub(super) fn is_text(r: &Readable) -> bool {
+    let media = r.media.as_str();
+    media.starts_with("text/")
+        || ["json", "yaml", "xml", "toml"]
+            .iter()
+            .any(|m| media.contains(m))
+        || (media.is_empty()
+            && [
+                ".md",
+                ".markdown",
+                ".txt",
+                ".rst",
+                ".json",
+                ".yaml",
+                ".yml",
+                ".csv",
+            ]
+            .iter()
+            .any(|e| r.uri.ends_with(e)))
+}
+
+/// std/rubric's params for a VCC rubric: its scale and anchors, the
+/// threshold, the question, what is judged, and the contract's intent.
+pub(super) fn rubric_params(
+    rubric: Option<&Rubric>,
+    id: Option<&str>,
+    threshold: f64,
+    question: &str,
+    criteria: &[String],
+    intent: Option<&Value>,
+) -> Value {
+    let mut spec = json!({ "question": question });
+    if let Some(id) = id {
+        spec["id"] = json!(id);
+    }
+    if !criteria.is_empty() {
+        spec["criteria"] = json!(criteria);
+    }
+    if let Some(r) = rubric {
+        let scale: Vec<f64> = r.scale.iter().filter_map(Value::as_f64).collect();
+        if scale.len() >= 2 {
+            spec["scale"] = json!(scale);
+        }
+        let anchors: Map<String, Value> = r
+            .anchors
+            .iter()
+            .map(|(k, v)| {
+                let text = v.as_str().map_or_else(|| v.to_string(), str::to_string);
+                (k.clone(), json!(text))
+            })
+            .collect();
+        if !anchors.is_empty() {
+            spec["anchors"] = Value::Object(anchors);
+        }
+    }
+    let context: Vec<String> = [
+        ("problemStatement", "Problem"),
+        ("successDefinition", "Success"),
+    ]
+    .iter()
+    .filter_map(|(key, label)| {
+        intent
+            .and_then(|i| i.get(*key))
+            .and_then(Value::as_str)
+            .map(|v| format!("{label}: {v}"))
+    })
+    .chain(
+        intent
+            .and_then(|i| i.get("targetAudience"))
+            .and_then(Value::as_array)
+            .map(|a| {
+                let who: Vec<&str> = a.iter().filter_map(Value::as_str).collect();
+                format!("Audience: {}", who.join(", "))
+            }),
+    )
+    .collect();
+    if !context.is_empty() {
+        spec["context"] = json!(context.join(" "));
+    }
+    json!({ "rubric": spec, "threshold": threshold })
 }
 
 /// JUnit XML or a TAP stream: std/junit reads both.

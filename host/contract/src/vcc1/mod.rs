@@ -51,6 +51,10 @@ pub const VERSIONS: [&str; 2] = ["sdlaf.vcc/v1", "agentforge.vcc/v1"];
 pub const PATH_KEY: &str = "x-vcc-path";
 /// The top-level extension mapping `rule.adapter` names to validators.
 pub const ADAPTERS_KEY: &str = "x-vcc-adapters";
+/// The top-level extension naming the AI judges of `ai-judged` rubrics
+/// and `ai` gate approvals (as a native contract's `judges`); in the
+/// `--adapters` file too.
+pub const JUDGES_KEY: &str = "x-vcc-judges";
 
 /// What the command line adds to a VCC v1 contract without editing it.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -60,11 +64,13 @@ pub struct Mapping {
     pub artifact_roots: BTreeMap<String, String>,
     /// `--adapters FILE`: adapter name → binding, as in `x-vcc-adapters`.
     pub adapters: Map<String, Value>,
+    /// `x-vcc-judges` in the `--adapters` file: judge name → judge.
+    pub judges: Map<String, Value>,
 }
 
 impl Mapping {
     pub fn is_empty(&self) -> bool {
-        self.artifact_roots.is_empty() && self.adapters.is_empty()
+        self.artifact_roots.is_empty() && self.adapters.is_empty() && self.judges.is_empty()
     }
 
     /// The mapping `--artifact-root ARTIFACT=DIR` (repeatable) and
@@ -104,7 +110,18 @@ impl Mapping {
                 format!("--adapters {shown}{at}: {message}")
             })?;
             match value {
-                Value::Object(map) => mapping.adapters = map,
+                Value::Object(mut map) => {
+                    match map.remove(JUDGES_KEY) {
+                        Some(Value::Object(judges)) => mapping.judges = judges,
+                        Some(_) => {
+                            return Err(format!(
+                                "--adapters {shown}: `{JUDGES_KEY}` is a map of judge name → {{ provider, model, params }}"
+                            ));
+                        }
+                        None => {}
+                    }
+                    mapping.adapters = map;
+                }
                 _ => {
                     return Err(format!(
                         "--adapters {shown}: expected a map of adapter name → binding, e.g. `software.tests.run: {{ component: std/exit-record, record: evidence/tests.vcc.json }}`"
@@ -118,7 +135,13 @@ impl Mapping {
     /// Canonical bytes of the mapping: it changes what the contract means,
     /// so it is part of the contract's digest.
     pub fn canonical(&self) -> String {
-        json!({"artifact_roots": self.artifact_roots, "adapters": self.adapters}).to_string()
+        let mut canonical =
+            json!({"artifact_roots": self.artifact_roots, "adapters": self.adapters});
+        // Absent when empty: the digests of mappings without judges stay.
+        if !self.judges.is_empty() {
+            canonical["judges"] = json!(self.judges);
+        }
+        canonical.to_string()
     }
 }
 
@@ -231,6 +254,10 @@ struct Explicit {
 struct Rubric {
     rubric_id: String,
     pass_threshold: Option<f64>,
+    #[serde(default)]
+    scale: Vec<Value>,
+    #[serde(default)]
+    anchors: Map<String, Value>,
 }
 
 #[derive(Deserialize)]
@@ -341,7 +368,7 @@ pub fn translate(
             continue;
         }
         if key.starts_with("x-") {
-            if key != ADAPTERS_KEY {
+            if key != ADAPTERS_KEY && key != JUDGES_KEY {
                 native.insert(key.clone(), value.clone());
             }
             continue;
@@ -365,11 +392,15 @@ pub fn translate(
     }
 
     let artifacts = t.artifacts(&v1.artifacts);
-    let rubrics: HashMap<&str, Option<f64>> = v1
+    let rubrics: HashMap<&str, &Rubric> = v1
         .rubrics
         .iter()
-        .map(|r| (r.rubric_id.as_str(), r.pass_threshold))
+        .map(|r| (r.rubric_id.as_str(), r))
         .collect();
+    let judges = t.judges(v1.rest.get(JUDGES_KEY), &mapping.judges);
+    if !judges.is_empty() {
+        native.insert("judges".into(), Value::Object(judges.clone()));
+    }
     let mut adapters = mapping.adapters.clone();
     if let Some(Value::Object(own)) = v1.rest.get(ADAPTERS_KEY) {
         for (name, binding) in own {
@@ -382,6 +413,8 @@ pub fn translate(
         policy: v1.provenance_policy.as_ref(),
         adapters: &adapters,
         dir,
+        judges: judges.keys().cloned().collect(),
+        intent: v1.rest.get("intent"),
     };
     let used_rubrics = t.acceptance(&v1.acceptance, &context);
     t.packaging(&v1.packaging, &v1.delivery, &artifacts);
@@ -401,7 +434,9 @@ pub fn translate(
         let kept: Vec<Value> = v1
             .rubrics
             .iter()
-            .map(|r| json!({"rubricId": r.rubric_id, "passThreshold": r.pass_threshold}))
+            .map(|r| {
+                json!({"rubricId": r.rubric_id, "passThreshold": r.pass_threshold, "scale": r.scale, "anchors": r.anchors})
+            })
             .collect();
         native.insert("x-vcc1-rubrics".into(), Value::Array(kept));
     }
@@ -429,7 +464,7 @@ pub fn translate(
         .iter()
         .find(|a| a.kind == "provenance")
         .map(|a| a.ac_id.clone());
-    let native_gates = t.gates(&gates, &native, provenance_criterion.as_deref());
+    let native_gates = t.gates(&gates, &native, provenance_criterion.as_deref(), &context);
     if !native_gates.is_empty() {
         native.insert("gates".into(), Value::Array(native_gates));
     }

@@ -135,11 +135,50 @@ impl Translator {
     /// Gates: approvals of a role (`human`, `ai`) are signed statements;
     /// an `auto` approval of a provenance policy is the provenance
     /// criterion, or the host's provenance row.
+    /// The judges the contract names (`x-vcc-judges`) and the `--adapters`
+    /// file adds; one name defined twice, differently, is an error.
+    pub(super) fn judges(
+        &mut self,
+        own: Option<&Value>,
+        mapped: &Map<String, Value>,
+    ) -> Map<String, Value> {
+        let key = FieldPath::root().key(super::JUDGES_KEY);
+        let mut out = match own {
+            Some(Value::Object(map)) => map.clone(),
+            Some(_) => {
+                self.note(
+                    Code::InvalidValue,
+                    key.clone(),
+                    format!(
+                        "`{}` is a map of judge name → {{ provider, model, params }}",
+                        super::JUDGES_KEY
+                    ),
+                );
+                Map::new()
+            }
+            None => Map::new(),
+        };
+        for (name, judge) in mapped {
+            match out.get(name) {
+                Some(mine) if mine != judge => self.note(
+                    Code::InvalidValue,
+                    key.key(name),
+                    format!("judge `{name}` is defined by the contract and, differently, by the --adapters file"),
+                ),
+                _ => {
+                    out.insert(name.clone(), judge.clone());
+                }
+            }
+        }
+        out
+    }
+
     pub(super) fn gates(
         &mut self,
         gates: &Value,
         native: &Map<String, Value>,
         provenance: Option<&str>,
+        cx: &bind::Context,
     ) -> Vec<Value> {
         let list = FieldPath::root().key("gates");
         let mut out = Vec::new();
@@ -204,6 +243,14 @@ impl Translator {
                 if a.get("optional") == Some(&Value::Bool(true)) {
                     req["optional"] = json!(true);
                 }
+                if kind == "ai"
+                    && let Some(rubric) = a.get("rubricId").and_then(Value::as_str)
+                {
+                    let threshold = a.get("passThreshold").and_then(Value::as_f64);
+                    if let Some(judge) = self.judged_approval(id, role, rubric, threshold, cx) {
+                        req["judged_by"] = json!(judge);
+                    }
+                }
                 if role.is_empty() {
                     self.notes.push(Note {
                         code: Code::MissingField,
@@ -218,6 +265,76 @@ impl Translator {
             out.push(json!({"id": id, "when": when, "criteria": criteria, "approvals": approvals}));
         }
         out
+    }
+
+    /// The criterion whose judgment stands for a gate's `ai` approval: a
+    /// rubric criterion of the contract with the same rubric and
+    /// threshold, else a new std/rubric criterion (`GATE.ROLE`, a SHOULD:
+    /// the gate's MUST row holds the verdict) over the text formats of
+    /// every required artifact. None without judges: the approval is then
+    /// a signed statement only.
+    fn judged_approval(
+        &mut self,
+        gate: &str,
+        role: &str,
+        rubric: &str,
+        threshold: Option<f64>,
+        cx: &bind::Context,
+    ) -> Option<String> {
+        if cx.judges.is_empty() {
+            return None;
+        }
+        let r = cx.rubrics.get(rubric).copied();
+        let threshold = threshold.or_else(|| r.and_then(|r| r.pass_threshold))?;
+        let same = self.criteria.iter().find(|c| {
+            c["validator"] == "rubric"
+                && c["params"]["rubric"]["id"] == rubric
+                && c["params"]["threshold"].as_f64() == Some(threshold)
+        });
+        if let Some(c) = same {
+            return c["id"].as_str().map(str::to_string);
+        }
+        let mut ids: Vec<&String> = cx.artifacts.keys().collect();
+        ids.sort();
+        let targets: Vec<String> = ids
+            .iter()
+            .filter_map(|id| cx.artifacts.get(*id))
+            .flat_map(|info| info.readable.iter().filter(|r| bind::is_text(r)))
+            .map(|r| r.id.clone())
+            .collect();
+        if targets.is_empty() {
+            return None;
+        }
+        let id: String = format!("{gate}.{role}")
+            .chars()
+            .map(|c| {
+                if c.is_ascii_alphanumeric() || "._-".contains(c) {
+                    c
+                } else {
+                    '-'
+                }
+            })
+            .collect();
+        let question = format!(
+            "Would the {role} approve these deliverables at gate `{gate}`, against rubric `{rubric}`?"
+        );
+        let params = bind::rubric_params(r, Some(rubric), threshold, &question, &[], cx.intent);
+        self.validators
+            .insert("rubric".into(), json!({"component": "std/rubric"}));
+        self.criterion(
+            json!({
+                "id": id,
+                "severity": "should",
+                "description": format!("the AI judgment that stands for the `{role}` approval of gate `{gate}`"),
+                "validator": "rubric",
+                "targets": targets,
+                "judges": cx.judges,
+                "params": params,
+            }),
+            FieldPath::root().key("gates"),
+            None,
+        );
+        Some(id)
     }
 
     /// Acceptance criteria; returns the rubrics they use.
@@ -292,6 +409,9 @@ impl Translator {
                     c["validator"] = json!(b.name);
                     c["targets"] = json!(b.targets);
                     c["params"] = b.params;
+                    if !b.judges.is_empty() {
+                        c["judges"] = json!(b.judges);
+                    }
                     None
                 }
                 Err(why) => {
