@@ -870,7 +870,6 @@ mod tests {
             reused: None,
             ledger: None,
             judging: None,
-            judging: None,
             runtime: RuntimeInfo::default(),
         }
     }
