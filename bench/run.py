@@ -2,7 +2,7 @@
 """PERF.md workloads, vcc and its peers interleaved in one run.
 
     python3 bench/run.py                  # every workload; writes bench/RESULTS.md
-    python3 bench/run.py --only W3,W13    # these workloads; their rows of
+    python3 bench/run.py --only W3,W14    # these workloads; their rows of
                                           # bench/RESULTS.md are replaced
     python3 bench/run.py --smoke          # reduced W1/W3/W4 for CI: fails only
                                           # on an order-of-magnitude regression
@@ -32,7 +32,7 @@ VCC = os.path.join(TARGET, "release", "vcc")
 PEERS = os.environ.get("VCC_BENCH_PEERS", os.path.expanduser("~/.cache/vcc-bench"))
 DATA = os.environ.get("VCC_BENCH_DATA", os.path.join(tempfile.gettempdir(), "vcc-bench-data"))
 SMOKE = "--smoke" in sys.argv
-WORKLOADS = ["W1", "W2", "W3", "W4", "W5", "W6", "W7", "W13"]
+WORKLOADS = ["W1", "W2", "W3", "W4", "W5", "W6", "W7", "W13", "W14"]
 
 
 def selected():
@@ -512,6 +512,109 @@ criteria: [{ id: A, severity: must, validator: e, targets: [a] }]
         shutil.rmtree(work, ignore_errors=True)
 
 
+def scripted_judge():
+    """An OpenAI-compatible judge on loopback that answers at once: a live
+    call here costs only the HTTP round trip, a real judge's seconds less."""
+    import http.server
+    import threading
+
+    class Judge(http.server.BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def do_POST(self):
+            body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+            answer = json.dumps({"score": 5, "rationale": "answers the question"})
+            reply = json.dumps({
+                "model": body["model"],
+                "choices": [{"index": 0, "finish_reason": "stop",
+                             "message": {"role": "assistant", "content": answer}}],
+                "usage": {"prompt_tokens": 200, "completion_tokens": 20},
+            }).encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(reply)))
+            self.end_headers()
+            self.wfile.write(reply)
+
+        def log_message(self, *args):
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Judge)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server
+
+
+def w14(runs):
+    """An AI-judged criterion answered from vcc's cache and from a replayed
+    session: the cost per sample over the same check with a criterion that
+    only reads the file, against live calls to a judge that answers at once."""
+    samples = 50
+    work = tempfile.mkdtemp(prefix="vcc-bench-judge-")
+    server = scripted_judge()
+    try:
+        root = os.path.join(work, "root")
+        os.makedirs(root)
+        with open(os.path.join(root, "report.md"), "w") as f:
+            f.write("# Findings\n\nThe report answers the question.\n" * 20)
+        head = """vcc: 1
+id: w14
+root: root
+deliverables: [{ id: report, path: report.md }]
+"""
+        judged = contract(os.path.join(work, "judged.yaml"), head + f"""judges: {{ j: {{ provider: openai-compatible, model: bench, params: {{ temperature: 0, seed: 1 }} }} }}
+validators: {{ r: {{ component: std/rubric }} }}
+criteria:
+  - id: A
+    severity: must
+    validator: r
+    targets: [report]
+    judges: [j]
+    params: {{ rubric: {{ question: "Does it answer?" }}, threshold: 4, samples: {samples} }}
+""")
+        read = contract(os.path.join(work, "read.yaml"), head + """validators: { t: { component: std/text-match } }
+criteria:
+  - { id: A, severity: must, validator: t, targets: [report], params: { must_match: ["Findings"] } }
+""")
+        judges = contract(os.path.join(work, "judges.yaml"), f"""judges: 1
+endpoints:
+  - {{ id: bench, provider: openai-compatible, url: "http://127.0.0.1:{server.server_address[1]}/v1", concurrency: 8 }}
+""")
+        session = os.path.join(work, "session.json")
+        warm = os.path.join(work, "cache-warm")
+        os.makedirs(warm)
+        run([VCC, "check", judged, "--judges", judges, "--judge-record", session], env=vcc_env(warm))
+        run([VCC, "check", read], env=vcc_env(warm))
+        fresh = []
+
+        def fresh_cache(name):
+            if name == "live calls (a fresh judge cache)":
+                d = tempfile.mkdtemp(dir=work)
+                # Keep the compiled components: only the judge's answers are new.
+                shutil.copytree(warm, d, dirs_exist_ok=True, ignore=shutil.ignore_patterns("judge*"))
+                fresh.append(d)
+                cases[name][1]["VCC_CACHE_DIR"] = d
+
+        cases = {
+            "reads the file only": ([VCC, "check", read], vcc_env(warm), (0,)),
+            "judged, from the cache": ([VCC, "check", judged, "--judges", judges], vcc_env(warm), (0,)),
+            "judged, from a replayed session": ([VCC, "check", judged, "--judge-replay", session], vcc_env(warm), (0,)),
+            "live calls (a fresh judge cache)": ([VCC, "check", judged, "--judges", judges], vcc_env(warm), (0,)),
+        }
+        got = interleave(cases, runs, before=fresh_cache)
+        for name, (t, r) in got.items():
+            row("W14", f"{name}, {samples} samples", f"{ms(t)}, {mib(r)}", "", "", "")
+        base = got["reads the file only"][0]
+        live = (got["live calls (a fresh judge cache)"][0] - base) / samples
+        for name in ("judged, from the cache", "judged, from a replayed session"):
+            per = (got[name][0] - base) / samples
+            row("W14", f"{name}: per sample over reading the file",
+                f"{per * 1000:.3f} ms", f"a live loopback call: {live * 1000:.3f} ms per sample",
+                "<= 1 ms", "met" if per <= 0.001 else "NOT met")
+    finally:
+        server.shutdown()
+        shutil.rmtree(work, ignore_errors=True)
+
+
 def machine():
     flags = ""
     try:
@@ -571,6 +674,8 @@ def main():
             w7()
         if "W13" in only:
             w13(cache, runs)
+        if "W14" in only:
+            w14(max(runs, 11))
         write_results(only)
     finally:
         shutil.rmtree(cache, ignore_errors=True)

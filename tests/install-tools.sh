@@ -16,7 +16,12 @@
 #     SDK's validator, with the official 2.1.0 schema) from npm in
 #     $VCC_TOOLS_DIR/sarif-npm; ajv-cli from npm in $VCC_TOOLS_DIR/ajv-npm
 #     (GitLab Code Quality against its documented shape); chromium from
-#     Debian (the HTML report, rendered headless).
+#     Debian (the HTML report, rendered headless);
+#   - a real inference engine for the AI judge's smoke test: llama.cpp
+#     through llama-cpp-python's OpenAI-compatible server (PyPI ships it as
+#     source: built here with the cmake from PyPI, generic CPU code, once on a
+#     fresh machine) and gguf (writes the tiny model the test serves), in
+#     $VCC_TOOLS_DIR/llama-py.
 # Safe to run again: what is installed is kept.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -34,6 +39,8 @@ IN_TOTO_ATTESTATION=0.9.3
 SECURESYSTEMSLIB_REPORTS=1.6.0
 SARIF_MULTITOOL=5.7.0
 AJV_CLI=5.0.0
+LLAMA_CPP_PYTHON=0.3.36
+GGUF=0.19.0
 
 missing=()
 command -v docker-registry >/dev/null || missing+=(docker-registry)
@@ -92,6 +99,19 @@ if [ "$installed" != "$AJV_CLI" ]; then
     mkdir -p "$ajv_npm"
     [ -f "$ajv_npm/package.json" ] || echo '{ "name": "vcc-ajv", "private": true }' > "$ajv_npm/package.json"
     npm install --prefix "$ajv_npm" --no-audit --no-fund --loglevel=error "ajv-cli@$AJV_CLI"
+fi
+
+llama_py="$tools/llama-py"
+if ! "$llama_py/bin/python" -c "import importlib.metadata as m, sys, llama_cpp.server; sys.exit(m.version('llama_cpp_python') != '$LLAMA_CPP_PYTHON' or m.version('gguf') != '$GGUF')" 2>/dev/null; then
+    echo "building llama-cpp-python $LLAMA_CPP_PYTHON (llama.cpp, a few minutes) and installing gguf $GGUF into $llama_py" >&2
+    rm -rf "$llama_py"
+    python3 -m venv "$llama_py"
+    # Generic CPU code (the build machine's may differ from the test
+    # machine's), and only the library: no tests, examples or tools.
+    CMAKE_BUILD_PARALLEL_LEVEL="$(nproc)" \
+    CMAKE_ARGS="-DGGML_NATIVE=OFF -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF -DLLAMA_BUILD_TOOLS=OFF -DLLAMA_CURL=OFF" \
+        "$llama_py/bin/pip" install --quiet --disable-pip-version-check \
+        "llama-cpp-python[server]==$LLAMA_CPP_PYTHON" "gguf==$GGUF"
 fi
 
 echo "test tools ready" >&2

@@ -28,12 +28,13 @@ import {
   statFile,
   listDeliverables,
   signatures as hostSignatures,
-} from 'vcc:validator/deliverables@0.1.3';
+} from 'vcc:validator/deliverables@0.1.4';
+import { judges as hostJudges, complete as hostComplete } from 'vcc:validator/judge@0.1.4';
 
 /** Where the host mounts the deliverable root (read-only). */
 export const MOUNT = '/deliverables';
 /** The `vcc:validator` version this SDK targets. */
-export const WIT_VERSION = '0.1.3';
+export const WIT_VERSION = '0.1.4';
 /** How a validator error says the params are wrong (reason `invalid_params`). */
 export const INVALID_PARAMS = 'invalid params:';
 
@@ -83,6 +84,50 @@ export function stat(path) {
  */
 export function signatures(path) {
   return hostSignatures(path);
+}
+
+/**
+ * The AI judges the contract grants this criterion, in its order (empty:
+ * none). Since vcc:validator@0.1.4.
+ */
+export function judges() {
+  return hostJudges();
+}
+
+/**
+ * One request to a judge: the question (`user`), an optional `system`
+ * message, snapshot files by digest (`stat(path).digest`: the host adds
+ * their text as delimited, untrusted data), the JSON Schema the answer must
+ * match (an object or JSON text), and the sample index (K samples are K
+ * requests). `judge`: a granted judge ('' is the first). The validator
+ * never holds a key or picks a model.
+ */
+export function judgeRequest({ user, system, files = [], schema, sample = 0, judge = '' }) {
+  const messages = [];
+  if (system !== undefined) messages.push({ role: 'system', content: String(system) });
+  messages.push({ role: 'user', content: String(user) });
+  return {
+    judge,
+    messages,
+    files: [...files],
+    schema: schema === undefined ? undefined : typeof schema === 'string' ? schema : JSON.stringify(schema),
+    sample,
+  };
+}
+
+/**
+ * Ask the host for completions; it runs them at once. One item per request,
+ * in order: `{ ok: true, text, model, call }` (with a schema, `text` is the
+ * checked JSON document) or `{ ok: false, error }` — a request the host
+ * could not answer (an endpoint error, a timeout, a spent budget, a replay
+ * miss, an answer off the schema): never guess an answer in its place.
+ * Since vcc:validator@0.1.4.
+ */
+export function complete(requests) {
+  return hostComplete(requests).map((result) =>
+    result.tag === 'ok'
+      ? { ok: true, text: result.val.text, model: result.val.model, call: result.val.call }
+      : { ok: false, error: String(result.val) });
 }
 
 /** A guest path made relative to the deliverable root, for messages. */

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """A scripted agent for the `vcc converge` tests: what a coding agent does
 in a loop, without a model. It reads what vcc hands it ($VCC_FEEDBACK,
-$VCC_BUDGET_LEFT) and works in the deliverable root ($VCC_ROOT), where
+$VCC_BUDGET_LEFT, $VCC_BRIEF) and works in the deliverable root ($VCC_ROOT), where
 criterion X is satisfied by the file x.txt.
 
     fake_agent.py MODE [ARG...]
@@ -30,6 +30,10 @@ with open(feedback_path) as f:
     feedback = json.load(f)
 with open(os.environ["VCC_FEEDBACK_MD"]) as f:
     markdown = f.read()
+brief = None
+if os.environ.get("VCC_BRIEF"):
+    with open(os.environ["VCC_BRIEF"]) as f:
+        brief = f.read()
 log = os.environ.get("AGENT_LOG")
 if log:
     with open(log, "a") as f:
@@ -39,6 +43,7 @@ if log:
             "budget_left": json.loads(os.environ["VCC_BUDGET_LEFT"]),
             "feedback": feedback,
             "markdown": markdown,
+            "brief": brief,
             "usage_file": os.environ["VCC_USAGE"],
         }) + "\n")
 

@@ -282,11 +282,16 @@ fn input_that_is_not_a_stop_hook_is_an_error_not_an_allow() {
         .unwrap();
     child.stdin.take().unwrap().write_all(b"[]").unwrap();
     let out = child.wait_with_output().unwrap();
-    assert_eq!(out.status.code(), Some(1));
+    // Exit 2 with the reason on stderr: Claude Code blocks the stop (any
+    // other exit would let it through).
+    assert_eq!(out.status.code(), Some(2));
     assert!(out.stdout.is_empty());
+    let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(
-        String::from_utf8_lossy(&out.stderr).contains("not the JSON of a Claude Code Stop hook")
+        stderr.contains("not the JSON of a Claude Code stop hook"),
+        "{stderr}"
     );
+    assert!(stderr.contains("nothing is accepted"), "{stderr}");
 }
 
 #[test]
@@ -332,8 +337,11 @@ fn an_mcp_client_checks_lints_and_explains_and_is_admitted_nothing() {
     assert_eq!(lint["ok"], true, "{lint}");
 
     let explain = r["explain"]["text"].as_str().unwrap();
+    // The brief first (every criterion, numbered), then what is missing.
+    assert!(explain.starts_with("# Contract `agent-task`"), "{explain}");
+    assert!(explain.contains("### 1. "), "{explain}");
     assert!(
-        explain.starts_with("# vcc: contract `agent-task` is not accepted"),
+        explain.contains("\n---\n\n# vcc: contract `agent-task` is not accepted"),
         "{explain}"
     );
 

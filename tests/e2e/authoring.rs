@@ -108,7 +108,7 @@ fn sdk_round_trip(lang: &str) -> PathBuf {
     );
     assert_eq!(run.code, 0, "{}", run.stdout);
     assert!(
-        run.stdout.contains("9 of 9 case(s) match"),
+        run.stdout.contains("12 of 12 case(s) match"),
         "{}",
         run.stdout
     );

@@ -82,7 +82,25 @@ pub fn run_case(case: &Path) -> Result<Vec<String>, String> {
         &fs::read_to_string(case.join("expect.yaml")).map_err(|e| format!("expect.yaml: {e}"))?,
     )
     .map_err(|e| format!("expect.yaml: {e}"))?;
-    let run = check_json(&case.join("contract.yaml"), &[]);
+    // `args:` in expect.yaml: more flags for `vcc check`; one that names a
+    // file of the case folder (a judge session to replay) is that file.
+    let args: Vec<String> = expect
+        .get("args")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
+        .map(|a| {
+            let file = case.join(a);
+            if file.is_file() {
+                file.display().to_string()
+            } else {
+                a.to_string()
+            }
+        })
+        .collect();
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let run = check_json(&case.join("contract.yaml"), &args);
     let report: Value = serde_json::from_str(&run.stdout)
         .map_err(|e| format!("no JSON report ({e}): {}", run.stderr))?;
     let mut problems = Vec::new();

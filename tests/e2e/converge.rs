@@ -169,13 +169,28 @@ fn an_agent_fixing_one_criterion_a_run_is_accepted_at_the_third() {
         "the default budget"
     );
     assert_eq!(runs[2]["budget_left"]["iterations"], 8);
+    // The first run's Markdown starts with the whole brief (`vcc
+    // explain`); later runs get only what failed.
     let md = runs[0]["markdown"].as_str().unwrap();
+    assert!(md.starts_with("# Contract `loop`"), "{md}");
     assert!(
-        md.starts_with("# vcc: contract `loop` is not accepted (rejected)"),
+        md.contains("\n---\n\n# vcc: contract `loop` is not accepted (rejected)"),
         "{md}"
     );
     assert!(md.contains("### A (MUST, fail)"), "{md}");
     assert!(md.contains("What to do: Write a.txt."), "{md}");
+    let later = runs[1]["markdown"].as_str().unwrap();
+    assert!(
+        later.starts_with("# vcc: contract `loop` is not accepted (rejected)"),
+        "{later}"
+    );
+    // $VCC_BRIEF: every criterion, numbered, on every run.
+    for run in &runs {
+        let brief = run["brief"].as_str().unwrap();
+        assert!(brief.contains("1. [MUST] A\n"), "{brief}");
+        assert!(brief.contains("3. [MUST] C\n"), "{brief}");
+        assert!(brief.contains("If it fails: Write a.txt."), "{brief}");
+    }
 }
 
 #[test]

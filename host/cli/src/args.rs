@@ -34,6 +34,9 @@ pub enum Command {
     Check(Box<CheckArgs>),
     /// Run the integrity pass alone (exit 0 when clean, 2 on any error).
     Lint(LintArgs),
+    /// The contract as the worker's brief: numbered criteria, what checks
+    /// each, the evidence it needs, what to do when it fails, the budget.
+    Explain(ExplainArgs),
     /// Print the JSON Schema of the contract format.
     Schema,
     /// Run a command and record what happened (exit code, times, output
@@ -325,6 +328,12 @@ pub enum HookCommand {
     /// at .vcc/transcript.jsonl), and blocks the stop with the feedback
     /// until the contract is accepted.
     ClaudeCode(HookArgs),
+    /// A Codex Stop/SubagentStop hook (the same protocol: `decision:
+    /// block` with the feedback as the reason continues the turn).
+    Codex(HookArgs),
+    /// A Cursor `stop` hook: the feedback goes back as the next user
+    /// message (`followup_message`), within the hook's `loop_limit`.
+    Cursor(HookArgs),
 }
 
 #[derive(Args)]
@@ -339,10 +348,29 @@ pub struct HookArgs {
     /// the work is reported withheld, never accepted.
     #[arg(long, value_name = "N", default_value_t = 10)]
     pub max_blocks: u32,
+    /// On a SubagentStop of subagents of this type, judge with this
+    /// contract (repeat). A type without one is judged with the session,
+    /// at its stop.
+    #[arg(long, value_name = "TYPE=CONTRACT")]
+    pub subagent: Vec<String>,
+    /// Give up judging after this long, and block the stop (keep it below
+    /// the harness's own hook timeout, past which it lets the stop through).
+    #[arg(long, value_name = "DURATION", default_value = "50s", value_parser = humantime::parse_duration)]
+    pub timeout: std::time::Duration,
     #[command(flatten)]
     pub gate: GateArgs,
     #[command(flatten)]
     pub ledger: crate::ledger::LedgerArgs,
+}
+
+impl HookArgs {
+    /// The contract `--subagent` names for subagents of type `kind`.
+    pub fn subagent_contract(&self, kind: &str) -> Option<PathBuf> {
+        self.subagent.iter().find_map(|spec| {
+            let (k, path) = spec.split_once('=')?;
+            (k == kind && !path.is_empty()).then(|| PathBuf::from(path))
+        })
+    }
 }
 
 #[derive(Args)]
@@ -681,6 +709,30 @@ pub struct LintArgs {
     pub gate: GateArgs,
 }
 
+#[derive(clap::Args)]
+pub struct ExplainArgs {
+    pub contract: PathBuf,
+    /// The deliverable root the work goes to [default: the contract's
+    /// `root:`, else its folder].
+    #[arg(long, value_name = "ROOT")]
+    pub dir: Option<PathBuf>,
+    #[arg(long, value_enum, default_value_t = BriefFormat::Markdown)]
+    pub format: BriefFormat,
+    #[command(flatten)]
+    pub gate: GateArgs,
+}
+
+/// How `vcc explain` writes the brief.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, ValueEnum)]
+pub enum BriefFormat {
+    /// Headings and lists, for people.
+    Markdown,
+    /// Plain numbered text for an agent's prompt (no markup, no JSON).
+    Prompt,
+    /// The brief as JSON, for tools.
+    Json,
+}
+
 #[derive(Subcommand)]
 pub enum ValidatorCommand {
     /// One line per available validator: name, version, summary.
@@ -714,6 +766,11 @@ pub enum ValidatorCommand {
         /// The cases folder [default: cases/ in the project, or next to the component].
         #[arg(long, value_name = "DIR")]
         cases: Option<PathBuf>,
+        /// Ask the judges of cases that have `judges:` live, through this
+        /// judge configuration, and write each such case's `replay` session
+        /// (its answers) instead of replaying it.
+        #[arg(long, value_name = "CONFIG")]
+        record_judges: Option<PathBuf>,
         #[arg(long, value_enum, default_value_t = Format::Human)]
         format: Format,
     },

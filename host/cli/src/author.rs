@@ -24,6 +24,7 @@ pub const WIT: &str = include_str!("../../../wit/validator.wit");
 const SDK_RUST_MANIFEST: &str = include_str!("../../../sdk/rust/Cargo.toml");
 const SDK_RUST_LIB: &str = include_str!("../../../sdk/rust/src/lib.rs");
 const SDK_RUST_NATIVE: &str = include_str!("../../../sdk/rust/src/native.rs");
+const SDK_RUST_JUDGE: &str = include_str!("../../../sdk/rust/src/judge.rs");
 const SDK_PYTHON: &str = include_str!("../../../sdk/python/vcc_sdk/__init__.py");
 const SDK_JS: &str = include_str!("../../../sdk/js/vcc-sdk.js");
 
@@ -275,6 +276,7 @@ fn write_support(dir: &Path, lang: Lang) -> Result<(), String> {
             files.push((vcc.join("sdk/rust/Cargo.toml"), SDK_RUST_MANIFEST));
             files.push((vcc.join("sdk/rust/src/lib.rs"), SDK_RUST_LIB));
             files.push((vcc.join("sdk/rust/src/native.rs"), SDK_RUST_NATIVE));
+            files.push((vcc.join("sdk/rust/src/judge.rs"), SDK_RUST_JUDGE));
         }
         Lang::Python => files.push((vcc.join("sdk/python/vcc_sdk/__init__.py"), SDK_PYTHON)),
         // Imported as `./vcc-sdk.js` by the validator module.

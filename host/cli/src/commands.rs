@@ -38,6 +38,7 @@ pub fn run() -> i32 {
         Command::Schema => schema(),
         Command::Record(args) => crate::record::run(args),
         Command::Lint(args) => lint(&cli, args, &style),
+        Command::Explain(args) => crate::explain::run(&cli, args, &style),
         Command::Check(args) => crate::check::run(&cli, args, &style),
         Command::Validator(ValidatorCommand::List { format, params }) => {
             validator_list(&cli, *format, *params)
@@ -49,9 +50,16 @@ pub fn run() -> i32 {
         Command::Validator(ValidatorCommand::Test {
             target,
             cases,
+            record_judges,
             format,
         }) => match runtime(&cli) {
-            Ok(rt) => crate::golden::test(&rt, target, cases.as_deref(), *format),
+            Ok(rt) => crate::golden::test(
+                &rt,
+                target,
+                cases.as_deref(),
+                record_judges.as_deref(),
+                *format,
+            ),
             Err(code) => code,
         },
         Command::Validator(ValidatorCommand::Inspect { component, format }) => {
@@ -70,7 +78,15 @@ pub fn run() -> i32 {
             Ok(rt) => crate::converge::run(&rt, args),
             Err(code) => code,
         },
-        Command::Hook(HookCommand::ClaudeCode(args)) => crate::hook::claude_code(&cli, args),
+        Command::Hook(HookCommand::ClaudeCode(args)) => {
+            crate::hook::run(&cli, crate::hook::Harness::ClaudeCode, args)
+        }
+        Command::Hook(HookCommand::Codex(args)) => {
+            crate::hook::run(&cli, crate::hook::Harness::Codex, args)
+        }
+        Command::Hook(HookCommand::Cursor(args)) => {
+            crate::hook::run(&cli, crate::hook::Harness::Cursor, args)
+        }
         Command::Mcp(args) => crate::mcp::serve(&cli, args),
         Command::Cache(command) => crate::cache::run(&cli, command),
         Command::Ledger(command) => crate::ledger::run(command),

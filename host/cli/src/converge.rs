@@ -372,9 +372,43 @@ impl Converge<'_> {
         let usage_path = self.work.join(format!("usage-{run}.jsonl"));
         let text = serde_json::to_string_pretty(feedback).map_err(std::io::Error::other)?;
         write_atomically(&json_path, format!("{text}\n").as_bytes())?;
-        write_atomically(&md_path, feedback.markdown().as_bytes())?;
+        let mut md = String::new();
+        // The first run gets the whole brief before what failed: the
+        // worker learns every criterion, not only the failing ones.
+        if run == 1
+            && let Some(brief) = self.brief()
+        {
+            md.push_str(&brief.markdown());
+            md.push_str("---\n\n");
+        }
+        md.push_str(&feedback.markdown());
+        write_atomically(&md_path, md.as_bytes())?;
         std::fs::write(&usage_path, b"")?;
         Ok([json_path, md_path, usage_path])
+    }
+
+    /// The contract as the worker's brief (`vcc explain`), as first read.
+    fn brief(&self) -> Option<vcc_contract::brief::Brief> {
+        let ready = self.ready.as_ref()?;
+        let mut check = format!("vcc check {}", self.args.contract.display());
+        if let Some(d) = &self.args.dir {
+            check.push_str(&format!(" --dir {}", d.display()));
+        }
+        Some(vcc_contract::brief::Brief::of(
+            &ready.prepared.doc.contract,
+            &self.args.contract.display().to_string(),
+            &check,
+        ))
+    }
+
+    /// The brief in prompt form, written once, for `$VCC_BRIEF`.
+    fn write_brief(&self) -> Option<PathBuf> {
+        let path = self.work.join("brief.txt");
+        if !path.exists() {
+            let brief = self.brief()?;
+            write_atomically(&path, brief.prompt().as_bytes()).ok()?;
+        }
+        Some(path)
     }
 
     /// Run the command once, with the feedback in its environment; stop
@@ -398,6 +432,12 @@ impl Converge<'_> {
                 serde_json::to_string(left).unwrap_or_default(),
             )
             .env("VCC_ITERATION", run.to_string())
+            .env(
+                "VCC_BRIEF",
+                self.write_brief()
+                    .map(PathBuf::into_os_string)
+                    .unwrap_or_default(),
+            )
             .env("VCC_CONTRACT", absolute(&self.args.contract))
             .env("VCC_ROOT", absolute(&self.root()))
             // Its own process group: vcc can stop it and whatever it started.

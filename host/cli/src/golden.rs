@@ -17,7 +17,14 @@
 //!     - counts.json
 //!     - { name: counts.json, digest: "blake3:…" }
 //!   problem: INVALID_PARAMS         # with `invalid`: the integrity-pass code
+//! judges:                           # optional: AI judges granted to the criterion
+//!   grader: { provider: openai-compatible, model: m, params: { temperature: 0, seed: 7 } }
+//! replay: session.json              # with judges: the recorded answers (in the case folder)
 //! ```
+//!
+//! A case with judges is answered only from its replayed session, so it
+//! runs offline and gives the same result every time; `--record-judges
+//! CONFIG` asks the judges live instead and writes the session.
 //!
 //! Each case becomes a one-criterion contract (MUST, every deliverable a
 //! target) checked exactly as `vcc check` would: integrity pass (params
@@ -25,6 +32,7 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use serde::Deserialize;
 use serde_json::{Value, json};
@@ -46,6 +54,12 @@ struct Case {
     params: Option<Value>,
     #[serde(default)]
     deliverables: Option<BTreeMap<String, String>>,
+    /// The contract's `judges:`, all granted to the criterion.
+    #[serde(default)]
+    judges: Option<BTreeMap<String, Value>>,
+    /// The judge session, relative to the case folder.
+    #[serde(default)]
+    replay: Option<PathBuf>,
     expect: Expect,
 }
 
@@ -92,7 +106,20 @@ struct Checked {
     problems: Vec<String>,
 }
 
-pub fn test(runtime: &Runtime, target: &Path, cases: Option<&Path>, format: Format) -> i32 {
+pub fn test(
+    runtime: &Runtime,
+    target: &Path,
+    cases: Option<&Path>,
+    record_judges: Option<&Path>,
+    format: Format,
+) -> i32 {
+    let record = match record_judges.map(vcc_judge::Config::read).transpose() {
+        Ok(config) => config,
+        Err(e) => {
+            eprintln!("vcc validator test: {e}");
+            return 2;
+        }
+    };
     let (component, default_cases) = match locate(target) {
         Ok(found) => found,
         Err(e) => {
@@ -140,7 +167,7 @@ pub fn test(runtime: &Runtime, target: &Path, cases: Option<&Path>, format: Form
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_default();
-        results.push(match run_case(runtime, &component, dir) {
+        results.push(match run_case(runtime, &component, dir, record.as_ref()) {
             Ok(mut checked) => {
                 checked.name = name;
                 checked
@@ -292,7 +319,12 @@ fn newer_source(project: &Path, built: &Path) -> Option<PathBuf> {
     None
 }
 
-fn run_case(runtime: &Runtime, component: &Path, dir: &Path) -> Result<Checked, String> {
+fn run_case(
+    runtime: &Runtime,
+    component: &Path,
+    dir: &Path,
+    record: Option<&vcc_judge::Config>,
+) -> Result<Checked, String> {
     let case_file = dir.join("case.yaml");
     let text =
         std::fs::read_to_string(&case_file).map_err(|e| format!("{}: {e}", case_file.display()))?;
@@ -302,7 +334,7 @@ fn run_case(runtime: &Runtime, component: &Path, dir: &Path) -> Result<Checked, 
         .deliverables
         .clone()
         .unwrap_or_else(|| BTreeMap::from([("files".to_string(), "**".to_string())]));
-    let contract = json!({
+    let mut contract = json!({
         "vcc": 1,
         "id": "golden-case",
         "deliverables": deliverables.iter().map(|(id, path)| json!({"id": id, "path": path, "required": false})).collect::<Vec<_>>(),
@@ -315,11 +347,17 @@ fn run_case(runtime: &Runtime, component: &Path, dir: &Path) -> Result<Checked, 
             "params": case.params.clone().unwrap_or_else(|| json!({})),
         }],
     });
+    let mut options = CheckOptions::default();
+    if let Some(judges) = &case.judges {
+        contract["judges"] = json!(judges);
+        contract["criteria"][0]["judges"] = json!(judges.keys().collect::<Vec<_>>());
+        options.judging = Some(Arc::new(judging(dir, &case, record)?));
+    }
     let doc = vcc_contract::parse(&dir.join("case.json"), contract.to_string().as_bytes())
         .map_err(|p| format!("case.yaml: {}", p.message))?;
     let files = dir.join("files");
     std::fs::create_dir_all(&files).map_err(|e| format!("{}: {e}", files.display()))?;
-    let report = vcc_runtime::check(runtime.loader(), &doc, &files, &CheckOptions::default());
+    let report = vcc_runtime::check(runtime.loader(), &doc, &files, &options);
 
     let expect = &case.expect;
     let mut problems = Vec::new();
@@ -372,6 +410,31 @@ fn run_case(runtime: &Runtime, component: &Path, dir: &Path) -> Result<Checked, 
         expected: expect.status.clone(),
         got,
         problems,
+    })
+}
+
+/// Where a case's judges are answered from: its session, or (recording)
+/// the live endpoints of `record`, writing the session.
+fn judging(
+    dir: &Path,
+    case: &Case,
+    record: Option<&vcc_judge::Config>,
+) -> Result<vcc_judge::Setup, String> {
+    let Some(session) = case.replay.as_ref().map(|r| dir.join(r)) else {
+        return Err(
+            "case.yaml: a case with `judges:` needs `replay: SESSION` (its recorded answers; write it with --record-judges CONFIG)".into(),
+        );
+    };
+    Ok(match record {
+        Some(config) => vcc_judge::Setup {
+            config: Some(config.clone()),
+            record: Some(session),
+            ..Default::default()
+        },
+        None => vcc_judge::Setup {
+            replay: Some(vcc_judge::Session::read(&session)?),
+            ..Default::default()
+        },
     })
 }
 

@@ -1,16 +1,30 @@
-//! `vcc hook claude-code`: a Claude Code Stop / SubagentStop hook. The
-//! agent may stop when the contract is accepted; otherwise the stop is
-//! blocked and the agent is handed the feedback, at most `--max-blocks`
-//! times per session. Past that the stop is allowed, and the work is said
-//! to be withheld: a hook never admits anything the contract did not.
+//! `vcc hook claude-code|codex|cursor`: a stop hook that lets an agent
+//! stop only when the contract is accepted. Otherwise the stop is blocked
+//! and the agent is handed the feedback, at most `--max-blocks` times per
+//! session; past that the stop is allowed, and the work is said to be
+//! withheld: a hook never admits anything the contract did not. On a
+//! SubagentStop, the contract named for that subagent's type
+//! (`--subagent TYPE=CONTRACT`) judges what the subagent delivered before
+//! the parent gets it.
 //!
 //! The contract is read at the first stop of a session and its bytes (with
 //! its files and lock) are kept with the session's state, outside the
 //! root: every later stop is judged by those bytes, so an agent that edits
 //! the contract is not judged by its edit.
+//!
+//! Fail closed by construction: every harness lets a stop through when its
+//! hook crashes, times out or prints nothing it understands. So the hook
+//! process only reads the input and answers; the judging runs in a worker
+//! (this binary again, with `VCC_HOOK_WORKER`), and a worker that panics, is
+//! killed, runs past `--timeout` or prints no decision becomes a block
+//! ([`harness`] says what blocks in each harness).
 
-use std::io::Read as _;
+mod harness;
+
+use std::io::{Read as _, Write as _};
 use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
 
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD as B64;
@@ -21,6 +35,7 @@ use vcc_report::Verdict;
 use vcc_report::converge::Feedback;
 use vcc_runtime::{Cache, CheckOptions};
 
+pub use self::harness::Harness;
 use crate::args::{Cli, HookArgs};
 use crate::evaluate::Ready;
 use crate::output::{print_stdout, write_atomically};
@@ -31,19 +46,39 @@ use crate::settings::runtime;
 pub const TRANSCRIPT: &str = ".vcc/transcript.jsonl";
 /// The hook's JSON input is small; a transcript is not.
 const MAX_INPUT: u64 = 1 << 20;
+/// Set in the worker's environment (to the hook's pid): judge, and print
+/// the decision.
+const WORKER: &str = "VCC_HOOK_WORKER";
 
-/// What Claude Code sends that the hook uses. `stop_hook_active` (a stop
-/// hook already made the agent go on) is ignored on purpose: the contract
-/// decides, and --max-blocks bounds the loop.
-#[derive(Deserialize)]
-struct Input {
-    session_id: String,
-    #[serde(default)]
-    transcript_path: Option<PathBuf>,
+/// A stop, as the harness described it.
+pub struct Stop {
+    pub session: String,
     /// The folder the agent works in; relative `--contract` and `--dir`
     /// are resolved against it (hooks run from elsewhere).
-    #[serde(default)]
-    cwd: Option<PathBuf>,
+    pub cwd: Option<PathBuf>,
+    pub transcript: Option<PathBuf>,
+    pub subagent: Option<Subagent>,
+    /// Cursor's `status: aborted`: the user stopped the agent.
+    pub aborted: Option<String>,
+}
+
+/// Whose stop a SubagentStop is.
+pub struct Subagent {
+    pub kind: String,
+    pub id: String,
+}
+
+/// What the hook answers, in words the harness renders.
+#[derive(Debug, Serialize, Deserialize)]
+#[serde(tag = "decision", content = "message", rename_all = "snake_case")]
+pub enum Decision {
+    /// The stop may go on; the message is for the human.
+    Allow(String),
+    /// The agent keeps working; the message is its feedback.
+    Block(String),
+    /// The hook is set up wrong: the agent cannot fix that. The session
+    /// stops and the human is told; nothing is accepted.
+    Halt(String),
 }
 
 /// Kept per session in the cache folder.
@@ -105,21 +140,146 @@ impl PinnedSources {
     }
 }
 
-pub fn claude_code(cli: &Cli, args: &HookArgs) -> i32 {
-    let input = match read_input() {
-        Ok(input) => input,
-        Err(why) => {
-            // Exit 1: Claude Code shows this to the user and lets the stop
-            // go on; nothing is admitted.
-            eprintln!("vcc hook claude-code: {why}");
-            return 1;
+pub fn run(cli: &Cli, harness: Harness, args: &HookArgs) -> i32 {
+    let bytes = match read_input() {
+        Ok(b) => b,
+        Err(why) => return answer(harness.refuse(&why)),
+    };
+    let stop = match harness.parse(&bytes) {
+        Ok(stop) => stop,
+        Err(why) => return answer(harness.refuse(&why)),
+    };
+    if is_worker() {
+        let decision = judge(cli, harness, args, &stop);
+        print_stdout(&format!("{}\n", json!(decision)));
+        return 0;
+    }
+    let decision = match supervise(&bytes, args.timeout) {
+        Ok(decision) => decision,
+        Err(why) => Decision::Block(format!(
+            "vcc could not judge the work: {why}. The stop is blocked and nothing is accepted; run `vcc check` on the work to see why, or tell the user if this repeats."
+        )),
+    };
+    answer(harness.answer(&decision))
+}
+
+fn answer((stdout, stderr, code): (Option<serde_json::Value>, Option<String>, i32)) -> i32 {
+    if let Some(message) = stderr {
+        eprintln!("{message}");
+    }
+    if let Some(out) = stdout {
+        print_stdout(&format!("{out}\n"));
+    }
+    code
+}
+
+/// Run the worker (this binary, same arguments) on the input; its
+/// decision, or why there is none.
+fn supervise(input: &[u8], timeout: Duration) -> Result<Decision, String> {
+    let exe = std::env::current_exe().map_err(|e| format!("cannot find the vcc binary: {e}"))?;
+    let mut cmd = Command::new(exe);
+    cmd.args(std::env::args_os().skip(1))
+        .env(WORKER, std::process::id().to_string())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit());
+    // Its own process group: on a timeout, the worker and anything it
+    // started are stopped together.
+    #[cfg(unix)]
+    std::os::unix::process::CommandExt::process_group(&mut cmd, 0);
+    let mut child = cmd
+        .spawn()
+        .map_err(|e| format!("cannot start the checking process: {e}"))?;
+    if let Some(mut stdin) = child.stdin.take() {
+        // A worker that dies before reading is seen at wait().
+        let _ = stdin.write_all(input);
+    }
+    let stdout = child.stdout.take();
+    let reader = std::thread::spawn(move || {
+        let mut out = Vec::new();
+        if let Some(mut s) = stdout {
+            let _ = s.read_to_end(&mut out);
+        }
+        out
+    });
+    let deadline = Instant::now() + timeout;
+    let status = loop {
+        match child.try_wait() {
+            Ok(Some(status)) => break status,
+            Ok(None) if Instant::now() >= deadline => {
+                kill_group(&mut child);
+                return Err(format!(
+                    "the check did not finish within --timeout {}",
+                    humantime::format_duration(timeout)
+                ));
+            }
+            Ok(None) => std::thread::sleep(Duration::from_millis(20)),
+            Err(e) => return Err(format!("cannot wait for the checking process: {e}")),
         }
     };
-    let Some(state_path) = state_path(cli, &input.session_id) else {
-        eprintln!(
-            "vcc hook claude-code: no folder for the session state: set VCC_CACHE_DIR or --cache-dir"
-        );
-        return 1;
+    let out = reader.join().unwrap_or_default();
+    if !status.success() {
+        return Err(match status.code() {
+            Some(code) => format!("the checking process failed (exit {code})"),
+            None => format!("the checking process was killed ({status})"),
+        });
+    }
+    serde_json::from_slice(&out).map_err(|e| format!("the checking process gave no decision ({e})"))
+}
+
+/// A worker is started by a hook with `VCC_HOOK_WORKER` set to the
+/// hook's pid: a variable left in some environment by accident does not
+/// turn a hook into a worker (whose answer no harness reads).
+fn is_worker() -> bool {
+    std::env::var(WORKER)
+        .ok()
+        .and_then(|v| v.parse::<u32>().ok())
+        .is_some_and(|pid| pid == std::os::unix::process::parent_id())
+}
+
+fn kill_group(child: &mut std::process::Child) {
+    #[cfg(unix)]
+    {
+        // SAFETY: kill(2) with a negative pid signals the process group the
+        // worker leads (process_group(0) above); it touches no memory.
+        unsafe {
+            libc::kill(-(child.id() as libc::pid_t), libc::SIGKILL);
+        }
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+}
+
+/// The worker: judge the stop.
+fn judge(cli: &Cli, harness: Harness, args: &HookArgs, stop: &Stop) -> Decision {
+    if let Some(status) = &stop.aborted {
+        return Decision::Allow(format!(
+            "vcc: not judged: the user ended the agent's turn ({status}); nothing is accepted"
+        ));
+    }
+    if let Some(bad) = args.subagent.iter().find(|s| !s.contains('=')) {
+        return Decision::Halt(configuration_message(&format!(
+            "--subagent {bad}: write TYPE=CONTRACT, e.g. --subagent code-reviewer=review.yaml"
+        )));
+    }
+    let base = base_folder(stop);
+    // A subagent is judged by the contract named for its type, if any.
+    let contract = match &stop.subagent {
+        Some(sub) => match args.subagent_contract(&sub.kind) {
+            Some(path) => against(&base, &path),
+            None => {
+                return Decision::Allow(format!(
+                    "vcc: subagent type `{}` has no contract (--subagent TYPE=CONTRACT); its work is judged with the session's at the session's stop",
+                    sub.kind
+                ));
+            }
+        },
+        None => against(&base, &args.contract),
+    };
+    let Some(state_path) = state_path(cli, harness, stop) else {
+        return Decision::Halt(configuration_message(
+            "no folder for the session state: set VCC_CACHE_DIR or --cache-dir",
+        ));
     };
     let mut session: Session = std::fs::read(&state_path)
         .ok()
@@ -127,19 +287,21 @@ pub fn claude_code(cli: &Cli, args: &HookArgs) -> i32 {
         .unwrap_or_default();
     let rt = match runtime(cli) {
         Ok(rt) => rt,
-        Err(code) => return code,
+        Err(_) => {
+            return Decision::Halt(configuration_message(
+                "the runtime could not start (see stderr)",
+            ));
+        }
     };
     let recorder = match args.ledger.recorder() {
         Ok(r) => r,
-        Err(why) => return configuration_error(&why),
+        Err(why) => return Decision::Halt(configuration_message(&why)),
     };
-    let base = base_folder(&input);
-    let contract = against(&base, &args.contract);
     let dir = args.dir.as_deref().map(|d| against(&base, d));
 
     let mut options = CheckOptions::default();
     let mut attach_note = None;
-    if let Some(path) = &input.transcript_path {
+    if let Some(path) = &stop.transcript {
         match crate::attach::read(TRANSCRIPT, &against(&base, path)) {
             Ok(file) => options.attached.push(file),
             Err(e) => {
@@ -155,18 +317,20 @@ pub fn claude_code(cli: &Cli, args: &HookArgs) -> i32 {
     let ready = match pinned {
         Some(Ok(sources)) => Ready::from_sources(&rt, sources, dir.as_deref(), &args.gate),
         Some(Err(why)) => {
-            return configuration_error(&format!(
+            return Decision::Halt(configuration_message(&format!(
                 "the contract pinned for this session cannot be read back ({why}); start a new session"
-            ));
+            )));
         }
         None => Ready::read(&rt, &contract, dir.as_deref(), &args.gate),
     };
     let ready = match ready {
         Ok(ready) => ready,
         Err(report) => {
-            // The agent cannot fix its hook's configuration: say so to the
-            // human, once, instead of blocking the agent with it.
-            return configuration_error(&format!("{} ({})", report.reason, contract.display()));
+            return Decision::Halt(configuration_message(&format!(
+                "{} ({})",
+                report.reason,
+                contract.display()
+            )));
         }
     };
     if session.pinned.is_none() {
@@ -177,11 +341,11 @@ pub fn claude_code(cli: &Cli, args: &HookArgs) -> i32 {
     if let Some(recorder) = &recorder {
         recorder.check(vcc_ledger::Kind::Hook, &mut report);
         if report.ledger.is_none() {
-            return configuration_error(&report.reason);
+            return Decision::Halt(configuration_message(&report.reason));
         }
     }
     if report.verdict == Verdict::Invalid && !report.problems.is_empty() {
-        return configuration_error(&format!(
+        return Decision::Halt(configuration_message(&format!(
             "{}: {} ({})",
             contract.display(),
             report.reason,
@@ -192,29 +356,34 @@ pub fn claude_code(cli: &Cli, args: &HookArgs) -> i32 {
                 .map(|p| format!("{}: {}", p.code.as_str(), p.message))
                 .collect::<Vec<_>>()
                 .join("; ")
-        ));
+        )));
     }
     let name = ready.id().to_string();
+    let whose = stop
+        .subagent
+        .as_ref()
+        .map(|s| format!(" (subagent `{}`)", s.kind))
+        .unwrap_or_default();
     let edit_note = edited.as_ref().map(|what| {
         format!(
             "the contract changed during this session ({what}); it is judged as it was at the session's first stop"
         )
     });
 
-    let output = if report.verdict == Verdict::Accepted {
-        let mut message = format!("vcc: contract {name} accepted: {}", report.reason);
+    let decision = if report.verdict == Verdict::Accepted {
+        let mut message = format!("vcc: contract {name}{whose} accepted: {}", report.reason);
         if let Some(note) = &edit_note {
             message.push_str(&format!(" (note: {note})"));
         }
-        json!({ "systemMessage": message })
+        Decision::Allow(message)
     } else if session.blocks >= args.max_blocks {
-        json!({ "systemMessage": format!(
-            "vcc: the work is WITHHELD, not accepted: contract {name} is {} after {} blocked stop(s) (--max-blocks {}). {}",
+        Decision::Allow(format!(
+            "vcc: the work is WITHHELD, not accepted: contract {name}{whose} is {} after {} blocked stop(s) (--max-blocks {}). {}",
             report.verdict.as_str(),
             session.blocks,
             args.max_blocks,
             report.reason
-        ) })
+        ))
     } else {
         session.blocks += 1;
         let mut reason = Feedback::of(&report, None, session.blocks).markdown();
@@ -225,39 +394,30 @@ pub fn claude_code(cli: &Cli, args: &HookArgs) -> i32 {
             "\n(vcc blocked this stop: {} of at most {}. Keep working until the contract is accepted.)\n",
             session.blocks, args.max_blocks
         ));
-        json!({ "decision": "block", "reason": reason })
+        Decision::Block(reason)
     };
     if let Err(e) = save(&state_path, &session) {
-        eprintln!(
-            "vcc hook claude-code: the session state cannot be kept in {}: {e}",
+        return Decision::Block(format!(
+            "vcc could not keep the session state in {}: {e}. The stop is blocked and nothing is accepted.",
             state_path.display()
-        );
-        return 1;
+        ));
     }
-    print_stdout(&format!("{output}\n"));
-    0
+    decision
 }
 
 /// A hook that cannot judge because of how it is set up: the agent is not
-/// blocked with something it cannot fix; the session stops and the human
-/// is told (stderr and the message Claude Code shows). Nothing is accepted.
-fn configuration_error(why: &str) -> i32 {
-    let message = format!(
-        "vcc hook: CONFIGURATION ERROR, the work is NOT accepted: {why}. Fix the hook's --contract/--dir (relative paths are resolved against the session's cwd, then $CLAUDE_PROJECT_DIR) or the contract, then run `vcc check` on the work."
-    );
-    eprintln!("{message}");
-    print_stdout(&format!(
-        "{}\n",
-        json!({ "continue": false, "stopReason": message, "systemMessage": message })
-    ));
-    0
+/// blocked with something it cannot fix; the human is told. Nothing is
+/// accepted.
+fn configuration_message(why: &str) -> String {
+    format!(
+        "vcc hook: CONFIGURATION ERROR, the work is NOT accepted: {why}. Fix the hook's --contract/--dir/--subagent (relative paths are resolved against the session's cwd, then $CLAUDE_PROJECT_DIR) or the contract, then run `vcc check` on the work."
+    )
 }
 
 /// What relative paths of the hook's command line mean: the session's
 /// `cwd`, else `$CLAUDE_PROJECT_DIR`, else the hook's own folder.
-fn base_folder(input: &Input) -> PathBuf {
-    input
-        .cwd
+fn base_folder(stop: &Stop) -> PathBuf {
+    stop.cwd
         .clone()
         .filter(|p| p.is_absolute() && p.is_dir())
         .or_else(|| {
@@ -276,7 +436,7 @@ fn against(base: &Path, path: &Path) -> PathBuf {
     }
 }
 
-fn read_input() -> Result<Input, String> {
+fn read_input() -> Result<Vec<u8>, String> {
     let mut bytes = Vec::new();
     std::io::stdin()
         .take(MAX_INPUT + 1)
@@ -285,23 +445,21 @@ fn read_input() -> Result<Input, String> {
     if bytes.len() as u64 > MAX_INPUT {
         return Err(format!("the hook's input is over {MAX_INPUT} bytes"));
     }
-    let input: Input = serde_json::from_slice(&bytes).map_err(|e| {
-        format!("the hook's input on stdin is not the JSON of a Claude Code Stop hook: {e}")
-    })?;
-    if input.session_id.is_empty() {
-        return Err("the hook's input has an empty session_id".into());
-    }
-    Ok(input)
+    Ok(bytes)
 }
 
-/// The state file of a session: named by a digest, so a session id
-/// cannot name a path.
-fn state_path(cli: &Cli, session: &str) -> Option<PathBuf> {
+/// The state file of a session (and subagent): named by a digest, so a
+/// session id cannot name a path.
+fn state_path(cli: &Cli, harness: Harness, stop: &Stop) -> Option<PathBuf> {
     let dir = cli.cache_dir.clone().or_else(Cache::default_dir)?;
-    let name = blake3::hash(session.as_bytes()).to_hex();
+    let mut key = stop.session.clone();
+    if let Some(sub) = &stop.subagent {
+        key.push_str(&format!("\0{}\0{}", sub.kind, sub.id));
+    }
+    let name = blake3::hash(key.as_bytes()).to_hex();
     Some(
         dir.join("hooks")
-            .join("claude-code")
+            .join(harness.name())
             .join(format!("{}.json", &name[..32])),
     )
 }

@@ -12,6 +12,7 @@ mod ci;
 mod commands;
 mod converge;
 mod evaluate;
+mod explain;
 mod gate;
 mod golden;
 mod hook;

@@ -1,7 +1,8 @@
 //! `vcc mcp`: a Model Context Protocol server over stdio (the `rmcp`
 //! crate), so an agent can ask how its work stands. Tools: `check` (the
 //! verdict, the failing criteria and the feedback), `lint` (the integrity
-//! pass) and `explain` (the feedback as Markdown). A tool call reports; it
+//! pass) and `explain` (the contract as a brief, then the feedback as
+//! Markdown). A tool call reports; it
 //! never admits anything: acceptance is for `vcc check`, `vcc converge`
 //! and the hook, run by whoever gates the agent.
 
@@ -106,15 +107,32 @@ impl Server {
         .await
     }
 
-    /// The feedback as Markdown.
+    /// The brief, and the feedback as Markdown.
     #[tool(
-        description = "Explain what is missing: check the deliverables against a vcc contract and return the feedback as Markdown, ready for a prompt."
+        description = "Explain the work: the contract as a brief (numbered criteria, what checks each, the evidence needed, what to do when one fails), then what is missing now (the feedback of a check, as Markdown), ready for a prompt."
     )]
     async fn explain(&self, Parameters(t): Parameters<Target>) -> Result<String, String> {
         let (settings, gate) = (self.settings.clone(), self.gate.clone());
         blocking(move || {
+            let rt = settings.runtime()?;
+            let path = PathBuf::from(&t.contract);
+            let dir = t.dir.as_deref().map(std::path::Path::new);
+            let brief = crate::explain::brief(&rt, &path, dir, &gate).map_err(|problems| {
+                let why: Vec<String> = problems
+                    .iter()
+                    .filter(|p| p.is_error())
+                    .map(|p| format!("{}: {}", p.code.as_str(), p.message))
+                    .collect();
+                format!(
+                    "{} cannot be read as a contract: {}",
+                    t.contract,
+                    why.join("; ")
+                )
+            })?;
             let report = checked(&settings, &gate, &t)?;
-            let mut md = Feedback::of(&report, None, 0).markdown();
+            let mut md = brief.markdown();
+            md.push_str("---\n\n");
+            md.push_str(&Feedback::of(&report, None, 0).markdown());
             md.push_str(&format!("\n_{NOT_AN_ADMISSION}_\n"));
             Ok(md)
         })

@@ -4,6 +4,7 @@
 //! contracts without pulling in a WebAssembly runtime. Validators are loaded
 //! through the [`lint::Catalog`] trait, which the runtime implements.
 
+pub mod brief;
 pub mod compose;
 pub mod contract_files;
 pub mod exclude;

@@ -16,7 +16,7 @@
 //!     key_env: LOCAL_JUDGE_KEY             # the key is read from this variable, never written anywhere
 //!     models: ["qwen2.5-*"]                # globs of the models it may serve [default: any]
 //!     price: { input: 0.15, output: 0.60 } # per million tokens, in your cost unit
-//!     structured: json_schema              # json_schema | json_object | none (openai-compatible)
+//!     structured: json_schema              # json_schema | json_object | json_object_schema | none (openai-compatible)
 //!     max_input_bytes: 262144              # a longer prompt is an error, never truncated
 //!     concurrency: 4                       # calls at once
 //! limits: { calls: 200, tokens: 2000000, cost: 5.0, deadline: 120s }
@@ -79,6 +79,10 @@ pub enum Structured {
     /// `response_format: { type: json_object }`: JSON, the schema only in
     /// the prompt.
     JsonObject,
+    /// `response_format: { type: json_object, schema: … }`: the form
+    /// llama-cpp-python's server (and Anyscale, Together) constrain to the
+    /// schema.
+    JsonObjectSchema,
     /// Nothing asked: the schema only in the prompt. The answer is still
     /// parsed and checked strictly.
     None,

@@ -76,6 +76,12 @@ pub fn body(
                     Structured::JsonObject => {
                         body.insert("response_format".into(), json!({ "type": "json_object" }));
                     }
+                    Structured::JsonObjectSchema => {
+                        body.insert(
+                            "response_format".into(),
+                            json!({ "type": "json_object", "schema": schema }),
+                        );
+                    }
                     Structured::None => {}
                 }
             }

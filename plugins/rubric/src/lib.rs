@@ -221,10 +221,7 @@ fn problems(p: &Params) -> Vec<Finding> {
         );
     }
     for key in p.rubric.anchors.keys() {
-        if !key
-            .parse::<f64>()
-            .is_ok_and(|v| scale.iter().any(|s| *s == v))
-        {
+        if !key.parse::<f64>().is_ok_and(|v| scale.contains(&v)) {
             out.push(
                 Finding::new(format!("anchor `{key}` is not a value of the scale"))
                     .param(&format!("/rubric/anchors/{key}")),
@@ -305,7 +302,11 @@ fn question(p: &Params) -> (String, String) {
 }
 
 /// The answer's schema: a score that is a value of the scale, and a
-/// rationale; nothing else.
+/// rationale; nothing else. The rationale has no `maxLength`: its length
+/// is bounded by the judge's `max_tokens` (an answer cut there is refused),
+/// and llama.cpp's grammar engine expands `{0,N}` into N nested rules and
+/// refuses the grammar of a 4000-character bound (the local-engine smoke
+/// test, tests/e2e/judge_live.rs, found it).
 fn answer_schema(scale: &[f64]) -> Value {
     let values: Vec<Value> = if integral(scale) {
         scale.iter().map(|v| json!(*v as i64)).collect()
@@ -316,7 +317,7 @@ fn answer_schema(scale: &[f64]) -> Value {
         "type": "object",
         "properties": {
             "score": { "type": if integral(scale) { "integer" } else { "number" }, "enum": values },
-            "rationale": { "type": "string", "maxLength": 4000 }
+            "rationale": { "type": "string" }
         },
         "required": ["score", "rationale"],
         "additionalProperties": false

@@ -31,9 +31,9 @@ status `error`, never a pass.
 import json
 import sys
 
-from componentize_py_types import Err
+from componentize_py_types import Err, Ok
 from wit_world import exports
-from wit_world.imports import deliverables, types
+from wit_world.imports import deliverables, judge, types
 
 __all__ = [
     "MOUNT",
@@ -55,12 +55,16 @@ __all__ = [
     "invalid_params",
     "export",
     "signatures",
+    "judges",
+    "JudgeRequest",
+    "JudgeError",
+    "complete",
 ]
 
 #: Where the host mounts the deliverable root (read-only) for `open()`.
 MOUNT = "/deliverables"
 #: The `vcc:validator` version this SDK targets.
-WIT_VERSION = "0.1.3"
+WIT_VERSION = "0.1.4"
 #: How a validator error says the params are wrong, not the deliverables:
 #: the host then reports reason `invalid_params`.
 INVALID_PARAMS = "invalid params:"
@@ -190,6 +194,54 @@ def signatures(path):
     `message`). The validator never verifies a signature itself.
     Since vcc:validator@0.1.3."""
     return deliverables.signatures(path)
+
+
+def judges():
+    """The AI judges the contract grants this criterion, in its order
+    (empty: none). Since vcc:validator@0.1.4."""
+    return list(judge.judges())
+
+
+def JudgeRequest(user, *, system=None, files=(), schema=None, sample=0, judge_name=""):
+    """One request to a judge: the question (`user`), an optional `system`
+    message, snapshot files by digest (`stat(path).digest`: the host adds
+    their text as delimited, untrusted data), the JSON Schema the answer
+    must match (a dict or JSON text), and the sample index (0, 1, ...: K
+    samples are K requests). `judge_name`: a granted judge ("" is the
+    first). The validator never holds a key or picks a model."""
+    messages = []
+    if system is not None:
+        messages.append(judge.Message(role="system", content=str(system)))
+    messages.append(judge.Message(role="user", content=str(user)))
+    if schema is not None and not isinstance(schema, str):
+        schema = json.dumps(schema)
+    return judge.Request(
+        judge=judge_name,
+        messages=messages,
+        files=list(files),
+        schema=schema,
+        sample=int(sample),
+    )
+
+
+class JudgeError(Exception):
+    """A request the host could not answer (an endpoint error, a timeout, a
+    spent budget, a miss in a replayed session, an answer that does not
+    match the schema). Never guess an answer in its place."""
+
+
+def complete(requests):
+    """Ask the host for completions; it runs them at once. Returns one item
+    per request, in order: an answer (`.text`, with a schema the checked
+    JSON document; `.model`, what the provider says answered; `.call`, the
+    call's id in the report) or a `JudgeError`. Since vcc:validator@0.1.4."""
+    out = []
+    for result in judge.complete(list(requests)):
+        if isinstance(result, Ok):
+            out.append(result.value)
+        else:
+            out.append(JudgeError(str(result.value)))
+    return out
 
 
 def relative(path):

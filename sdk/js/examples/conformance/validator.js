@@ -1,5 +1,8 @@
 // The SDK conformance validator in JavaScript (spec: sdk/conformance/README.md).
-import { defineValidator, passed, failed, skipped, finding, evidence, readText, relative, InvalidParams } from './vcc-sdk.js';
+import {
+  defineValidator, passed, failed, skipped, finding, evidence, readText, relative, stat, InvalidParams,
+  judges, judgeRequest, complete,
+} from './vcc-sdk.js';
 
 const params = {
   type: 'object',
@@ -8,9 +11,37 @@ const params = {
   properties: {
     word: { type: 'string', minLength: 1 },
     max: { type: 'integer', minimum: 0, default: 0 },
-    mode: { enum: ['check', 'skip', 'error', 'params-error'], default: 'check' },
+    mode: { enum: ['check', 'skip', 'error', 'params-error', 'judge'], default: 'check' },
   },
 };
+
+const SCORE = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['score'],
+  properties: { score: { type: 'integer', minimum: 1, maximum: 5 } },
+};
+
+function judged(criterion, word) {
+  if (judges().length === 0) throw new Error('no judge granted');
+  const paths = criterion.paths.flatMap((path) => [path, path]);
+  const asks = paths.map((path, i) => judgeRequest({
+    user: `Rate the document for the word ${word} from 1 to 5.`,
+    system: 'You rate documents.',
+    files: [stat(path).digest],
+    schema: SCORE,
+    sample: i % 2,
+  }));
+  const answers = complete(asks);
+  const failedCall = answers.find((a) => !a.ok);
+  if (failedCall) throw new Error(`judge: ${failedCall.error}`);
+  const scores = answers.map((a) => JSON.parse(a.text).score);
+  const findings = scores.flatMap((s, i) =>
+    s < 3 ? [finding(`score ${s}`, { path: paths[i], rule: 'judge' })] : []);
+  const proof = [evidence('calls.json', 'application/json', JSON.stringify(answers.map((a) => a.call)))];
+  const summary = `scores ${scores.join(',')}`;
+  return findings.length ? failed(summary, findings, proof) : passed(summary, findings, proof);
+}
 
 const checkParams = ({ word = '' }) =>
   /\s/.test(word) ? [finding('word must be one word', { path: '/word' })] : [];
@@ -22,6 +53,7 @@ export const validator = defineValidator(
     if (mode === 'skip') return skipped('asked to skip');
     if (mode === 'error') throw new Error('asked to fail');
     if (mode === 'params-error') throw new InvalidParams('asked to blame the params');
+    if (mode === 'judge') return judged(criterion, word);
     const counts = {};
     const findings = [];
     for (const path of criterion.paths) {

@@ -15,7 +15,7 @@ class Conformance(vcc_sdk.Validator):
         "properties": {
             "word": {"type": "string", "minLength": 1},
             "max": {"type": "integer", "minimum": 0, "default": 0},
-            "mode": {"enum": ["check", "skip", "error", "params-error"], "default": "check"},
+            "mode": {"enum": ["check", "skip", "error", "params-error", "judge"], "default": "check"},
         },
     }
 
@@ -33,6 +33,8 @@ class Conformance(vcc_sdk.Validator):
             raise RuntimeError("asked to fail")
         if mode == "params-error":
             raise vcc_sdk.invalid_params("asked to blame the params")
+        if mode == "judge":
+            return judged(criterion, word)
         counts = {}
         findings = []
         for path in criterion.paths:
@@ -49,6 +51,44 @@ class Conformance(vcc_sdk.Validator):
         if total > criterion.param("max", 0):
             return vcc_sdk.failed(summary, findings, evidence)
         return vcc_sdk.passed(summary, findings, evidence)
+
+
+SCORE = {
+    "type": "object",
+    "additionalProperties": False,
+    "required": ["score"],
+    "properties": {"score": {"type": "integer", "minimum": 1, "maximum": 5}},
+}
+
+
+def judged(criterion, word):
+    if not vcc_sdk.judges():
+        raise RuntimeError("no judge granted")
+    asks = [
+        vcc_sdk.JudgeRequest(
+            f"Rate the document for the word {word} from 1 to 5.",
+            system="You rate documents.",
+            files=[vcc_sdk.stat(path).digest],
+            schema=SCORE,
+            sample=sample,
+        )
+        for path in criterion.paths
+        for sample in (0, 1)
+    ]
+    answers = vcc_sdk.complete(asks)
+    for answer in answers:
+        if isinstance(answer, vcc_sdk.JudgeError):
+            raise RuntimeError(f"judge: {answer}")
+    scores = [json.loads(a.text)["score"] for a in answers]
+    paths = [path for path in criterion.paths for _ in (0, 1)]
+    findings = [vcc_sdk.Finding(f"score {s}", path=p, rule="judge")
+                for s, p in zip(scores, paths) if s < 3]
+    evidence = [vcc_sdk.Evidence("calls.json", "application/json",
+                                 json.dumps([a.call for a in answers], separators=(",", ":")))]
+    summary = "scores " + ",".join(str(s) for s in scores)
+    if findings:
+        return vcc_sdk.failed(summary, findings, evidence)
+    return vcc_sdk.passed(summary, findings, evidence)
 
 
 Validator = vcc_sdk.export(Conformance)

@@ -2,6 +2,7 @@
 
 use std::collections::BTreeMap;
 
+use vcc_sdk::judge::{self, Request};
 use vcc_sdk::serde::Deserialize;
 use vcc_sdk::serde_json::{self, json};
 use vcc_sdk::{Criterion, Description, Finding, Outcome, Validator, relative};
@@ -32,7 +33,7 @@ impl Validator for Conformance {
             "properties": {
                 "word": { "type": "string", "minLength": 1 },
                 "max": { "type": "integer", "minimum": 0, "default": 0 },
-                "mode": { "enum": ["check", "skip", "error", "params-error"], "default": "check" }
+                "mode": { "enum": ["check", "skip", "error", "params-error", "judge"], "default": "check" }
             }
         }))
     }
@@ -54,6 +55,7 @@ impl Validator for Conformance {
             Some("params-error") => {
                 return Err(vcc_sdk::invalid_params("asked to blame the params"));
             }
+            Some("judge") => return judged(&criterion, &params.word),
             _ => {}
         }
         let mut counts: BTreeMap<String, u64> = BTreeMap::new();
@@ -86,6 +88,55 @@ impl Validator for Conformance {
             .findings(findings)
             .evidence("counts.json", "application/json", evidence))
     }
+}
+
+const SCORE: &str = r#"{"type":"object","additionalProperties":false,"required":["score"],"properties":{"score":{"type":"integer","minimum":1,"maximum":5}}}"#;
+
+fn judged(criterion: &Criterion, word: &str) -> Result<Outcome, String> {
+    if judge::judges().is_empty() {
+        return Err("no judge granted".into());
+    }
+    let paths: Vec<&str> = criterion.paths().flat_map(|p| [p, p]).collect();
+    let mut asks = Vec::new();
+    for (i, path) in paths.iter().enumerate() {
+        let digest = vcc_sdk::stat(path)?.digest;
+        let mut ask = Request::new("", i as u32 % 2)
+            .system("You rate documents.")
+            .user(format!(
+                "Rate the document for the word {word} from 1 to 5."
+            ))
+            .file(&digest);
+        ask.schema = Some(SCORE.to_string());
+        asks.push(ask);
+    }
+    let mut answers = Vec::new();
+    for answer in judge::complete(&asks) {
+        answers.push(answer.map_err(|why| format!("judge: {why}"))?);
+    }
+    let mut scores = Vec::new();
+    for answer in &answers {
+        let doc: serde_json::Value =
+            serde_json::from_str(&answer.text).map_err(|e| e.to_string())?;
+        scores.push(doc["score"].as_i64().ok_or("an answer without a score")?);
+    }
+    let findings: Vec<Finding> = scores
+        .iter()
+        .zip(&paths)
+        .filter(|(s, _)| **s < 3)
+        .map(|(s, p)| Finding::new(format!("score {s}")).path(p).rule("judge"))
+        .collect();
+    let calls: Vec<&str> = answers.iter().map(|a| a.call.as_str()).collect();
+    let evidence = serde_json::to_vec(&calls).map_err(|e| e.to_string())?;
+    let list: Vec<String> = scores.iter().map(i64::to_string).collect();
+    let summary = format!("scores {}", list.join(","));
+    let outcome = if findings.is_empty() {
+        Outcome::pass(summary)
+    } else {
+        Outcome::fail(summary)
+    };
+    Ok(outcome
+        .findings(findings)
+        .evidence("calls.json", "application/json", evidence))
 }
 
 vcc_sdk::export_validator!(Conformance);

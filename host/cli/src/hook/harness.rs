@@ -1,0 +1,169 @@
+//! What each harness sends a stop hook, and how it reads the answer.
+//!
+//! | harness | event | blocks the stop | on the hook's own failure |
+//! |---|---|---|---|
+//! | Claude Code | Stop, SubagentStop | exit 0 + `{"decision":"block","reason"}`, or exit 2 + stderr | any other exit, a crash or a timeout lets the stop through |
+//! | Codex | Stop, SubagentStop | exit 0 + `{"decision":"block","reason"}` (a non-empty reason), or exit 2 + non-empty stderr | the same |
+//! | Cursor | stop | exit 0 + `{"followup_message"}` (sent as the next user message, up to the hook's `loop_limit`) | the same |
+//!
+//! So every harness fails open when its hook fails. vcc never lets its
+//! own failure reach the harness: the judging runs in a worker process,
+//! and whatever the worker does — crash, panic, be killed, run past
+//! `--timeout`, print nothing — the hook answers with a block.
+
+use std::path::PathBuf;
+
+use serde::Deserialize;
+use serde_json::{Value, json};
+
+use super::{Decision, Stop, Subagent};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Harness {
+    ClaudeCode,
+    Codex,
+    Cursor,
+}
+
+/// What Claude Code and Codex send: the same shape (Codex adds `turn_id`
+/// and `model`; SubagentStop adds `agent_id`, `agent_type` and
+/// `agent_transcript_path`). `stop_hook_active` is ignored on purpose: the
+/// contract decides, and --max-blocks bounds the loop.
+#[derive(Deserialize)]
+struct ClaudeInput {
+    session_id: String,
+    #[serde(default)]
+    transcript_path: Option<PathBuf>,
+    #[serde(default)]
+    cwd: Option<PathBuf>,
+    #[serde(default)]
+    hook_event_name: Option<String>,
+    #[serde(default)]
+    agent_id: Option<String>,
+    #[serde(default)]
+    agent_type: Option<String>,
+    #[serde(default)]
+    agent_transcript_path: Option<PathBuf>,
+}
+
+/// What Cursor sends its `stop` hook.
+#[derive(Deserialize)]
+struct CursorInput {
+    conversation_id: String,
+    #[serde(default)]
+    workspace_roots: Vec<PathBuf>,
+    #[serde(default)]
+    transcript_path: Option<PathBuf>,
+    /// `completed`, `aborted` or `error`.
+    #[serde(default)]
+    status: Option<String>,
+}
+
+impl Harness {
+    pub fn name(self) -> &'static str {
+        match self {
+            Harness::ClaudeCode => "claude-code",
+            Harness::Codex => "codex",
+            Harness::Cursor => "cursor",
+        }
+    }
+
+    fn title(self) -> &'static str {
+        match self {
+            Harness::ClaudeCode => "Claude Code",
+            Harness::Codex => "Codex",
+            Harness::Cursor => "Cursor",
+        }
+    }
+
+    /// The stop event in `bytes`, or why it is not one.
+    pub fn parse(self, bytes: &[u8]) -> Result<Stop, String> {
+        let not = |e: serde_json::Error| {
+            format!(
+                "the hook's input on stdin is not the JSON of a {} stop hook: {e}",
+                self.title()
+            )
+        };
+        let stop = match self {
+            Harness::ClaudeCode | Harness::Codex => {
+                let i: ClaudeInput = serde_json::from_slice(bytes).map_err(not)?;
+                let subagent = match i.hook_event_name.as_deref() {
+                    Some("SubagentStop") => Some(Subagent {
+                        kind: i.agent_type.unwrap_or_default(),
+                        id: i.agent_id.unwrap_or_default(),
+                    }),
+                    _ => None,
+                };
+                Stop {
+                    session: i.session_id,
+                    cwd: i.cwd,
+                    transcript: if subagent.is_some() {
+                        i.agent_transcript_path.or(i.transcript_path)
+                    } else {
+                        i.transcript_path
+                    },
+                    subagent,
+                    aborted: None,
+                }
+            }
+            Harness::Cursor => {
+                let i: CursorInput = serde_json::from_slice(bytes).map_err(not)?;
+                Stop {
+                    session: i.conversation_id,
+                    cwd: i.workspace_roots.into_iter().next(),
+                    transcript: i.transcript_path,
+                    subagent: None,
+                    aborted: i.status.filter(|s| s == "aborted"),
+                }
+            }
+        };
+        if stop.session.is_empty() {
+            return Err("the hook's input has an empty session id".into());
+        }
+        Ok(stop)
+    }
+
+    /// The answer the harness reads: stdout, stderr, exit code.
+    pub fn answer(self, decision: &Decision) -> (Option<Value>, Option<String>, i32) {
+        match (self, decision) {
+            (Harness::Cursor, Decision::Allow(m)) => (Some(json!({})), Some(m.clone()), 0),
+            (Harness::Cursor, Decision::Block(r)) => {
+                (Some(json!({ "followup_message": r })), None, 0)
+            }
+            // Cursor cannot end a session from a hook: the agent is told to
+            // stop and hand the message to the user; nothing is accepted.
+            (Harness::Cursor, Decision::Halt(m)) => (
+                Some(
+                    json!({ "followup_message": format!("{m}\n\nStop working and tell the user this message: it is about how the verifier is set up, and nothing you change in the work can fix it.") }),
+                ),
+                Some(m.clone()),
+                0,
+            ),
+            (_, Decision::Allow(m)) => (Some(json!({ "systemMessage": m })), None, 0),
+            (_, Decision::Block(r)) => (Some(json!({ "decision": "block", "reason": r })), None, 0),
+            (_, Decision::Halt(m)) => (
+                Some(json!({ "continue": false, "stopReason": m, "systemMessage": m })),
+                Some(m.clone()),
+                0,
+            ),
+        }
+    }
+
+    /// The answer when the input itself cannot be read: a block, in the
+    /// one form that needs no parsed input.
+    pub fn refuse(self, why: &str) -> (Option<Value>, Option<String>, i32) {
+        let message = format!(
+            "vcc hook {}: {why}; the stop is blocked and nothing is accepted",
+            self.name()
+        );
+        match self {
+            // Exit 2 with the reason on stderr blocks a stop in both.
+            Harness::ClaudeCode | Harness::Codex => (None, Some(message), 2),
+            Harness::Cursor => (
+                Some(json!({ "followup_message": message })),
+                Some(message),
+                0,
+            ),
+        }
+    }
+}

@@ -1,0 +1,99 @@
+//! `vcc explain`: the contract as the worker's brief, in three forms, the
+//! same bytes every time; and where it is used (converge's first feedback
+//! and `$VCC_BRIEF`).
+
+use serde_json::Value;
+use vcc_test_support::Scratch;
+
+use crate::{repo, vcc};
+
+/// The prompt form of the release-notes example, byte for byte
+/// (`tests/e2e/golden/explain-release-notes.txt`; `VCC_UPDATE_GOLDEN=1`
+/// writes it again).
+#[test]
+fn the_prompt_brief_of_an_example_is_pinned() {
+    let contract = repo().join("contracts/examples/release-notes/contract.yaml");
+    let run = vcc(&["explain", contract.to_str().unwrap(), "--format", "prompt"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    // Paths in the brief are as given; make them repo-relative.
+    let text = run.stdout.replace(&format!("{}/", repo().display()), "");
+    let golden = repo().join("tests/e2e/golden/explain-release-notes.txt");
+    if std::env::var_os("VCC_UPDATE_GOLDEN").is_some() {
+        std::fs::write(&golden, &text).unwrap();
+    }
+    assert_eq!(text, std::fs::read_to_string(&golden).unwrap());
+    // Words, never JSON.
+    assert!(!text.contains("{\""), "{text}");
+    let again = vcc(&["explain", contract.to_str().unwrap(), "--format", "prompt"]);
+    assert_eq!(again.stdout, run.stdout, "the brief must be deterministic");
+}
+
+#[test]
+fn markdown_and_json_carry_every_criterion_in_order() {
+    let contract = repo().join("contracts/examples/release-notes/contract.yaml");
+    let md = vcc(&["explain", contract.to_str().unwrap()]);
+    assert_eq!(md.code, 0, "{}", md.stderr);
+    assert!(
+        md.stdout.starts_with(
+            "# Contract `release-notes`: Release notes and API description are complete\n"
+        ),
+        "{}",
+        md.stdout
+    );
+    let (a, b, c) = (
+        md.stdout.find("### 1. AC-1 (MUST)").unwrap(),
+        md.stdout.find("### 2. AC-2 (MUST)").unwrap(),
+        md.stdout.find("### 3. AC-3 (SHOULD)").unwrap(),
+    );
+    assert!(a < b && b < c);
+    assert!(md.stdout.contains(
+        "If it fails: Make api/openapi.json validate against schemas/openapi-min.schema.json."
+    ));
+    let json = vcc(&["explain", contract.to_str().unwrap(), "--format", "json"]);
+    let doc: Value = serde_json::from_str(&json.stdout).unwrap();
+    assert_eq!(doc["brief"], 1);
+    assert_eq!(doc["criteria"].as_array().unwrap().len(), 3);
+    assert_eq!(doc["criteria"][1]["checked_by"], "std/json-schema");
+    assert_eq!(doc["criteria"][1]["targets"][0], "api (api/openapi.json)");
+}
+
+#[test]
+fn what_only_evidence_from_elsewhere_can_satisfy_is_said() {
+    let s = Scratch::new();
+    s.write(
+        "c.yaml",
+        "vcc: 1\nid: t\ndeliverables:\n  - { id: rec, path: build.record.json }\n  - { id: log, path: .vcc/transcript.jsonl, required: false }\nvalidators:\n  rec: { component: std/exit-record }\n  calls: { component: std/tool-calls }\ncriteria:\n  - { id: BUILT, severity: must, validator: rec, targets: [rec], params: { require_signed: true } }\n  - { id: TESTED, severity: must, validator: calls, targets: [log], params: { required: [{ name: Bash }] } }\n",
+    );
+    let run = vcc(&[
+        "explain",
+        s.path().join("c.yaml").to_str().unwrap(),
+        "--format",
+        "prompt",
+    ]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(
+        run.stdout
+            .contains("Needs: a command record written by `vcc record -- CMD`"),
+        "{}",
+        run.stdout
+    );
+    assert!(run.stdout.contains("you cannot sign it yourself"));
+    assert!(run.stdout.contains("Needs: the agent's transcript"));
+}
+
+#[test]
+fn a_contract_that_cannot_be_read_is_exit_2_and_says_so() {
+    let s = Scratch::new();
+    s.write(
+        "c.yaml",
+        "vcc: 1\nid: t\ncriteria: [{ id: A, severity: mustt }]\n",
+    );
+    let run = vcc(&["explain", s.path().join("c.yaml").to_str().unwrap()]);
+    assert_eq!(run.code, 2);
+    assert!(run.stdout.is_empty());
+    assert!(
+        run.stderr.contains("cannot be read as a contract"),
+        "{}",
+        run.stderr
+    );
+}
