@@ -1,7 +1,11 @@
 #!/usr/bin/env python3
 """Drive `vcc mcp` over stdio with the PyPI `mcp` package: an MCP client
 that is not vcc's own. Prints one JSON object: the server's name, its
-tools, and what each call returned.
+tools (with their output schemas and annotations), what each call
+returned (text and structuredContent, which the client validates against
+the tool's outputSchema), and, per protocol revision the client speaks
+(2025-06-18 and 2025-11-25 by the initialize handshake, 2026-07-28 by
+server/discover), the negotiated version and a check's verdict.
 
     mcp_client.py VCC CONTRACT [ROOT]
 
@@ -13,6 +17,7 @@ import json
 import os
 import sys
 
+import mcp.client.session as client_session
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
@@ -34,12 +39,24 @@ async def main(vcc, contract, root):
             out["server"] = init.server_info.name
             listed = await session.list_tools()
             out["tools"] = sorted(t.name for t in listed.tools)
+            out["listing"] = {
+                t.name: {
+                    "output_schema": t.output_schema,
+                    "read_only": getattr(t.annotations, "read_only_hint", None),
+                    "idempotent": getattr(t.annotations, "idempotent_hint", None),
+                }
+                for t in listed.tools
+            }
             args = {"contract": contract}
             if root:
                 args["dir"] = root
             for name in ["check", "lint", "explain"]:
                 result = await session.call_tool(name, args)
-                out[name] = {"is_error": bool(result.is_error), "text": text_of(result)}
+                out[name] = {
+                    "is_error": bool(result.is_error),
+                    "text": text_of(result),
+                    "structured": result.structured_content,
+                }
             transcript = os.environ.get("ATTACH_TRANSCRIPT")
             if transcript:
                 attached = await session.call_tool(
@@ -47,7 +64,28 @@ async def main(vcc, contract, root):
                 out["attached"] = {"is_error": bool(attached.is_error), "text": text_of(attached)}
             missing = await session.call_tool("check", {"contract": "/nonexistent/contract.yaml"})
             out["missing"] = {"is_error": bool(missing.is_error), "text": text_of(missing)}
+    out["revisions"] = {}
+    for version in ["2025-06-18", "2025-11-25", "2026-07-28"]:
+        out["revisions"][version] = await one_revision(params, version, {"contract": contract})
     print(json.dumps(out))
+
+
+async def one_revision(params, version, args):
+    """A fresh connection speaking `version`: the handshake ones through
+    initialize (the client proposes its newest, so it is told this one),
+    2026-07-28 through server/discover."""
+    async with stdio_client(params) as (read, write):
+        async with ClientSession(read, write) as session:
+            if version == "2026-07-28":
+                await session.discover()
+            else:
+                client_session.LATEST_HANDSHAKE_VERSION = version
+                await session.initialize()
+            result = await session.call_tool("check", args)
+            return {
+                "negotiated": session.protocol_version,
+                "verdict": (result.structured_content or {}).get("verdict"),
+            }
 
 
 asyncio.run(main(sys.argv[1], sys.argv[2], sys.argv[3] if len(sys.argv) > 3 else None))

@@ -336,6 +336,42 @@ fn an_mcp_client_checks_lints_and_explains_and_is_admitted_nothing() {
     let lint: Value = serde_json::from_str(r["lint"]["text"].as_str().unwrap()).unwrap();
     assert_eq!(lint["ok"], true, "{lint}");
 
+    // structuredContent, the same as the text, with a published
+    // outputSchema (the client checks one against the other).
+    assert_eq!(r["check"]["structured"], check, "{}", r["check"]);
+    assert_eq!(r["lint"]["structured"], lint);
+    let criteria = check["criteria"].as_array().unwrap();
+    assert_eq!(criteria.len(), 2);
+    assert_eq!(criteria[0]["id"], "REPORT");
+    assert_eq!(criteria[0]["status"], "fail");
+    assert!(
+        check["contract_digest"]
+            .as_str()
+            .unwrap()
+            .starts_with("blake3:")
+    );
+    assert!(
+        check["root_digest"]
+            .as_str()
+            .unwrap()
+            .starts_with("blake3:")
+    );
+    for tool in ["check", "lint"] {
+        let schema = &r["listing"][tool]["output_schema"];
+        assert_eq!(schema["type"], "object", "{tool}: {schema}");
+    }
+    for tool in ["check", "lint", "explain"] {
+        assert_eq!(r["listing"][tool]["read_only"], true, "{tool}");
+        assert_eq!(r["listing"][tool]["idempotent"], true, "{tool}");
+    }
+    assert!(r["check"]["structured"]["verdict"].is_string());
+    // Each protocol revision the client speaks, on a connection of its own.
+    for version in ["2025-06-18", "2025-11-25", "2026-07-28"] {
+        let rev = &r["revisions"][version];
+        assert_eq!(rev["negotiated"], version, "{rev}");
+        assert_eq!(rev["verdict"], "rejected", "{version}: {rev}");
+    }
+
     let explain = r["explain"]["text"].as_str().unwrap();
     // The brief first (every criterion, numbered), then what is missing.
     assert!(explain.starts_with("# Contract `agent-task`"), "{explain}");

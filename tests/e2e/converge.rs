@@ -114,11 +114,24 @@ fn an_agent_fixing_one_criterion_a_run_is_accepted_at_the_third() {
     let r = run.json();
     assert_eq!(reason(&r), "accepted");
     assert_eq!(r["accepted"], true);
+    assert_eq!(r["lifecycle"], "FULFILLED");
     assert_eq!(
         r["iterations"].as_array().unwrap().len(),
         4,
         "check 0, then 3 runs"
     );
+    // When each iteration began, and how much of the budget it had used
+    // (runs: 3 of the default 10 by the end).
+    let used: Vec<f64> = r["iterations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|it| {
+            assert!(it["started_at"].as_str().unwrap().ends_with('Z'), "{it}");
+            it["utilisation"].as_f64().unwrap()
+        })
+        .collect();
+    assert_eq!(used, vec![0.0, 0.1, 0.2, 0.3]);
     assert_eq!(r["metrics"]["remediation_iterations"], 3);
     assert_eq!(r["metrics"]["validity"], true);
     assert_eq!(
@@ -179,6 +192,7 @@ fn an_agent_fixing_one_criterion_a_run_is_accepted_at_the_third() {
     );
     assert!(md.contains("### A (MUST, fail)"), "{md}");
     assert!(md.contains("What to do: Write a.txt."), "{md}");
+    assert!(md.contains("Budget: run 1 of 10\n"), "{md}");
     let later = runs[1]["markdown"].as_str().unwrap();
     assert!(
         later.starts_with("# vcc: contract `loop` is not accepted (rejected)"),
@@ -213,6 +227,7 @@ fn a_stuck_agent_stops_on_stagnation_after_k_runs() {
     assert_eq!(run.code, 1);
     let r = run.json();
     assert_eq!(reason(&r), "stagnation");
+    assert_eq!(r["lifecycle"], "VIOLATED");
     assert_eq!(
         r["metrics"]["remediation_iterations"], 2,
         "K = 2 by default"
@@ -229,6 +244,33 @@ fn a_stuck_agent_stops_on_stagnation_after_k_runs() {
         .map(|i| &r["iterations"][i]["check"]["fingerprint"])
         .collect();
     assert!(prints[0] == prints[1] && prints[1] == prints[2]);
+    // For whoever takes the task next: what failed, how often, what was
+    // tried (`vcc explain --results`).
+    let saved = w.logs.path().join("converge.json");
+    std::fs::write(&saved, &run.stdout).unwrap();
+    let brief = crate::vcc(&[
+        "explain",
+        w.contract().to_str().unwrap(),
+        "--format",
+        "prompt",
+        "--results",
+        saved.to_str().unwrap(),
+    ]);
+    assert_eq!(brief.code, 0, "{}", brief.stderr);
+    assert!(
+        brief
+            .stdout
+            .contains("Results so far: The last loop ended VIOLATED (stagnation:"),
+        "{}",
+        brief.stdout
+    );
+    assert!(
+        brief.stdout.contains(
+            "- A (MUST): fail in the last check; not passing in 3 of 3 check(s); handed over 2 time(s); never passed. Last: "
+        ),
+        "{}",
+        brief.stdout
+    );
     // --stagnation 1 stops after one unchanged run.
     let run = World::new(THREE).converge(&["--stagnation", "1"], &["stuck"]);
     assert_eq!(run.json()["metrics"]["remediation_iterations"], 1);
@@ -368,6 +410,7 @@ fn a_slow_command_is_stopped_when_the_time_budget_runs_out() {
     assert_eq!(run.code, 1, "{}", run.stderr);
     let r = run.json();
     assert_eq!(reason(&r), "budget_time", "{}", r["termination"]);
+    assert_eq!(r["lifecycle"], "EXPIRED");
     let stopped = r["iterations"][1]["command"]["stopped"].as_str().unwrap();
     assert!(stopped.contains("time ran out"), "{stopped}");
 }
@@ -526,6 +569,7 @@ fn ctrl_c_stops_the_command_and_vcc_and_the_report_is_written() {
     assert_eq!(run.code, 1, "{}", run.stderr);
     let written: Value = serde_json::from_slice(&std::fs::read(&report).unwrap()).unwrap();
     assert_eq!(reason(&written), "interrupted");
+    assert_eq!(written["lifecycle"], "TERMINATED");
     assert_eq!(
         written["iterations"][1]["command"]["stopped"],
         "interrupted"

@@ -97,3 +97,46 @@ fn a_contract_that_cannot_be_read_is_exit_2_and_says_so() {
         run.stderr
     );
 }
+
+/// `vcc init --agents`: the vcc section of AGENTS.md and a SKILL.md, from
+/// the contract; run again, the section is replaced, the rest kept.
+#[test]
+fn init_agents_writes_the_section_and_the_skill_from_the_contract() {
+    let s = Scratch::new();
+    let dir = s.path().to_str().unwrap().to_string();
+    let made = vcc(&["init", "--template", "agent", "--dir", &dir]);
+    assert_eq!(made.code, 0, "{}", made.stderr);
+    s.write("AGENTS.md", "# AGENTS.md\n\nUse tabs.\n");
+    let run = vcc(&["init", "--agents", "--dir", &dir]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let agents = std::fs::read_to_string(s.path().join("AGENTS.md")).unwrap();
+    assert!(agents.starts_with("# AGENTS.md\n\nUse tabs.\n"), "{agents}");
+    assert!(
+        agents.contains("## Checking your work with vcc"),
+        "{agents}"
+    );
+    assert!(agents.contains("Run `vcc check vcc.yaml`"), "{agents}");
+    assert!(agents.contains("1. [MUST] "), "{agents}");
+    assert!(!agents.contains(&dir), "commands are relative: {agents}");
+    let skill =
+        std::fs::read_to_string(s.path().join(".agents/skills/vcc-check/SKILL.md")).unwrap();
+    let front = skill
+        .strip_prefix("---\n")
+        .and_then(|r| r.split_once("\n---\n"))
+        .map(|(f, _)| f)
+        .expect("YAML front matter");
+    let front: Value = serde_yaml::from_str(front).unwrap();
+    assert_eq!(front["name"], "vcc-check");
+    let description = front["description"].as_str().unwrap();
+    assert!(!description.is_empty() && description.len() <= 1024);
+    // Again: the same bytes, one section.
+    assert_eq!(vcc(&["init", "--agents", "--dir", &dir]).code, 0);
+    let again = std::fs::read_to_string(s.path().join("AGENTS.md")).unwrap();
+    assert_eq!(again, agents);
+    assert_eq!(again.matches("<!-- vcc:begin").count(), 1);
+    // No contract: said, exit 2.
+    let empty = Scratch::new();
+    let none = vcc(&["init", "--agents", "--dir", empty.path().to_str().unwrap()]);
+    assert_eq!(none.code, 2);
+    assert!(none.stderr.contains("does not exist"), "{}", none.stderr);
+}

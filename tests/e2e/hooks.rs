@@ -1,5 +1,5 @@
-//! Stop hooks for Codex and Cursor (recorded hook inputs fed through the
-//! real binary), subagents judged by their own contracts, and the hook
+//! Stop hooks for Codex, Cursor and Gemini CLI (hook inputs in each
+//! harness's documented shape, fed through the real binary), subagents judged by their own contracts, and the hook
 //! failing closed: a check that is killed or runs past --timeout blocks
 //! the stop, in every harness.
 
@@ -144,6 +144,36 @@ fn codex_stop_is_blocked_until_the_contract_is_accepted() {
             .contains("contract agent-task accepted"),
         "{out}"
     );
+}
+
+/// Gemini CLI's AfterAgent: `decision: deny` retries the turn with the
+/// reason as the next prompt.
+#[test]
+fn gemini_retries_the_turn_with_the_feedback() {
+    let s = Session::new();
+    let input = json!({
+        "session_id": "g-1",
+        "transcript_path": null,
+        "cwd": s.root.path(),
+        "hook_event_name": "AfterAgent",
+        "timestamp": "2026-11-26T07:00:00Z",
+        "prompt": "Write the report.",
+        "prompt_response": "Done.",
+        "stop_hook_active": false
+    });
+    let (run, out) = s.hook("gemini", &[], &input);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(out["decision"], "deny", "{out}");
+    assert!(
+        out["reason"]
+            .as_str()
+            .unwrap()
+            .contains("### REPORT (MUST, fail)")
+    );
+    s.root.write("REPORT.md", "# Report\n");
+    let (_, out) = s.hook("gemini", &[], &input);
+    assert!(out.get("decision").is_none(), "{out}");
+    assert!(out["systemMessage"].as_str().unwrap().contains("accepted"));
 }
 
 #[test]
@@ -312,7 +342,7 @@ fn a_check_killed_mid_way_blocks_the_stop() {
 #[test]
 fn unreadable_input_blocks_in_every_harness() {
     let s = Session::new();
-    for harness in ["claude-code", "codex", "cursor"] {
+    for harness in ["claude-code", "codex", "cursor", "gemini"] {
         let mut child = Command::new(env!("CARGO_BIN_EXE_vcc"))
             .args(["hook", harness, "--contract"])
             .arg(s.root.path().join("contract.yaml"))
@@ -339,7 +369,8 @@ fn unreadable_input_blocks_in_every_harness() {
                 "{out}"
             );
         } else {
-            // Exit 2 and a reason on stderr: a block in Claude Code and Codex.
+            // Exit 2 and a reason on stderr: a block in Claude Code and
+            // Codex, a retry in Gemini CLI.
             assert_eq!(run.code, 2, "{harness}");
             assert!(run.stderr.contains("nothing is accepted"), "{}", run.stderr);
         }

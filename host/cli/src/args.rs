@@ -243,6 +243,12 @@ pub struct InitArgs {
     /// Replace an existing contract.
     #[arg(long)]
     pub force: bool,
+    /// Instead of a contract: write the vcc section of AGENTS.md and a
+    /// skill (.agents/skills/vcc-check/SKILL.md) from the contract --out
+    /// names, telling any agent how to check its work before claiming it
+    /// is done.
+    #[arg(long, conflicts_with_all = ["template", "force"])]
+    pub agents: bool,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -334,6 +340,9 @@ pub enum HookCommand {
     /// A Cursor `stop` hook: the feedback goes back as the next user
     /// message (`followup_message`), within the hook's `loop_limit`.
     Cursor(HookArgs),
+    /// A Gemini CLI `AfterAgent` hook: `decision: deny` with the feedback
+    /// as the reason, which Gemini CLI sends as the next prompt.
+    Gemini(HookArgs),
 }
 
 #[derive(Args)]
@@ -718,6 +727,11 @@ pub struct ExplainArgs {
     pub dir: Option<PathBuf>,
     #[arg(long, value_enum, default_value_t = BriefFormat::Markdown)]
     pub format: BriefFormat,
+    /// Add what a `vcc converge` (or `vcc check`) report says happened:
+    /// per criterion, its status, how often it failed, how often it was
+    /// handed over, when it first passed, its last findings.
+    #[arg(long, value_name = "REPORT")]
+    pub results: Option<PathBuf>,
     #[command(flatten)]
     pub gate: GateArgs,
 }

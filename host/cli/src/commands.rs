@@ -87,6 +87,9 @@ pub fn run() -> i32 {
         Command::Hook(HookCommand::Cursor(args)) => {
             crate::hook::run(&cli, crate::hook::Harness::Cursor, args)
         }
+        Command::Hook(HookCommand::Gemini(args)) => {
+            crate::hook::run(&cli, crate::hook::Harness::Gemini, args)
+        }
         Command::Mcp(args) => crate::mcp::serve(&cli, args),
         Command::Cache(command) => crate::cache::run(&cli, command),
         Command::Ledger(command) => crate::ledger::run(command),
@@ -106,6 +109,11 @@ pub fn run() -> i32 {
             print_stdout(&String::from_utf8_lossy(&script));
             exit::ACCEPTED
         }
+        Command::Init(args) if args.agents => crate::instructions::run(
+            &cli,
+            args.dir.as_deref().unwrap_or(std::path::Path::new(".")),
+            &args.out,
+        ),
         Command::Init(args) => crate::init::run(args),
         Command::Man => {
             let mut page = Vec::new();

@@ -184,6 +184,7 @@ impl Converge<'_> {
                     );
                 }
             };
+            let started_at = vcc_report::now_rfc3339();
             let ran = self.run_command(run, &files, &left, limits);
             let mut command = ran.run;
             command.handed = handed;
@@ -203,6 +204,8 @@ impl Converge<'_> {
             ));
             self.iterations.push(Iteration {
                 index: run,
+                started_at: Some(started_at),
+                utilisation: None,
                 command: Some(command),
                 check: None,
             });
@@ -330,8 +333,14 @@ impl Converge<'_> {
                 it.index
             }
             _ => {
+                // The first check: it began as long ago as it took.
+                let began = std::time::SystemTime::now()
+                    .checked_sub(std::time::Duration::from_millis(summary.duration_ms))
+                    .unwrap_or_else(std::time::SystemTime::now);
                 self.iterations.push(Iteration {
                     index: 0,
+                    started_at: Some(humantime::format_rfc3339_millis(began).to_string()),
+                    utilisation: None,
                     command: None,
                     check: Some(summary),
                 });
@@ -530,8 +539,16 @@ impl Converge<'_> {
         let accepted =
             why == Termination::Accepted && last.is_some_and(|r| r.verdict == Verdict::Accepted);
         let checks: Vec<&Report> = self.checks.iter().collect();
+        let mut iterations = self.iterations.clone();
+        if let Some(l) = lp {
+            let used = vcc_report::converge::utilisation(&l.limits, &iterations);
+            for (it, u) in iterations.iter_mut().zip(used) {
+                it.utilisation = Some(u);
+            }
+        }
         ConvergeReport {
             schema_version: SCHEMA_VERSION,
+            lifecycle: why.lifecycle().to_string(),
             termination: TerminationInfo {
                 reason: why,
                 detail,
@@ -545,7 +562,7 @@ impl Converge<'_> {
             contract_digest: self.checks.first().and_then(|r| r.contract.digest.clone()),
             command: self.args.command.clone(),
             limits: lp.map(|l| l.limits),
-            iterations: self.iterations.clone(),
+            iterations,
             criteria: last
                 .map(|r| {
                     r.criteria

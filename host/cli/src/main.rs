@@ -17,6 +17,7 @@ mod gate;
 mod golden;
 mod hook;
 mod init;
+mod instructions;
 mod judges;
 mod ledger;
 mod mcp;

@@ -9,11 +9,11 @@
 use std::path::PathBuf;
 
 use rmcp::handler::server::router::tool::ToolRouter;
-use rmcp::handler::server::wrapper::Parameters;
+use rmcp::handler::server::wrapper::{Json, Parameters};
 use rmcp::model::{Implementation, ServerCapabilities, ServerConfig};
 use rmcp::{ServerHandler, ServiceExt, schemars, tool, tool_handler, tool_router};
-use serde::Deserialize;
-use serde_json::json;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
 use vcc_report::converge::Feedback;
 use vcc_report::law::exit;
 use vcc_runtime::CheckOptions;
@@ -38,6 +38,60 @@ struct Target {
     attach: std::collections::BTreeMap<String, String>,
 }
 
+/// What `check` answers, as `structuredContent` (and the same JSON as
+/// text), described by the tool's `outputSchema`.
+#[derive(Debug, Serialize, schemars::JsonSchema)]
+struct CheckOutput {
+    /// `accepted`, `rejected`, `withheld` or `invalid`.
+    verdict: String,
+    reason: String,
+    /// The MUST criteria that did not pass.
+    failing: Vec<String>,
+    /// Every criterion's row: id, severity, status.
+    criteria: Vec<CriterionRow>,
+    /// blake3 of the contract as judged.
+    contract_digest: Option<String>,
+    /// blake3 over the deliverables' files as judged.
+    root_digest: Option<String>,
+    /// The feedback (as `$VCC_FEEDBACK` has it): what failed and what to do.
+    feedback: Value,
+    /// Where the verdict was logged (`--ledger`), if it was.
+    ledger: Option<Value>,
+    note: String,
+}
+
+#[derive(Debug, Serialize, schemars::JsonSchema)]
+struct CriterionRow {
+    id: String,
+    /// `must`, `should` or `may`.
+    severity: String,
+    /// `pass`, `fail`, `skip` or `error`.
+    status: String,
+}
+
+/// What `lint` answers, as `structuredContent`.
+#[derive(Debug, Serialize, schemars::JsonSchema)]
+struct LintOutput {
+    ok: bool,
+    errors: usize,
+    contract: LintContract,
+    /// Each with its stable `code`, `level`, `message`, file, field and line.
+    problems: Vec<Value>,
+}
+
+#[derive(Debug, Serialize, schemars::JsonSchema)]
+struct LintContract {
+    path: String,
+    digest: Option<String>,
+}
+
+fn word<T: Serialize>(value: T) -> String {
+    serde_json::to_value(value)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_string))
+        .unwrap_or_default()
+}
+
 #[derive(Clone)]
 struct Server {
     tool_router: ToolRouter<Self>,
@@ -52,9 +106,15 @@ const NOT_AN_ADMISSION: &str = "This is a report, not an admission: only `vcc ch
 impl Server {
     /// Check the deliverables against a contract.
     #[tool(
-        description = "Check deliverables against a vcc contract: the verdict, the MUST criteria that did not pass, and the feedback (findings with file:line). Reports only; it admits nothing."
+        description = "Check deliverables against a vcc contract: the verdict, every criterion's status, the MUST criteria that did not pass, the digests judged, and the feedback (findings with file:line). Reports only; it admits nothing.",
+        annotations(
+            read_only_hint = true,
+            idempotent_hint = true,
+            destructive_hint = false,
+            open_world_hint = false
+        )
     )]
-    async fn check(&self, Parameters(t): Parameters<Target>) -> Result<String, String> {
+    async fn check(&self, Parameters(t): Parameters<Target>) -> Result<Json<CheckOutput>, String> {
         let (settings, gate, ledger) = (
             self.settings.clone(),
             self.gate.clone(),
@@ -65,27 +125,46 @@ impl Server {
             if let Some(recorder) = ledger.recorder()? {
                 recorder.check(vcc_ledger::Kind::Mcp, &mut report);
             }
-            let failing: Vec<&str> = vcc_report::converge::blocking(&report)
-                .map(|c| c.id.as_str())
+            let failing = vcc_report::converge::blocking(&report)
+                .map(|c| c.id.clone())
                 .collect();
-            let out = json!({
-                "verdict": report.verdict,
-                "reason": report.reason,
-                "failing": failing,
-                "feedback": Feedback::of(&report, None, 0),
-                "ledger": report.ledger,
-                "note": NOT_AN_ADMISSION,
-            });
-            Ok(serde_json::to_string_pretty(&out).unwrap_or_default())
+            Ok(Json(CheckOutput {
+                verdict: word(report.verdict),
+                reason: report.reason.clone(),
+                failing,
+                criteria: report
+                    .criteria
+                    .iter()
+                    .map(|c| CriterionRow {
+                        id: c.id.clone(),
+                        severity: word(c.severity),
+                        status: word(c.status),
+                    })
+                    .collect(),
+                contract_digest: report.contract.digest.clone(),
+                root_digest: report.deliverables.as_ref().map(|d| d.root_digest.clone()),
+                feedback: serde_json::to_value(Feedback::of(&report, None, 0)).unwrap_or_default(),
+                ledger: report
+                    .ledger
+                    .as_ref()
+                    .and_then(|l| serde_json::to_value(l).ok()),
+                note: NOT_AN_ADMISSION.into(),
+            }))
         })
         .await
     }
 
     /// The integrity pass.
     #[tool(
-        description = "Lint a vcc contract (the integrity pass): problems with their code, field and line."
+        description = "Lint a vcc contract (the integrity pass): problems with their code, field and line.",
+        annotations(
+            read_only_hint = true,
+            idempotent_hint = true,
+            destructive_hint = false,
+            open_world_hint = false
+        )
     )]
-    async fn lint(&self, Parameters(t): Parameters<Target>) -> Result<String, String> {
+    async fn lint(&self, Parameters(t): Parameters<Target>) -> Result<Json<LintOutput>, String> {
         let (settings, gate) = (self.settings.clone(), self.gate.clone());
         blocking(move || {
             let rt = settings.runtime()?;
@@ -96,20 +175,31 @@ impl Server {
                 &gate,
             );
             let errors = problems.iter().filter(|p| p.is_error()).count();
-            let out = json!({
-                "ok": errors == 0,
-                "errors": errors,
-                "contract": { "path": t.contract, "digest": digest },
-                "problems": problems,
-            });
-            Ok(serde_json::to_string_pretty(&out).unwrap_or_default())
+            Ok(Json(LintOutput {
+                ok: errors == 0,
+                errors,
+                contract: LintContract {
+                    path: t.contract.clone(),
+                    digest,
+                },
+                problems: problems
+                    .iter()
+                    .filter_map(|p| serde_json::to_value(p).ok())
+                    .collect(),
+            }))
         })
         .await
     }
 
     /// The brief, and the feedback as Markdown.
     #[tool(
-        description = "Explain the work: the contract as a brief (numbered criteria, what checks each, the evidence needed, what to do when one fails), then what is missing now (the feedback of a check, as Markdown), ready for a prompt."
+        description = "Explain the work: the contract as a brief (numbered criteria, what checks each, the evidence needed, what to do when one fails), then what is missing now (the feedback of a check, as Markdown), ready for a prompt.",
+        annotations(
+            read_only_hint = true,
+            idempotent_hint = true,
+            destructive_hint = false,
+            open_world_hint = false
+        )
     )]
     async fn explain(&self, Parameters(t): Parameters<Target>) -> Result<String, String> {
         let (settings, gate) = (self.settings.clone(), self.gate.clone());
@@ -176,9 +266,9 @@ fn checked(
 
 /// Checks run WebAssembly validators on threads of their own; keep them
 /// off the async workers.
-async fn blocking(
-    f: impl FnOnce() -> Result<String, String> + Send + 'static,
-) -> Result<String, String> {
+async fn blocking<T: Send + 'static>(
+    f: impl FnOnce() -> Result<T, String> + Send + 'static,
+) -> Result<T, String> {
     tokio::task::spawn_blocking(f)
         .await
         .unwrap_or_else(|e| Err(format!("internal: the tool call failed: {e}")))

@@ -55,6 +55,23 @@ pub enum Termination {
 }
 
 impl Termination {
+    /// The Agent Contracts lifecycle state the loop ended in: FULFILLED
+    /// (accepted), EXPIRED (the time budget ran out), TERMINATED (stopped
+    /// from outside: interrupted, the contract changed, it could not be
+    /// evaluated, or vcc was killed), VIOLATED (every other end: a budget
+    /// other than time spent, stagnation, an abort, attempts, the command).
+    pub fn lifecycle(self) -> &'static str {
+        match self {
+            Termination::Accepted => "FULFILLED",
+            Termination::BudgetTime => "EXPIRED",
+            Termination::Interrupted
+            | Termination::ContractChanged
+            | Termination::Invalid
+            | Termination::Unfinished => "TERMINATED",
+            _ => "VIOLATED",
+        }
+    }
+
     pub fn as_str(self) -> &'static str {
         match self {
             Termination::Accepted => "accepted",
@@ -364,6 +381,7 @@ impl Loop {
     /// a failed SHOULD it is not asked to fix any more is a warning.
     pub fn feedback(&self, report: &Report, elapsed: Duration) -> Feedback {
         let mut fb = Feedback::of(report, Some(self.left(elapsed)), self.runs);
+        fb.budget = Some(self.limits);
         let (should, past): (Vec<_>, Vec<_>) = std::mem::take(&mut fb.should)
             .into_iter()
             .partition(|item| self.handed.contains(&item.id));
@@ -415,6 +433,9 @@ pub struct Feedback {
     pub reason: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub budget_left: Option<BudgetLeft>,
+    /// The loop's whole budget, so the worker sees used of total.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub budget: Option<Limits>,
     /// MUST criteria that did not pass: the verdict waits on these.
     pub must: Vec<FeedbackItem>,
     /// SHOULD criteria that failed, to fix if possible.
@@ -486,6 +507,7 @@ impl Feedback {
             verdict: report.verdict,
             reason: report.reason.clone(),
             budget_left,
+            budget: None,
             must: Vec::new(),
             should: Vec::new(),
             warnings: Vec::new(),
@@ -520,7 +542,9 @@ impl Feedback {
             }
         );
         let _ = writeln!(out, "{}\n", shown(&self.reason));
-        if let Some(left) = &self.budget_left {
+        if let (Some(left), Some(total)) = (&self.budget_left, &self.budget) {
+            let _ = writeln!(out, "{}\n", budget_line(self.iteration, left, total));
+        } else if let Some(left) = &self.budget_left {
             let mut parts = vec![format!("{} run(s)", left.iterations)];
             if let Some(ms) = left.time_ms {
                 parts.push(format!("{:.0} s", ms as f64 / 1000.0));
@@ -547,6 +571,79 @@ impl Feedback {
         section(&mut out, "Warnings: reported, no fix asked", &self.warnings);
         out
     }
+}
+
+/// "Budget: run 3 of 5, 41,000 of 100,000 tokens, …": what is used of
+/// each limit in force, counting the run about to start.
+fn budget_line(run: u32, left: &BudgetLeft, total: &Limits) -> String {
+    let mut parts = vec![format!("run {run} of {}", total.iterations)];
+    if let (Some(t), Some(l)) = (total.time_ms, left.time_ms) {
+        parts.push(format!(
+            "{:.0} s of {:.0} s",
+            t.saturating_sub(l) as f64 / 1000.0,
+            t as f64 / 1000.0
+        ));
+    }
+    if let (Some(t), Some(l)) = (total.tokens, left.tokens) {
+        parts.push(format!(
+            "{} of {} tokens",
+            grouped(t.saturating_sub(l)),
+            grouped(t)
+        ));
+    }
+    if let (Some(t), Some(l)) = (total.cost, left.cost) {
+        parts.push(format!("cost {:.4} of {t:.4}", (t - l).max(0.0)));
+    }
+    format!("Budget: {}", parts.join(", "))
+}
+
+/// 41000 → "41,000".
+fn grouped(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// How much of the budget was used by the end of each iteration: the
+/// largest of runs used / runs allowed, time / time budget, tokens /
+/// token budget and cost / cost budget (time as the sum of the checks'
+/// and the command's durations so far).
+pub fn utilisation(limits: &Limits, iterations: &[Iteration]) -> Vec<f64> {
+    let (mut ms, mut tokens, mut cost) = (0u64, 0u64, 0.0f64);
+    iterations
+        .iter()
+        .map(|it| {
+            if let Some(c) = &it.command {
+                ms += c.duration_ms;
+                tokens += c.usage.tokens;
+                cost += c.usage.cost;
+            }
+            if let Some(check) = &it.check {
+                ms += check.duration_ms;
+                if let Some(j) = &check.judge_usage {
+                    tokens += j.tokens;
+                    cost += j.cost;
+                }
+            }
+            let mut u = f64::from(it.index) / f64::from(limits.iterations.max(1));
+            if let Some(t) = limits.time_ms.filter(|t| *t > 0) {
+                u = u.max(ms as f64 / t as f64);
+            }
+            if let Some(t) = limits.tokens.filter(|t| *t > 0) {
+                u = u.max(tokens as f64 / t as f64);
+            }
+            if let Some(t) = limits.cost.filter(|t| *t > 0.0) {
+                u = u.max(cost / t);
+            }
+            (u * 1000.0).round() / 1000.0
+        })
+        .collect()
 }
 
 fn section(out: &mut String, title: &str, items: &[FeedbackItem]) {
@@ -621,6 +718,10 @@ fn shown(text: &str) -> String {
 pub struct ConvergeReport {
     pub schema_version: u32,
     pub termination: TerminationInfo,
+    /// The Agent Contracts state the loop ended in
+    /// ([`Termination::lifecycle`]).
+    #[serde(default)]
+    pub lifecycle: String,
     /// Whether the last check accepted the deliverables.
     pub accepted: bool,
     pub contract: FeedbackContract,
@@ -651,6 +752,12 @@ pub struct TerminationInfo {
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Iteration {
     pub index: u32,
+    /// When it started (RFC 3339, UTC).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub started_at: Option<String>,
+    /// The budget used by its end ([`utilisation`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub utilisation: Option<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub command: Option<CommandRun>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -1030,7 +1137,7 @@ mod tests {
         assert!(md.contains("### M (MUST, fail)"), "{md}");
         assert!(md.contains("- `a.md:3` M is wrong"), "{md}");
         assert!(md.contains("What to do: add it"), "{md}");
-        assert!(md.contains("Iteration 1 · budget left: 5 run(s)"), "{md}");
+        assert!(md.contains("Budget: run 1 of 5"), "{md}");
     }
 
     #[test]

@@ -5,6 +5,7 @@
 //! | Claude Code | Stop, SubagentStop | exit 0 + `{"decision":"block","reason"}`, or exit 2 + stderr | any other exit, a crash or a timeout lets the stop through |
 //! | Codex | Stop, SubagentStop | exit 0 + `{"decision":"block","reason"}` (a non-empty reason), or exit 2 + non-empty stderr | the same |
 //! | Cursor | stop | exit 0 + `{"followup_message"}` (sent as the next user message, up to the hook's `loop_limit`) | the same |
+//! | Gemini CLI | AfterAgent | exit 0 + `{"decision":"deny","reason"}` (the reason is the next prompt), or exit 2 + stderr | any other exit is a warning and the turn ends |
 //!
 //! So every harness fails open when its hook fails. vcc never lets its
 //! own failure reach the harness: the judging runs in a worker process,
@@ -23,6 +24,7 @@ pub enum Harness {
     ClaudeCode,
     Codex,
     Cursor,
+    Gemini,
 }
 
 /// What Claude Code and Codex send: the same shape (Codex adds `turn_id`
@@ -65,6 +67,7 @@ impl Harness {
             Harness::ClaudeCode => "claude-code",
             Harness::Codex => "codex",
             Harness::Cursor => "cursor",
+            Harness::Gemini => "gemini",
         }
     }
 
@@ -73,6 +76,7 @@ impl Harness {
             Harness::ClaudeCode => "Claude Code",
             Harness::Codex => "Codex",
             Harness::Cursor => "Cursor",
+            Harness::Gemini => "Gemini CLI",
         }
     }
 
@@ -85,7 +89,9 @@ impl Harness {
             )
         };
         let stop = match self {
-            Harness::ClaudeCode | Harness::Codex => {
+            // Gemini CLI's AfterAgent carries the same base fields
+            // (`session_id`, `transcript_path`, `cwd`); it has no subagents.
+            Harness::ClaudeCode | Harness::Codex | Harness::Gemini => {
                 let i: ClaudeInput = serde_json::from_slice(bytes).map_err(not)?;
                 let subagent = match i.hook_event_name.as_deref() {
                     Some("SubagentStop") => Some(Subagent {
@@ -139,6 +145,9 @@ impl Harness {
                 Some(m.clone()),
                 0,
             ),
+            (Harness::Gemini, Decision::Block(r)) => {
+                (Some(json!({ "decision": "deny", "reason": r })), None, 0)
+            }
             (_, Decision::Allow(m)) => (Some(json!({ "systemMessage": m })), None, 0),
             (_, Decision::Block(r)) => (Some(json!({ "decision": "block", "reason": r })), None, 0),
             (_, Decision::Halt(m)) => (
@@ -157,8 +166,9 @@ impl Harness {
             self.name()
         );
         match self {
-            // Exit 2 with the reason on stderr blocks a stop in both.
-            Harness::ClaudeCode | Harness::Codex => (None, Some(message), 2),
+            // Exit 2 with the reason on stderr blocks a stop (Gemini CLI:
+            // retries the turn with it) in all three.
+            Harness::ClaudeCode | Harness::Codex | Harness::Gemini => (None, Some(message), 2),
             Harness::Cursor => (
                 Some(json!({ "followup_message": message })),
                 Some(message),
