@@ -129,15 +129,9 @@ pub struct Results {
     pub criteria: Vec<String>,
 }
 
-/// Text from a report on one line, without control characters.
+/// Text from a report on one line, without control characters, capped.
 fn flat(text: &str) -> String {
-    text.split_whitespace()
-        .collect::<Vec<_>>()
-        .join(" ")
-        .chars()
-        .filter(|c| !c.is_control())
-        .take(300)
-        .collect()
+    vcc_contract::brief::line(text).chars().take(300).collect()
 }
 
 fn findings(c: &vcc_report::CriterionReport) -> String {

@@ -69,7 +69,7 @@ pub struct Brief {
 
 /// Controls and line breaks out of one-line text (a contract is the
 /// verifier's, but a brief goes into prompts and terminals).
-fn line(text: &str) -> String {
+pub fn line(text: &str) -> String {
     text.split_whitespace()
         .collect::<Vec<_>>()
         .join(" ")
