@@ -169,7 +169,11 @@ fn hard_link_to_a_file_outside_the_root() {
     let (scratch, contract) = setup(
         "flag.txt",
         &format!("{:?}", fixtures::WAITS_FOR_CHANGE),
-        ", params: { until: go }, limits: { timeout: 60s }",
+        // 100,000 reads (about 2 s here) outlast the write below, which
+        // follows the validator's start at once; the generous timeout
+        // keeps a loaded machine (two test binaries, a build) from turning
+        // the fail into a timeout error.
+        ", params: { until: go, tries: 100000 }, limits: { timeout: 300s }",
     );
     let outside = scratch.write("outside.txt", "wait\n");
     std::fs::hard_link(&outside, scratch.path().join("out/flag.txt")).unwrap();
