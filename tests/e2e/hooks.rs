@@ -50,6 +50,11 @@ impl Session {
     }
 
     fn spawn(&self, harness: &str, args: &[&str], input: &Value) -> Child {
+        self.spawn_bytes(harness, args, input.to_string().as_bytes())
+    }
+
+    /// The hook fed these bytes on stdin, whatever they are.
+    fn spawn_bytes(&self, harness: &str, args: &[&str], input: &[u8]) -> Child {
         let mut child = Command::new(env!("CARGO_BIN_EXE_vcc"))
             .args(["hook", harness, "--contract", "contract.yaml"])
             .args(args)
@@ -61,12 +66,7 @@ impl Session {
             .stderr(Stdio::piped())
             .spawn()
             .unwrap();
-        child
-            .stdin
-            .take()
-            .unwrap()
-            .write_all(input.to_string().as_bytes())
-            .unwrap();
+        child.stdin.take().unwrap().write_all(input).unwrap();
         child
     }
 
@@ -343,21 +343,7 @@ fn a_check_killed_mid_way_blocks_the_stop() {
 fn unreadable_input_blocks_in_every_harness() {
     let s = Session::new();
     for harness in ["claude-code", "codex", "cursor", "gemini"] {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_vcc"))
-            .args(["hook", harness, "--contract"])
-            .arg(s.root.path().join("contract.yaml"))
-            .env("VCC_CACHE_DIR", s.cache.path())
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        child
-            .stdin
-            .take()
-            .unwrap()
-            .write_all(b"{\"not\": \"a hook\"")
-            .unwrap();
+        let child = s.spawn_bytes(harness, &[], b"{\"not\": \"a hook\"");
         let (run, out) = finish(child);
         if harness == "cursor" {
             assert_eq!(run.code, 0);
