@@ -77,6 +77,8 @@ impl World {
             .args(agent)
             .env("VCC_CACHE_DIR", shared_cache())
             .env("AGENT_LOG", self.log())
+            // Run inside a loop's command, these loops would be its children.
+            .env_remove("VCC_BUDGET_FILE")
             .env("NO_COLOR", "1")
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())

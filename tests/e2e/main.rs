@@ -12,6 +12,7 @@ mod cli;
 mod contract_files;
 mod contracts;
 mod converge;
+mod delegation;
 mod deliverables;
 mod during;
 mod examples;

@@ -301,6 +301,11 @@ pub struct ConvergeArgs {
     /// Stop (reason `command_error`) when CMD exits non-zero.
     #[arg(long)]
     pub stop_on_command_error: bool,
+    /// The share (in percent) of each token, cost and time budget kept back
+    /// from child loops started inside CMD ($VCC_BUDGET_FILE).
+    #[arg(long, value_name = "PERCENT", default_value_t = 10,
+          value_parser = clap::value_parser!(u8).range(0..=100))]
+    pub reserve: u8,
     /// Also write the converge report (JSON) to FILE.
     #[arg(long, value_name = "FILE")]
     pub report: Option<PathBuf>,

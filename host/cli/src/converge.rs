@@ -3,6 +3,9 @@
 //! `vcc_report::converge`; this module runs the command, measures, and
 //! writes the report.
 
+mod pool;
+
+use std::collections::BTreeMap;
 use std::io::Read as _;
 use std::os::unix::process::CommandExt as _;
 use std::path::{Path, PathBuf};
@@ -16,6 +19,7 @@ use vcc_report::converge::{
     DEFAULT_STAGNATION, FeedbackContract, Iteration, Limits, Loop, Metrics, SCHEMA_VERSION, Step,
     Termination, TerminationInfo, Usage,
 };
+use vcc_report::delegation::{ChildState, Delegation, Grant, Pool};
 use vcc_report::law::exit;
 use vcc_report::{Report, Verdict};
 use vcc_runtime::{CheckOptions, Runtime};
@@ -24,6 +28,7 @@ use crate::args::{ConvergeArgs, Format};
 use crate::evaluate::{Evaluation, Ready};
 use crate::ledger::Recorder;
 use crate::output::{print_stdout, write_atomically};
+use pool::{PoolFile, now_unix_ms};
 use vcc_ledger::{Entry, Kind};
 
 /// How often a running command is looked at (exit, interrupt, budgets).
@@ -34,6 +39,9 @@ const GRACE: Duration = Duration::from_secs(5);
 const USAGE_POLL: Duration = Duration::from_millis(250);
 /// A usage file larger than this is not read (its lines are tiny).
 const MAX_USAGE_FILE: u64 = 16 << 20;
+/// The environment variable naming a loop's budget pool; inherited by a
+/// nested `vcc converge`, it makes that loop a child.
+const BUDGET_FILE: &str = "VCC_BUDGET_FILE";
 
 pub fn run(rt: &Runtime, args: &ConvergeArgs) -> i32 {
     let stop = Arc::new(AtomicBool::new(false));
@@ -76,6 +84,10 @@ pub fn run(rt: &Runtime, args: &ConvergeArgs) -> i32 {
         lp: None,
         ready: None,
         recorder,
+        pool: PoolFile::at(&work.path().join("budget.json")),
+        delegations: BTreeMap::new(),
+        own: Usage::default(),
+        parent: None,
     };
     let unfinished = c.report(
         Termination::Unfinished,
@@ -110,6 +122,25 @@ struct Converge<'a> {
     ready: Option<Ready>,
     /// `--ledger`: every check and the end are logged.
     recorder: Option<Recorder>,
+    /// This loop's budget, published to the command (`$VCC_BUDGET_FILE`)
+    /// and to any child loop it starts.
+    pool: PoolFile,
+    /// Every child seen in the pool, as this loop keeps them: the pool is
+    /// in a folder the command can write, so a child's spending here only
+    /// grows and a child, once seen, never disappears.
+    delegations: BTreeMap<u32, Delegation>,
+    /// What this loop spent itself (its command's `$VCC_USAGE`, its
+    /// judges), its children aside.
+    own: Usage,
+    /// When this loop runs inside another's command: its entry there.
+    parent: Option<Parent>,
+}
+
+/// A child loop's place in its parent's pool.
+struct Parent {
+    file: PoolFile,
+    id: u32,
+    granted: Grant,
 }
 
 /// How one run of the command went.
@@ -117,6 +148,9 @@ struct Ran {
     run: CommandRun,
     not_started: Option<String>,
     usage_error: Option<String>,
+    /// A budget pool (this loop's or its parent's) could not be read or
+    /// written: what is spent cannot be known, the loop ends.
+    pool_error: Option<String>,
 }
 
 impl Converge<'_> {
@@ -135,27 +169,36 @@ impl Converge<'_> {
                 return (Termination::Invalid, reason);
             }
         }
+        let budget = self
+            .ready
+            .as_ref()
+            .and_then(|r| r.prepared.doc.contract.budget.clone());
+        let mut limits = match limits(budget.as_ref(), self.args) {
+            Ok(l) => l,
+            Err(why) => return (Termination::Invalid, why),
+        };
+        // Inside another loop's command: a share of that loop's budget,
+        // or nothing at all.
+        if let Some(path) = std::env::var_os(BUDGET_FILE).filter(|p| !p.is_empty()) {
+            match self.join_parent(Path::new(&path), limits) {
+                Ok(grant) => limits = limits.within(grant),
+                Err(end) => return end,
+            }
+        }
+        // Before the first check: its judges spend from the budget too.
+        self.lp = Some(Loop::new(limits));
         let first = self.check();
         if first.report.verdict == Verdict::Invalid {
             return (Termination::Invalid, first.report.reason.clone());
         }
         let digest = first.report.contract.digest.clone();
-        let limits = match limits(first.budget.as_ref(), self.args) {
-            Ok(l) => l,
-            Err(why) => return (Termination::Invalid, why),
-        };
-        let mut lp = Loop::new(limits);
-        // The first check's judging counts too.
-        if let Some(used) = self.checks.last().and_then(|r| r.judging.as_ref()) {
-            lp.usage.add(Usage {
-                tokens: used.usage.tokens,
-                cost: used.usage.cost,
-            });
-        }
-        self.lp = Some(lp);
         loop {
             if self.interrupted() {
                 return (Termination::Interrupted, "stopped by a signal".into());
+            }
+            // The check's judges spent too: the parent learns it now.
+            if let Err(why) = self.charge_parent(None) {
+                return (Termination::UsageInvalid, why);
             }
             let elapsed = self.started.elapsed();
             let (Some(lp), Some(report)) = (self.lp.as_mut(), self.checks.last()) else {
@@ -192,6 +235,7 @@ impl Converge<'_> {
             if let Some(lp) = self.lp.as_mut() {
                 lp.usage.add(command.usage);
             }
+            let charged = self.charge_parent(None).err();
             self.progress(&format!(
                 "run {run}: {} in {:.1} s",
                 match (exit_code, &stopped) {
@@ -211,6 +255,9 @@ impl Converge<'_> {
             });
             if let Some(why) = ran.not_started {
                 return (Termination::CommandNotStarted, why);
+            }
+            if let Some(why) = ran.pool_error.or(charged) {
+                return (Termination::UsageInvalid, why);
             }
             if self.interrupted() {
                 return (Termination::Interrupted, "stopped by a signal".into());
@@ -272,7 +319,6 @@ impl Converge<'_> {
             Some(ready) => ready.check(self.rt, options),
             None => Evaluation {
                 report: Report::unfinished(&self.args.contract.display().to_string()),
-                budget: None,
             },
         };
         drop(spinner);
@@ -316,6 +362,7 @@ impl Converge<'_> {
         // What the judges spent counts against the loop's budgets.
         if let (Some(lp), Some(used)) = (self.lp.as_mut(), summary.judge_usage) {
             lp.usage.add(used);
+            self.own.add(used);
         }
         let failing = if summary.failing.is_empty() {
             String::new()
@@ -423,13 +470,30 @@ impl Converge<'_> {
     /// Run the command once, with the feedback in its environment; stop
     /// it (and what it started) on a signal or when a budget runs out.
     fn run_command(
-        &self,
+        &mut self,
         run: u32,
         [feedback, feedback_md, usage]: &[PathBuf; 3],
         left: &vcc_report::converge::BudgetLeft,
         limits: Limits,
     ) -> Ran {
         let started = Instant::now();
+        let not_started = |why: String| Ran {
+            run: CommandRun {
+                exit_code: None,
+                stopped: Some(why.clone()),
+                duration_ms: 0,
+                usage: Usage::default(),
+                delegated: None,
+                usage_error: None,
+                handed: Vec::new(),
+            },
+            not_started: Some(why),
+            usage_error: None,
+            pool_error: None,
+        };
+        if let Err(why) = self.publish_pool(run, limits, Usage::default()) {
+            return not_started(format!("the budget pool cannot be written: {why}"));
+        }
         let argv = &self.args.command;
         let mut cmd = Command::new(&argv[0]);
         cmd.args(&argv[1..])
@@ -440,6 +504,7 @@ impl Converge<'_> {
                 "VCC_BUDGET_LEFT",
                 serde_json::to_string(left).unwrap_or_default(),
             )
+            .env(BUDGET_FILE, absolute(self.pool.path()))
             .env("VCC_ITERATION", run.to_string())
             .env(
                 "VCC_BRIEF",
@@ -464,27 +529,14 @@ impl Converge<'_> {
         }
         let mut child = match cmd.spawn() {
             Ok(child) => child,
-            Err(e) => {
-                let why = format!("cannot run `{}`: {e}", argv[0]);
-                return Ran {
-                    run: CommandRun {
-                        exit_code: None,
-                        stopped: Some(why.clone()),
-                        duration_ms: 0,
-                        usage: Usage::default(),
-                        usage_error: None,
-                        handed: Vec::new(),
-                    },
-                    not_started: Some(why),
-                    usage_error: None,
-                };
-            }
+            Err(e) => return not_started(format!("cannot run `{}`: {e}", argv[0])),
         };
         let spent_before = self.lp.as_ref().map(|l| l.usage).unwrap_or_default();
         let deadline = limits
             .time_ms
             .map(|ms| self.started + Duration::from_millis(ms));
         let mut stopped = None;
+        let mut pool_error = None;
         let mut last_usage_look = Instant::now();
         let status = loop {
             match child.try_wait() {
@@ -499,9 +551,29 @@ impl Converge<'_> {
             } else if last_usage_look.elapsed() >= USAGE_POLL {
                 last_usage_look = Instant::now();
                 let (now, _) = read_usage(usage);
-                let mut total = spent_before;
-                total.add(now);
-                over_usage(total, limits).map(|why| (why, libc::SIGTERM))
+                // What this loop's children spent so far counts as it
+                // happens: the loop stops on exhaustion while they run.
+                match self.sync_pool(run, limits, now) {
+                    Ok(children) => {
+                        let mut total = spent_before;
+                        total.add(now);
+                        total.add(children);
+                        match self.charge_parent_running(total) {
+                            Ok(()) => over_usage(total, limits).map(|why| (why, libc::SIGTERM)),
+                            Err(e) => {
+                                pool_error = Some(e);
+                                Some((
+                                    "stopped: the parent's budget pool cannot be written",
+                                    libc::SIGTERM,
+                                ))
+                            }
+                        }
+                    }
+                    Err(e) => {
+                        pool_error = Some(e);
+                        Some(("stopped: the budget pool cannot be read", libc::SIGTERM))
+                    }
+                }
             } else {
                 None
             };
@@ -512,6 +584,21 @@ impl Converge<'_> {
             std::thread::sleep(POLL);
         };
         let (used, usage_error) = read_usage(usage);
+        self.own.add(used);
+        // Children must have ended, and said what they spent, before the
+        // check: one still running is stopped, one that never says is
+        // charged its whole grant.
+        let delegated = match self.settle_children(run, limits) {
+            Ok(d) => d,
+            Err(e) => {
+                pool_error.get_or_insert(e);
+                None
+            }
+        };
+        let mut total = used;
+        if let Some(d) = delegated {
+            total.add(d);
+        }
         Ran {
             run: CommandRun {
                 exit_code: status.and_then(|s| s.code()),
@@ -522,13 +609,217 @@ impl Converge<'_> {
                         .map(|sig| format!("killed by signal {sig}"))
                 }),
                 duration_ms: started.elapsed().as_millis() as u64,
-                usage: used,
+                usage: total,
+                delegated,
                 usage_error: usage_error.clone(),
                 handed: Vec::new(),
             },
             not_started: None,
             usage_error,
+            pool_error: pool_error.map(|e| format!("budget pool: {e}")),
         }
+    }
+
+    /// Ask the parent loop whose command started this one for a share of
+    /// its budget (`$VCC_BUDGET_FILE`): what it grants, or why not.
+    fn join_parent(&mut self, path: &Path, limits: Limits) -> Result<Grant, (Termination, String)> {
+        let file = PoolFile::at(path);
+        let ask = Grant {
+            tokens: limits.tokens,
+            cost: limits.cost,
+            time_ms: limits.time_ms,
+        };
+        let contract = self.args.contract.display().to_string();
+        let digest = self.ready.as_ref().map(|r| r.prepared.doc.digest.clone());
+        let joined = file.update(|pool| {
+            pool.join(
+                ask,
+                contract,
+                digest,
+                std::process::id(),
+                vcc_report::now_rfc3339(),
+                now_unix_ms(),
+            )
+        });
+        match joined {
+            Err(e) => Err((
+                Termination::Invalid,
+                format!(
+                    "${BUDGET_FILE} names a parent loop's budget pool that cannot be used ({e}): a loop started inside another's command runs on a share of that budget, or not at all"
+                ),
+            )),
+            Ok(Err(refused)) => Err((Termination::BudgetExceedsParent, refused)),
+            Ok(Ok(child)) => {
+                self.progress(&format!(
+                    "child {} of the loop whose command started it: granted {}",
+                    child.id,
+                    shown_grant(&child.granted)
+                ));
+                let granted = child.granted;
+                self.parent = Some(Parent {
+                    file,
+                    id: child.id,
+                    granted,
+                });
+                Ok(granted)
+            }
+        }
+    }
+
+    /// Tell the parent what this loop has spent (all of it: its command,
+    /// its judges, its own children), and at the end how it ended.
+    fn charge_parent(&self, end: Option<Termination>) -> Result<(), String> {
+        let total = self.lp.as_ref().map(|l| l.usage).unwrap_or_default();
+        self.charge(total, end)
+    }
+
+    /// The same while the command runs, with what it has spent so far.
+    fn charge_parent_running(&self, total: Usage) -> Result<(), String> {
+        self.charge(total, None)
+    }
+
+    fn charge(&self, total: Usage, end: Option<Termination>) -> Result<(), String> {
+        let Some(parent) = &self.parent else {
+            return Ok(());
+        };
+        let found = parent.file.update(|pool| {
+            let Some(me) = pool.child_mut(parent.id) else {
+                return false;
+            };
+            me.spent.tokens = me.spent.tokens.max(total.tokens);
+            me.spent.cost = me.spent.cost.max(total.cost);
+            if let Some(why) = end {
+                me.state = ChildState::Ended;
+                me.ended_at = Some(vcc_report::now_rfc3339());
+                me.outcome = Some(why.lifecycle().to_string());
+                me.termination = Some(why);
+                me.returned = Some(me.unspent());
+            }
+            pool.refresh(now_unix_ms());
+            true
+        })?;
+        if found {
+            Ok(())
+        } else {
+            Err(format!(
+                "child {} is gone from the parent's budget pool {}",
+                parent.id,
+                parent.file.path().display()
+            ))
+        }
+    }
+
+    /// This loop's pool as it should read now: its limits, what it spent
+    /// itself (`now_own`: its command's usage in the current run), every
+    /// child it knows.
+    fn pool_now(&self, run: u32, limits: Limits, now_own: Usage) -> Pool {
+        let mut own = self.own;
+        own.add(now_own);
+        let started_unix = now_unix_ms().saturating_sub(self.started.elapsed().as_millis() as u64);
+        let mut pool = Pool::new(
+            self.args.contract.display().to_string(),
+            self.ready.as_ref().map(|r| r.prepared.doc.digest.clone()),
+            limits,
+            limits.time_ms.map(|ms| started_unix + ms),
+            self.args.reserve,
+        );
+        pool.iteration = run;
+        pool.own = own;
+        pool.iterations_left = limits.iterations.saturating_sub(run.saturating_sub(1));
+        pool.children = self.delegations.values().cloned().collect();
+        pool.refresh(now_unix_ms());
+        pool
+    }
+
+    /// Write the pool afresh for a run: whatever the last command wrote
+    /// to it is replaced by what this loop knows.
+    fn publish_pool(&self, run: u32, limits: Limits, now_own: Usage) -> Result<(), String> {
+        self.pool.replace(&self.pool_now(run, limits, now_own))
+    }
+
+    /// Learn from the pool what the children of this run joined with and
+    /// spent, and write back what this loop knows; what the children of
+    /// this run spent so far.
+    fn sync_pool(&mut self, run: u32, limits: Limits, now_own: Usage) -> Result<Usage, String> {
+        let base = self.pool_now(run, limits, now_own);
+        let mut known = std::mem::take(&mut self.delegations);
+        let mut events = Vec::new();
+        let synced = self.pool.update(|pool| {
+            events = merge(&mut known, &pool.children, run);
+            *pool = base;
+            pool.children = known.values().cloned().collect();
+            pool.refresh(now_unix_ms());
+        });
+        self.delegations = known;
+        for line in events {
+            self.progress(&line);
+        }
+        synced?;
+        let mut spent = Usage::default();
+        for d in self.delegations.values().filter(|d| d.iteration == run) {
+            spent.add(d.spent);
+        }
+        Ok(spent)
+    }
+
+    /// After the command ended: its children must end too, and say what
+    /// they spent, before the check. One still running is asked to stop,
+    /// then killed; one that never says how it ended is `lost` and charged
+    /// its whole grant. What this run's children are charged, if any ran.
+    fn settle_children(&mut self, run: u32, limits: Limits) -> Result<Option<Usage>, String> {
+        let give_up = Instant::now() + GRACE * 2;
+        let mut asked = false;
+        loop {
+            self.sync_pool(run, limits, Usage::default())?;
+            let running: Vec<libc::pid_t> = self
+                .delegations
+                .values()
+                .filter(|d| d.iteration == run && d.state == ChildState::Running)
+                .map(|d| d.pid as libc::pid_t)
+                .filter(|pid| alive(*pid))
+                .collect();
+            if running.is_empty() {
+                break;
+            }
+            let signal = if !asked {
+                asked = true;
+                libc::SIGTERM
+            } else if Instant::now() >= give_up {
+                libc::SIGKILL
+            } else {
+                0
+            };
+            if signal != 0 {
+                for pid in &running {
+                    // SAFETY: kill(2) on a process id; no memory involved.
+                    unsafe { libc::kill(*pid, signal) };
+                }
+                if signal == libc::SIGKILL {
+                    break;
+                }
+            }
+            std::thread::sleep(POLL);
+        }
+        let mut any = false;
+        let mut charged = Usage::default();
+        let mut lost = Vec::new();
+        for d in self.delegations.values_mut().filter(|d| d.iteration == run) {
+            if d.state == ChildState::Running {
+                d.state = ChildState::Lost;
+                d.ended_at = Some(vcc_report::now_rfc3339());
+                lost.push(format!(
+                    "child {} ({}) never said how it ended: charged its whole grant",
+                    d.id, d.contract
+                ));
+            }
+            any = true;
+            charged.add(d.charge());
+        }
+        for line in lost {
+            self.progress(&line);
+        }
+        self.sync_pool(run, limits, Usage::default())?;
+        Ok(any.then_some(charged))
     }
 
     fn report(&self, why: Termination, detail: String) -> ConvergeReport {
@@ -580,6 +871,8 @@ impl Converge<'_> {
                 })
                 .unwrap_or_default(),
             usage: lp.map(|l| l.usage).unwrap_or_default(),
+            delegations: self.delegations.values().cloned().collect(),
+            granted: self.parent.as_ref().map(|p| p.granted),
             metrics: Metrics::of(accepted, &self.iterations, &checks),
             duration_ms: self.started.elapsed().as_millis() as u64,
             last_check: last.cloned(),
@@ -589,6 +882,9 @@ impl Converge<'_> {
     fn finish(&self, why: Termination, detail: String) -> i32 {
         let mut report = self.report(why, detail);
         let mut code = why.exit_code();
+        if let Err(e) = self.charge_parent(Some(why)) {
+            eprintln!("vcc converge: the parent loop cannot be told how this one ended: {e}");
+        }
         if let Some(recorder) = &self.recorder {
             let digest = format!("blake3:{}", blake3::hash(json(&report).as_bytes()).to_hex());
             if let Err(e) = recorder.append_plain(Entry::of_loop(&report, Some(digest))) {
@@ -720,17 +1016,87 @@ fn stop_group(child: &mut Child, signal: libc::c_int) -> Option<std::process::Ex
     // involved.
     unsafe { libc::kill(-group, signal) };
     let asked = Instant::now();
+    let mut status = None;
     while asked.elapsed() < GRACE {
-        if let Ok(Some(status)) = child.try_wait() {
-            // Whatever it started and left behind goes too.
-            unsafe { libc::kill(-group, libc::SIGKILL) };
-            return Some(status);
+        if status.is_none() {
+            status = child.try_wait().ok().flatten();
+        }
+        // What it started gets the rest of the grace too: a child loop
+        // stops its own command and tells the pool how it ended.
+        // SAFETY: signal 0 only asks whether the group has a process left.
+        if status.is_some() && unsafe { libc::kill(-group, 0) } != 0 {
+            return status;
         }
         std::thread::sleep(POLL);
     }
-    // SAFETY: as above.
+    // SAFETY: as above; whatever is left of the group goes.
     unsafe { libc::kill(-group, libc::SIGKILL) };
-    child.wait().ok()
+    status.or_else(|| child.wait().ok())
+}
+
+/// Merge what the pool says of the children into what this loop knows: a
+/// new child may join the current run only, spending only grows, and an
+/// end, once known, stays. Progress lines for what changed.
+fn merge(known: &mut BTreeMap<u32, Delegation>, said: &[Delegation], run: u32) -> Vec<String> {
+    let mut events = Vec::new();
+    for c in said {
+        match known.get_mut(&c.id) {
+            None if c.iteration == run => {
+                events.push(format!(
+                    "child {} ({}) joined: granted {}",
+                    c.id,
+                    c.contract,
+                    shown_grant(&c.granted)
+                ));
+                known.insert(c.id, c.clone());
+            }
+            None => {}
+            Some(k) => {
+                k.spent.tokens = k.spent.tokens.max(c.spent.tokens);
+                k.spent.cost = k.spent.cost.max(c.spent.cost);
+                if k.state == ChildState::Running && c.state == ChildState::Ended {
+                    k.state = ChildState::Ended;
+                    k.ended_at.clone_from(&c.ended_at);
+                    k.outcome.clone_from(&c.outcome);
+                    k.termination = c.termination;
+                    k.returned = Some(k.unspent());
+                    events.push(format!(
+                        "child {} ({}) ended {}: spent {} tokens, cost {}",
+                        k.id,
+                        k.contract,
+                        k.outcome.as_deref().unwrap_or("?"),
+                        k.spent.tokens,
+                        k.spent.cost
+                    ));
+                }
+            }
+        }
+    }
+    events
+}
+
+fn shown_grant(g: &Grant) -> String {
+    let mut parts = Vec::new();
+    if let Some(t) = g.tokens {
+        parts.push(format!("{t} tokens"));
+    }
+    if let Some(c) = g.cost {
+        parts.push(format!("cost {c}"));
+    }
+    if let Some(ms) = g.time_ms {
+        parts.push(format!("{:.1} s", ms as f64 / 1000.0));
+    }
+    if parts.is_empty() {
+        "no limit (the parent has none)".into()
+    } else {
+        parts.join(", ")
+    }
+}
+
+/// Whether a process with this id exists.
+fn alive(pid: libc::pid_t) -> bool {
+    // SAFETY: kill(2) with signal 0 only checks the process exists.
+    pid > 0 && unsafe { libc::kill(pid, 0) } == 0
 }
 
 fn absolute(path: &Path) -> PathBuf {

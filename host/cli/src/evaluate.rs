@@ -16,11 +16,9 @@ use vcc_runtime::{CheckOptions, Runtime};
 use crate::args::GateArgs;
 use crate::gate::Prepared;
 
-/// A check's report, and the budget of the contract it evaluated (with
-/// its bases).
+/// A check's report.
 pub struct Evaluation {
     pub report: Report,
-    pub budget: Option<vcc_contract::Budget>,
 }
 
 /// A contract read once and made ready to check.
@@ -122,7 +120,6 @@ impl Ready {
             let ids: Vec<String> = doc.contract.gates.iter().map(|x| x.id.clone()).collect();
             return Evaluation {
                 report: unknown_only(runtime, doc, &[g.as_str()], &ids, "--gate"),
-                budget: None,
             };
         }
         if !options.only.is_empty() {
@@ -153,7 +150,6 @@ impl Ready {
             if !unknown.is_empty() {
                 return Evaluation {
                     report: unknown_only(runtime, doc, &unknown, &ids, "--only"),
-                    budget: None,
                 };
             }
         }
@@ -184,7 +180,6 @@ impl Ready {
         );
         Evaluation {
             report: vcc_runtime::check(runtime.loader(), doc, &self.root, &options),
-            budget: doc.contract.budget.clone(),
         }
     }
 }
@@ -202,10 +197,7 @@ pub fn evaluate(
 ) -> Evaluation {
     match Ready::read(runtime, contract, dir, gate) {
         Ok(ready) => ready.check(runtime, options),
-        Err(report) => Evaluation {
-            report: *report,
-            budget: None,
-        },
+        Err(report) => Evaluation { report: *report },
     }
 }
 

@@ -210,7 +210,7 @@ fn loop_section(c: &ConvergeReport) -> String {
     }
     svg.push_str("</svg>");
     format!(
-        "<section class=\"loop\"><h2>Loop: {} <span class=\"verdict {}\">{}</span></h2><p>{}</p>\n<p>MUST criteria not passed after each check (check 0 is before the first run of the command):</p>\n{svg}\n<p class=\"meta\">{} run(s) of <code>{}</code></p></section>\n",
+        "<section class=\"loop\"><h2>Loop: {} <span class=\"verdict {}\">{}</span></h2><p>{}</p>\n<p>MUST criteria not passed after each check (check 0 is before the first run of the command):</p>\n{svg}\n<p class=\"meta\">{} run(s) of <code>{}</code></p>{}</section>\n",
         esc(c.termination.reason.as_str()),
         if c.accepted {
             "v-accepted"
@@ -224,7 +224,53 @@ fn loop_section(c: &ConvergeReport) -> String {
         },
         esc(&c.termination.detail),
         c.metrics.remediation_iterations,
-        esc(&c.command.join(" "))
+        esc(&c.command.join(" ")),
+        delegation_table(c)
+    )
+}
+
+/// The child loops started inside the command: what each was granted,
+/// spent and returned, and how it ended.
+fn delegation_table(c: &ConvergeReport) -> String {
+    if c.delegations.is_empty() {
+        return String::new();
+    }
+    let amount = |tokens: Option<u64>, cost: Option<f64>| -> String {
+        let mut parts = Vec::new();
+        if let Some(t) = tokens {
+            parts.push(format!("{t} tokens"));
+        }
+        if let Some(x) = cost {
+            parts.push(format!("cost {x}"));
+        }
+        if parts.is_empty() {
+            "no limit".into()
+        } else {
+            parts.join(", ")
+        }
+    };
+    let mut rows = String::new();
+    for d in &c.delegations {
+        let returned = d
+            .returned
+            .map_or_else(|| "—".to_string(), |r| amount(r.tokens, r.cost));
+        rows.push_str(&format!(
+            "<tr class=\"child\" data-child=\"{}\"><td>{}</td><td><code>{}</code></td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>\n",
+            d.id,
+            d.id,
+            esc(&d.contract),
+            d.iteration,
+            esc(&amount(d.granted.tokens, d.granted.cost)),
+            esc(&amount(Some(d.spent.tokens), Some(d.spent.cost))),
+            esc(&returned),
+            esc(d.outcome.as_deref().unwrap_or(match d.state {
+                vcc_report::delegation::ChildState::Lost => "lost (charged its whole grant)",
+                _ => "running",
+            })),
+        ));
+    }
+    format!(
+        "<h3>Delegated to child loops</h3>\n<table class=\"delegations\"><tr><th>#</th><th>contract</th><th>run</th><th>granted</th><th>spent</th><th>returned</th><th>outcome</th></tr>\n{rows}</table>\n"
     )
 }
 

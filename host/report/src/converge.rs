@@ -49,6 +49,9 @@ pub enum Termination {
     Interrupted,
     /// The contract could not be evaluated.
     Invalid,
+    /// Started inside another loop's command, it asked for more than that
+    /// loop could grant (`BUDGET_EXCEEDS_PARENT`); nothing ran.
+    BudgetExceedsParent,
     /// Written before the loop starts; a report still saying this means
     /// vcc was killed.
     Unfinished,
@@ -67,6 +70,7 @@ impl Termination {
             Termination::Interrupted
             | Termination::ContractChanged
             | Termination::Invalid
+            | Termination::BudgetExceedsParent
             | Termination::Unfinished => "TERMINATED",
             _ => "VIOLATED",
         }
@@ -88,6 +92,7 @@ impl Termination {
             Termination::ContractChanged => "contract_changed",
             Termination::Interrupted => "interrupted",
             Termination::Invalid => "invalid",
+            Termination::BudgetExceedsParent => "budget_exceeds_parent",
             Termination::Unfinished => "unfinished",
         }
     }
@@ -97,7 +102,7 @@ impl Termination {
         use crate::law::exit;
         match self {
             Termination::Accepted => exit::ACCEPTED,
-            Termination::Invalid => exit::INVALID,
+            Termination::Invalid | Termination::BudgetExceedsParent => exit::INVALID,
             _ => exit::NOT_ACCEPTED,
         }
     }
@@ -736,6 +741,15 @@ pub struct ConvergeReport {
     /// Per criterion: runs it was handed to, and when it first passed.
     pub criteria: Vec<CriterionProgress>,
     pub usage: Usage,
+    /// Children started inside the command, each with a share of this
+    /// loop's budget (their spending is in `usage` and in the iteration
+    /// that started them).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub delegations: Vec<crate::delegation::Delegation>,
+    /// When this loop ran inside another's command: what its parent
+    /// granted it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub granted: Option<crate::delegation::Grant>,
     pub metrics: Metrics,
     pub duration_ms: u64,
     /// The last check's full report.
@@ -773,8 +787,12 @@ pub struct CommandRun {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stopped: Option<String>,
     pub duration_ms: u64,
-    /// What it reported through `$VCC_USAGE` in this run.
+    /// What it reported through `$VCC_USAGE` in this run, and what the
+    /// child loops it started were charged (`delegated`).
     pub usage: Usage,
+    /// The part of `usage` charged for child loops started in this run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub delegated: Option<Usage>,
     /// The first `$VCC_USAGE` line that could not be read (with a cost or
     /// token budget, it ends the loop: `usage_invalid`).
     #[serde(default, skip_serializing_if = "Option::is_none")]

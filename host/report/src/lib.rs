@@ -8,6 +8,7 @@ use serde::{Deserialize, Serialize};
 use vcc_contract::{OnFail, Problem, Severity};
 
 pub mod converge;
+pub mod delegation;
 pub mod judge;
 pub mod output;
 pub mod text;
