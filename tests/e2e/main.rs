@@ -29,6 +29,7 @@ mod large;
 mod ledger;
 mod record;
 mod signed_records;
+mod task_drafts;
 mod vcc1;
 mod walkthrough;
 mod world;

@@ -249,6 +249,39 @@ pub struct InitArgs {
     /// is done.
     #[arg(long, conflicts_with_all = ["template", "force"])]
     pub agents: bool,
+    /// Draft a contract for this task instead of a template: classified
+    /// verifiable, advisory or skip, with the checks the rules give for
+    /// the files it touches, and `generated_from` saying what it guessed.
+    #[arg(long, value_name = "TEXT", conflicts_with_all = ["template", "agents"])]
+    pub task: Option<String>,
+    /// With --task: a file (glob, relative to the folder) the task is
+    /// expected to touch (repeat).
+    #[arg(long = "files", value_name = "GLOB", num_args = 1.., requires = "task")]
+    pub files: Vec<String>,
+    /// With --task: the rules mapping file globs to activities [default:
+    /// the built-in ones, contracts/task-rules.yaml].
+    #[arg(long, value_name = "FILE", requires = "task")]
+    pub rules: Option<PathBuf>,
+    /// With --task: the class, instead of the one guessed from its words.
+    #[arg(long, value_enum, value_name = "CLASS", requires = "task")]
+    pub class: Option<TaskClassArg>,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum TaskClassArg {
+    Verifiable,
+    Advisory,
+    Skip,
+}
+
+impl From<TaskClassArg> for vcc_contract::TaskClass {
+    fn from(c: TaskClassArg) -> Self {
+        match c {
+            TaskClassArg::Verifiable => vcc_contract::TaskClass::Verifiable,
+            TaskClassArg::Advisory => vcc_contract::TaskClass::Advisory,
+            TaskClassArg::Skip => vcc_contract::TaskClass::Skip,
+        }
+    }
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]

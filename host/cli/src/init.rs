@@ -136,6 +136,9 @@ pub fn run(args: &InitArgs) -> i32 {
         return 2;
     }
     let found = Found::scan(&dir);
+    if let Some(task) = &args.task {
+        return draft_for_task(args, task, &dir, &out, &found);
+    }
     let name = std::fs::canonicalize(&dir)
         .ok()
         .and_then(|d| d.file_name().map(|n| n.to_string_lossy().to_string()))
@@ -181,6 +184,71 @@ pub fn run(args: &InitArgs) -> i32 {
             found.languages[0].test_command()
         );
     }
+    0
+}
+
+/// `vcc init --task`: the draft, the schema beside it, and what it guessed.
+fn draft_for_task(args: &InitArgs, task: &str, dir: &Path, out: &Path, found: &Found) -> i32 {
+    let (rules, rules_name) = match crate::task::load_rules(args.rules.as_deref()) {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("vcc init: {e}");
+            return 2;
+        }
+    };
+    let project_files: Vec<String> = found
+        .languages
+        .iter()
+        .flat_map(|l| l.markers())
+        .filter(|m| dir.join(m).is_file())
+        .map(|m| m.to_string())
+        .collect();
+    let now = vcc_report::now_rfc3339();
+    let exclude = excludes(found);
+    let ask = crate::task::Ask {
+        task,
+        files: &args.files,
+        rules_name: &rules_name,
+        class: args.class.map(Into::into),
+        found: &project_files,
+        exclude: &exclude,
+        now: &now,
+    };
+    let draft = match crate::task::draft(&ask, &rules) {
+        Ok(d) => d,
+        Err(e) => {
+            eprintln!("vcc init: {e}");
+            return 2;
+        }
+    };
+    let text = format!("# yaml-language-server: $schema={SCHEMA}\n{}", draft.text);
+    let schema = serde_json::to_string_pretty(&vcc_contract::json_schema()).unwrap_or_default();
+    if let Err(e) = write_atomically(&dir.join(SCHEMA), format!("{schema}\n").as_bytes()) {
+        eprintln!("vcc init: {}: {e}", dir.join(SCHEMA).display());
+        return 2;
+    }
+    if let Err(e) = write_atomically(out, text.as_bytes()) {
+        eprintln!("vcc init: {}: {e}", out.display());
+        return 2;
+    }
+    eprintln!(
+        "drafted {} for the task: {}{}",
+        out.display(),
+        draft.class.as_str(),
+        if draft.activities.is_empty() {
+            String::new()
+        } else {
+            format!(" (checks: {})", draft.activities.join(", "))
+        }
+    );
+    for g in &draft.guessed {
+        eprintln!("  guessed: {g}");
+    }
+    eprintln!(
+        "next: review it, `vcc lint {}`, and hand `vcc explain {}` to the one who does the work",
+        out.display(),
+        out.display()
+    );
     0
 }
 

@@ -26,6 +26,7 @@ mod progress;
 mod record;
 mod render;
 mod settings;
+mod task;
 mod watch;
 
 fn main() {

@@ -54,6 +54,9 @@ pub struct Brief {
     pub title: Option<String>,
     /// The contract file, as the command was given it.
     pub path: String,
+    /// The task it was drafted from (`vcc init --task`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub task: Option<String>,
     pub advisory: bool,
     /// `id: path (required)` lines.
     pub deliverables: Vec<String>,
@@ -265,6 +268,7 @@ impl Brief {
             contract: contract.id.clone(),
             title: contract.title.as_deref().map(line),
             path: path.to_string(),
+            task: contract.generated_from.as_ref().map(|g| line(&g.task)),
             advisory: contract.advisory,
             deliverables: contract
                 .deliverables
@@ -305,6 +309,9 @@ impl Brief {
             let _ = write!(out, ": {t}");
         }
         let _ = writeln!(out, "\n\n{}\n", self.rule());
+        if let Some(t) = &self.task {
+            let _ = writeln!(out, "The task: {t}\n");
+        }
         let _ = writeln!(out, "Check the work with `{}`.\n", self.check);
         if !self.deliverables.is_empty() {
             let _ = writeln!(out, "## Deliverables\n");
@@ -348,6 +355,9 @@ impl Brief {
             let _ = write!(out, " ({t})");
         }
         let _ = writeln!(out, ". {}", self.rule());
+        if let Some(t) = &self.task {
+            let _ = writeln!(out, "The task: {t}");
+        }
         if !self.deliverables.is_empty() {
             let _ = writeln!(out, "\nDeliverables (paths under the deliverable root):");
             for d in &self.deliverables {

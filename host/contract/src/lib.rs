@@ -26,8 +26,8 @@ pub use lint::{
     Catalog, ValidatorInfo, check_bundle_name, check_item_name, lint, params_key, require_signed,
 };
 pub use model::{
-    BUILTIN_PREFIX, Budget, Contract, Criterion, Deliverable, Extends, FailAction, Judge,
-    JudgeParams, Limits, OnFail, Provider, Severity, ValidatorRef,
+    BUILTIN_PREFIX, Budget, Contract, Criterion, Deliverable, Extends, FailAction, GeneratedFrom,
+    Judge, JudgeParams, Limits, OnFail, Provider, Severity, TaskClass, ValidatorRef,
 };
 pub use parse::{Document, MAX_CONTRACT_BYTES, parse, parse_all};
 pub use problem::{Code, FieldPath, Level, Problem};

@@ -45,6 +45,11 @@ pub struct Contract {
     /// `accepted`.
     #[serde(default)]
     pub advisory: bool,
+    /// Where a drafted contract came from (`vcc init --task`): the task,
+    /// the files it was expected to touch, the rules that chose its
+    /// criteria, how it was classified and when. It judges nothing.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub generated_from: Option<GeneratedFrom>,
     /// A base contract from a bundle: its deliverables and criteria are
     /// this contract's too, and may be strengthened here, never weakened.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -303,6 +308,52 @@ impl ValidatorRef {
         match self.from_bundle() {
             Some((bundle, validator)) => format!("{bundle}:{validator}"),
             None => self.component.clone(),
+        }
+    }
+}
+
+/// How `vcc init --task` drafted a contract.
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+#[schemars(extend("patternProperties" = {"^x-": {}}))]
+pub struct GeneratedFrom {
+    /// The task, as given.
+    pub task: String,
+    /// The files (globs) the task was expected to touch.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub files: Vec<String>,
+    /// The rules file that chose the criteria, or `builtin`.
+    pub rules: String,
+    /// `verifiable`, `advisory` or `skip`.
+    pub class: TaskClass,
+    /// When it was drafted (RFC 3339, UTC).
+    pub at: String,
+    /// What the draft guessed, for whoever reviews it.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub guessed: Vec<String>,
+    #[serde(skip)]
+    pub extensions: Extensions,
+}
+
+/// What kind of task a drafted contract is for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum TaskClass {
+    /// Clear success criteria a check can run: tests, types, lint.
+    Verifiable,
+    /// Investigate, research, explore, design, plan, audit…: no check can
+    /// say it is done; an advisory contract, never accepted.
+    Advisory,
+    /// Docs-only changes: text checks only.
+    Skip,
+}
+
+impl TaskClass {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TaskClass::Verifiable => "verifiable",
+            TaskClass::Advisory => "advisory",
+            TaskClass::Skip => "skip",
         }
     }
 }

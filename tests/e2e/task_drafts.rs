@@ -1,0 +1,284 @@
+//! `vcc init --task`: contracts drafted from a task before the work is
+//! delegated, used for real — linted, explained, and their recipes run.
+
+use std::path::Path;
+
+use vcc_test_support::Scratch;
+
+use crate::{Run, vcc_in};
+
+/// Rules whose one activity the machine can run: the standard library's
+/// unittest.
+const RULES: &str = "rules: 1
+advisory: [investigat, research]
+docs: ['**/*.md']
+activities:
+  unit-test: { kind: unit-test, command: [python3, -m, unittest, discover, -s, tests], description: The unit tests pass }
+match:
+  - { files: ['**/*.py'], activities: [unit-test] }
+";
+
+fn init(dir: &Path, args: &[&str]) -> Run {
+    let mut all = vec!["init"];
+    all.extend_from_slice(args);
+    vcc_in(dir, &all)
+}
+
+fn contract(dir: &Path) -> serde_yaml::Value {
+    serde_yaml::from_str(&std::fs::read_to_string(dir.join("vcc.yaml")).unwrap()).unwrap()
+}
+
+fn criteria_ids(c: &serde_yaml::Value) -> Vec<String> {
+    c["criteria"]
+        .as_sequence()
+        .unwrap()
+        .iter()
+        .map(|c| c["id"].as_str().unwrap().to_string())
+        .collect()
+}
+
+#[test]
+fn a_verifiable_draft_lints_clean_and_its_recipe_makes_it_pass() {
+    let root = Scratch::new();
+    root.write("rules.yaml", RULES);
+    root.write("src/calc.py", "def add(a, b):\n    return a + b\n");
+    root.write(
+        "tests/test_calc.py",
+        "import os, sys, unittest\nsys.path.insert(0, os.path.join(os.path.dirname(__file__), '..', 'src'))\nfrom calc import add\n\nclass T(unittest.TestCase):\n    def test_add(self):\n        self.assertEqual(add(2, 3), 5)\n",
+    );
+    let run = init(
+        root.path(),
+        &[
+            "--task",
+            "Add an add() helper to calc",
+            "--files",
+            "src/*.py",
+            "tests/*.py",
+            "--rules",
+            "rules.yaml",
+        ],
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(
+        run.stderr
+            .contains("drafted ./vcc.yaml for the task: verifiable (checks: unit-test)"),
+        "{}",
+        run.stderr
+    );
+    let c = contract(root.path());
+    let from = &c["generated_from"];
+    assert_eq!(from["task"], "Add an add() helper to calc");
+    assert_eq!(from["class"], "verifiable");
+    assert_eq!(from["rules"], "rules.yaml");
+    assert!(from["at"].as_str().unwrap().starts_with("20"), "{from:?}");
+    assert_eq!(criteria_ids(&c), ["FILES", "UNIT-TEST"]);
+
+    let lint = vcc_in(root.path(), &["lint", "vcc.yaml"]);
+    assert_eq!(lint.code, 0, "{}{}", lint.stdout, lint.stderr);
+    let brief = vcc_in(root.path(), &["explain", "vcc.yaml", "--format", "prompt"]);
+    assert!(
+        brief
+            .stdout
+            .contains("The task: Add an add() helper to calc"),
+        "{}",
+        brief.stdout
+    );
+
+    // Not done yet: no record.
+    let check = vcc_in(root.path(), &["check", "vcc.yaml"]);
+    assert_eq!(check.code, 1, "{}{}", check.stdout, check.stderr);
+
+    // The recipe the criterion hands over, run word for word, makes it pass.
+    let prompt = c["criteria"][1]["on_fail"]["prompt"].as_str().unwrap();
+    let recipe = prompt.split('`').nth(1).unwrap();
+    assert_eq!(
+        recipe,
+        "vcc record --inputs src tests --exclude .vcc/records/ --out .vcc/records/unit-test.json -- python3 -m unittest discover -s tests"
+    );
+    let words: Vec<&str> = recipe.split_whitespace().skip(1).collect();
+    let recorded = vcc_in(root.path(), &words);
+    assert_eq!(recorded.code, 0, "{}", recorded.stderr);
+    let check = vcc_in(root.path(), &["check", "vcc.yaml"]);
+    assert_eq!(check.code, 0, "{}{}", check.stdout, check.stderr);
+
+    // A change after the tests ran: the record no longer covers the code.
+    root.write("src/calc.py", "def add(a, b):\n    return a - b\n");
+    let check = vcc_in(root.path(), &["check", "vcc.yaml"]);
+    assert_eq!(check.code, 1, "{}{}", check.stdout, check.stderr);
+}
+
+#[test]
+fn an_advisory_task_is_never_accepted_even_when_its_findings_are_complete() {
+    let root = Scratch::new();
+    let run = init(root.path(), &["--task", "Investigate why checkout is slow"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let c = contract(root.path());
+    assert_eq!(c["advisory"], true);
+    assert_eq!(c["generated_from"]["class"], "advisory");
+    let guessed = c["generated_from"]["guessed"][0].as_str().unwrap();
+    assert!(guessed.contains("the task says `investigate`"), "{guessed}");
+    let lint = vcc_in(root.path(), &["lint", "vcc.yaml"]);
+    assert_eq!(lint.code, 0, "{}{}", lint.stdout, lint.stderr);
+    root.write(
+        "FINDINGS.md",
+        "# Checkout\n\n## Question\n\nWhy slow?\n\n## Findings\n\nAn N+1 query.\n\n## Recommendations\n\nBatch it.\n",
+    );
+    let check = vcc_in(root.path(), &["check", "vcc.yaml", "--format", "json"]);
+    assert_eq!(check.code, 1, "{}", check.stderr);
+    let report: serde_json::Value = serde_json::from_str(&check.stdout).unwrap();
+    assert_eq!(report["verdict"], "advisory");
+    for c in report["criteria"].as_array().unwrap() {
+        assert_eq!(c["status"], "pass", "{c}");
+    }
+}
+
+#[test]
+fn a_docs_only_task_gets_text_checks_only_and_the_class_can_be_overridden() {
+    let root = Scratch::new();
+    let run = init(
+        root.path(),
+        &[
+            "--task",
+            "Fix the wording of the guide",
+            "--files",
+            "docs/guide.md",
+        ],
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let c = contract(root.path());
+    assert_eq!(c["generated_from"]["class"], "skip");
+    assert_eq!(criteria_ids(&c), ["FILES", "NO-PLACEHOLDERS"]);
+    assert_eq!(vcc_in(root.path(), &["lint", "vcc.yaml"]).code, 0);
+
+    // The same words about a source file: verifiable, the built-in Go checks.
+    let run = init(
+        root.path(),
+        &[
+            "--task",
+            "Investigate and fix the parser",
+            "--files",
+            "parser/*.go",
+            "--class",
+            "verifiable",
+            "--out",
+            "go.yaml",
+        ],
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let go: serde_yaml::Value =
+        serde_yaml::from_str(&std::fs::read_to_string(root.path().join("go.yaml")).unwrap())
+            .unwrap();
+    assert_eq!(go["generated_from"]["class"], "verifiable");
+    assert_eq!(criteria_ids(&go), ["FILES", "GO-VET", "GO-TEST"]);
+    assert_eq!(vcc_in(root.path(), &["lint", "go.yaml"]).code, 0);
+}
+
+#[test]
+fn the_builtin_rules_draft_clean_contracts_for_each_language() {
+    for (files, checks) in [
+        (
+            &["src/lib.rs"][..],
+            &["RUST-LINT", "RUST-FORMAT", "RUST-TEST"][..],
+        ),
+        (
+            &["app/page.tsx"],
+            &["TS-TYPECHECK", "JS-LINT", "JS-TEST", "E2E"],
+        ),
+        (
+            &["pkg/api.py", "README.md"],
+            &["PYTHON-TYPECHECK", "PYTHON-LINT", "PYTHON-TEST"],
+        ),
+    ] {
+        let root = Scratch::new();
+        let mut args = vec!["--task", "Add the feature", "--files"];
+        args.extend_from_slice(files);
+        let run = init(root.path(), &args);
+        assert_eq!(run.code, 0, "{}", run.stderr);
+        let c = contract(root.path());
+        let ids = criteria_ids(&c);
+        let mut expected = vec!["FILES".to_string()];
+        if files.contains(&"README.md") {
+            expected.push("NO-PLACEHOLDERS".into());
+        }
+        expected.extend(checks.iter().map(|s| s.to_string()));
+        assert_eq!(ids, expected, "{files:?}");
+        let lint = vcc_in(root.path(), &["lint", "vcc.yaml"]);
+        assert_eq!(lint.code, 0, "{files:?}: {}{}", lint.stdout, lint.stderr);
+    }
+    // No --files: the project files found in the folder decide.
+    let root = Scratch::new();
+    root.write("Cargo.toml", "[package]\nname = \"x\"\n");
+    let run = init(root.path(), &["--task", "Speed up the build"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(
+        run.stderr
+            .contains("no --files: the checks of the project found here (Cargo.toml)"),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(
+        criteria_ids(&contract(root.path())),
+        ["RUST-LINT", "RUST-FORMAT", "RUST-TEST"]
+    );
+    assert_eq!(vcc_in(root.path(), &["lint", "vcc.yaml"]).code, 0);
+}
+
+#[test]
+fn a_critic_in_the_rules_becomes_a_should_judged_by_the_named_model() {
+    let root = Scratch::new();
+    root.write(
+        "rules.yaml",
+        "rules: 1\nactivities:\n  critic: { kind: critic, judge: { provider: openai-compatible, model: qwen2.5-7b-instruct }, question: Is the change easy to review?, criteria: [Small functions, Clear names] }\nmatch:\n  - { files: ['**/*.py'], activities: [critic] }\n",
+    );
+    let run = init(
+        root.path(),
+        &[
+            "--task",
+            "Tidy the module",
+            "--files",
+            "mod.py",
+            "--rules",
+            "rules.yaml",
+        ],
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let c = contract(root.path());
+    assert_eq!(c["judges"]["critic"]["model"], "qwen2.5-7b-instruct");
+    assert_eq!(c["criteria"][1]["severity"], "should");
+    assert_eq!(c["criteria"][1]["validator"], "rubric");
+    let lint = vcc_in(root.path(), &["lint", "vcc.yaml"]);
+    assert_eq!(lint.code, 0, "{}{}", lint.stdout, lint.stderr);
+}
+
+#[test]
+fn bad_rules_and_tasks_with_nothing_to_check_are_refused_with_the_fix() {
+    let root = Scratch::new();
+    root.write(
+        "rules.yaml",
+        "rules: 1\nmatch: [{ files: ['*.c'], activities: [make] }]\n",
+    );
+    let run = init(
+        root.path(),
+        &[
+            "--task",
+            "Port it",
+            "--files",
+            "a.c",
+            "--rules",
+            "rules.yaml",
+        ],
+    );
+    assert_eq!(run.code, 2);
+    assert_eq!(
+        run.stderr.trim(),
+        "vcc init: rules.yaml: match[0].activities: `make` is not an activity; define it under `activities:` or fix the name"
+    );
+    let run = init(root.path(), &["--task", "Make it faster"]);
+    assert_eq!(run.code, 2);
+    assert!(
+        run.stderr.contains("nothing to check; give --files GLOB"),
+        "{}",
+        run.stderr
+    );
+    assert!(!root.path().join("vcc.yaml").exists());
+}
