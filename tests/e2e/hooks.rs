@@ -362,3 +362,59 @@ fn unreadable_input_blocks_in_every_harness() {
         }
     }
 }
+
+/// Each harness's own transcript, named by its hook input, is attached and
+/// read by std/tool-calls: the contract can require the calls the agent
+/// made in Codex, Cursor and Gemini CLI as it can in Claude Code.
+#[test]
+fn each_harness_transcript_is_read_for_the_calls_it_records() {
+    let cases = crate::repo().join("tests/cases/tool-calls");
+    for (harness, transcript, call) in [
+        (
+            "codex",
+            "fail-forbidden-codex-rollout/out/rollout.jsonl",
+            "shell",
+        ),
+        (
+            "cursor",
+            "fail-forbidden-cursor-transcript/out/agent-transcript.jsonl",
+            "Read",
+        ),
+        (
+            "gemini",
+            "fail-forbidden-gemini-session/out/session.json",
+            "read_file",
+        ),
+    ] {
+        for (required, accepted) in [(call, true), ("never_called", false)] {
+            let s = Session::new();
+            s.root.write(
+                "contract.yaml",
+                &format!(
+                    "vcc: 1\nid: calls\ndeliverables:\n  - {{ id: transcript, path: .vcc/transcript.jsonl }}\nvalidators:\n  calls: {{ component: std/tool-calls }}\ncriteria:\n  - {{ id: CALLED, severity: must, validator: calls, targets: [transcript], params: {{ required: [{required}] }} }}\n"
+                ),
+            );
+            let path = cases.join(transcript);
+            let input = match harness {
+                "cursor" => {
+                    let mut i = s.cursor_stop(&format!("t-{required}"), "completed");
+                    i["transcript_path"] = json!(path);
+                    i
+                }
+                _ => {
+                    let mut i = s.codex_stop(&format!("t-{required}"));
+                    i["transcript_path"] = json!(path);
+                    i
+                }
+            };
+            let (run, out) = s.hook(harness, &[], &input);
+            assert_eq!(run.code, 0, "{harness}: {}", run.stderr);
+            let blocked = match harness {
+                "codex" => out.get("decision") == Some(&json!("block")),
+                "cursor" => out.get("followup_message").is_some(),
+                _ => out.get("decision") == Some(&json!("deny")),
+            };
+            assert_eq!(blocked, !accepted, "{harness} requiring {required}: {out}");
+        }
+    }
+}

@@ -37,7 +37,7 @@ use vcc_sdk::{Criterion, Description, Finding, Outcome, Validator, invalid_param
 struct ToolCalls;
 
 /// The formats this validator reads, for messages.
-const FORMATS: &str = "Claude Code JSONL, OpenAI Chat Completions, OpenAI Responses, Anthropic Messages, or a generic list of {name, arguments}";
+const FORMATS: &str = "Claude Code JSONL, Codex rollout JSONL, Cursor agent transcripts, Gemini CLI sessions, OpenAI Chat Completions, OpenAI Responses, Anthropic Messages, or a generic list of {name, arguments}";
 
 #[derive(Deserialize)]
 #[serde(crate = "vcc_sdk::serde", deny_unknown_fields)]
@@ -157,6 +157,9 @@ struct Call {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 enum Format {
     ClaudeCode,
+    Codex,
+    Cursor,
+    Gemini,
     OpenAiChat,
     OpenAiResponses,
     Anthropic,
@@ -169,6 +172,9 @@ impl Format {
     fn name(self) -> &'static str {
         match self {
             Format::ClaudeCode => "Claude Code JSONL",
+            Format::Codex => "Codex rollout JSONL",
+            Format::Cursor => "Cursor agent transcript JSONL",
+            Format::Gemini => "Gemini CLI session",
             Format::OpenAiChat => "OpenAI Chat Completions",
             Format::OpenAiResponses => "OpenAI Responses",
             Format::Anthropic => "Anthropic Messages",
@@ -253,10 +259,9 @@ impl Validator for ToolCalls {
         let mut total = 0;
         for path in &paths {
             let text = vcc_sdk::read_to_string(path)?;
-            let transcript = read(&text, path.ends_with(".jsonl") || path.ends_with(".ndjson"))
-                .map_err(|why| {
-                    format!("{}: {why}; std/tool-calls reads {FORMATS}", relative(path))
-                })?;
+            let transcript = read(&text).map_err(|why| {
+                format!("{}: {why}; std/tool-calls reads {FORMATS}", relative(path))
+            })?;
             total += transcript.calls.len();
             for p in check(&transcript.calls, &wants, &params) {
                 let mut f = Finding::new(p.message).path(path).rule(p.rule);
@@ -419,8 +424,8 @@ fn args_hold(args: &Value, conditions: &[(String, CompiledRule)]) -> Result<(), 
 
 /// Read a transcript: its items (with the line each starts on), then the
 /// calls in them. `Err` when the text is in no format this validator reads.
-fn read(text: &str, json_lines: bool) -> Result<Transcript, String> {
-    let items = items(text, json_lines)?;
+fn read(text: &str) -> Result<Transcript, String> {
+    let items = items(text)?;
     let mut formats: BTreeMap<Format, usize> = BTreeMap::new();
     let mut calls = Vec::new();
     let mut ignored = 0;
@@ -465,11 +470,14 @@ fn read(text: &str, json_lines: bool) -> Result<Transcript, String> {
 }
 
 /// The items of a transcript document, each with its line.
-fn items(text: &str, json_lines: bool) -> Result<Vec<(Value, Option<u32>)>, String> {
+fn items(text: &str) -> Result<Vec<(Value, Option<u32>)>, String> {
     if text.trim().is_empty() {
         return Ok(Vec::new());
     }
-    if !json_lines && let Ok(doc) = json::parse(text) {
+    // One JSON document, whatever the file is called: a session attached
+    // as `.vcc/transcript.jsonl` may be a harness's JSON document (Gemini
+    // CLI's). Several lines of JSON never parse as one document.
+    if let Ok(doc) = json::parse(text) {
         let at = |pointer: &str| doc.position(pointer).map(|p| p.0);
         let list = |key: &str| -> Vec<(Value, Option<u32>)> {
             doc.value
@@ -550,6 +558,45 @@ fn classify(item: &Value, line: Option<u32>) -> Option<(Format, Vec<Call>)> {
             .map(|m| blocks(m.get("content"), line))
             .unwrap_or_default();
         return Some((Format::ClaudeCode, calls));
+    }
+    // Codex: every rollout line is `{timestamp, type, payload}`; the calls
+    // are Responses items in `response_item` payloads. Its `event_msg`
+    // events (exec_command_begin…) are in no call shape, so a call is not
+    // counted twice; a call-shaped payload counts wherever it is.
+    if let (Some(kind), Some(payload)) = (text("type"), obj.get("payload"))
+        && matches!(
+            kind,
+            "session_meta" | "response_item" | "compacted" | "turn_context" | "event_msg"
+        )
+    {
+        let calls = classify(payload, line).map(|(_, c)| c).unwrap_or_default();
+        return Some((Format::Codex, calls));
+    }
+    // Gemini CLI: a session's messages are `{id, timestamp, type: user |
+    // gemini | info | error | warning, content}`, with `toolCalls` of
+    // `{name, args}` on the model's.
+    if obj.contains_key("id")
+        && obj.contains_key("timestamp")
+        && matches!(
+            text("type"),
+            Some("user" | "gemini" | "info" | "error" | "warning")
+        )
+    {
+        let calls = obj
+            .get("toolCalls")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .filter_map(|c| Some(call(c.get("name")?.as_str()?, c.get("args"))))
+            .collect();
+        return Some((Format::Gemini, calls));
+    }
+    // Cursor: `{role, message: {content: [...]}}` lines, with Anthropic
+    // content blocks (tool_use) in the message.
+    if text("role").is_some()
+        && let Some(message) = obj.get("message").filter(|m| m.is_object())
+    {
+        return Some((Format::Cursor, blocks(message.get("content"), line)));
     }
     if let Some(kind) = text("type") {
         match kind {
@@ -700,7 +747,7 @@ mod tests {
 
     #[test]
     fn claude_code_calls_are_in_message_content() {
-        let t = read(CLAUDE, true).unwrap();
+        let t = read(CLAUDE).unwrap();
         assert_eq!(t.format, "Claude Code JSONL");
         assert_eq!(t.calls.len(), 1);
         assert_eq!(t.calls[0].name, "Bash");
@@ -712,38 +759,79 @@ mod tests {
     }
 
     #[test]
+    fn codex_cursor_and_gemini_transcripts() {
+        let codex = r#"{"timestamp":"2026-11-20T10:00:00.000Z","type":"session_meta","payload":{"id":"s1","cwd":"/w","cli_version":"0.80.0"}}
+{"timestamp":"2026-11-20T10:00:01.000Z","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"run the tests"}]}}
+{"timestamp":"2026-11-20T10:00:02.000Z","type":"response_item","payload":{"type":"function_call","name":"shell","arguments":"{\"command\":[\"bash\",\"-lc\",\"cargo test\"]}","call_id":"c1"}}
+{"timestamp":"2026-11-20T10:00:02.100Z","type":"event_msg","payload":{"type":"exec_command_begin","call_id":"c1","command":["bash","-lc","cargo test"]}}
+{"timestamp":"2026-11-20T10:00:03.000Z","type":"response_item","payload":{"type":"function_call_output","call_id":"c1","output":"ok"}}
+"#;
+        let t = read(codex).unwrap();
+        assert_eq!(t.format, "Codex rollout JSONL");
+        assert_eq!(
+            t.calls.len(),
+            1,
+            "the event repeats the call, it is not a second one"
+        );
+        assert_eq!(
+            (t.calls[0].name.as_str(), t.calls[0].line),
+            ("shell", Some(3))
+        );
+        assert_eq!(t.calls[0].args["command"][2], "cargo test");
+
+        let cursor = r#"{"role":"user","message":{"content":[{"type":"text","text":"fix it"}]}}
+{"role":"assistant","message":{"content":[{"type":"text","text":"ok"},{"type":"tool_use","name":"Shell","input":{"command":"npm test"}}]}}
+"#;
+        let t = read(cursor).unwrap();
+        assert_eq!(t.format, "Cursor agent transcript JSONL");
+        assert_eq!(
+            (t.calls[0].name.as_str(), t.calls[0].line),
+            ("Shell", Some(2))
+        );
+
+        let gemini = r#"{"sessionId":"g1","projectHash":"h","startTime":"2026-11-20T10:00:00.000Z","lastUpdated":"2026-11-20T10:01:00.000Z","messages":[
+ {"id":"m1","timestamp":"2026-11-20T10:00:00.000Z","type":"user","content":"run the tests"},
+ {"id":"m2","timestamp":"2026-11-20T10:00:05.000Z","type":"gemini","content":"","toolCalls":[{"id":"t1","name":"run_shell_command","args":{"command":"go test ./..."},"status":"success","timestamp":"2026-11-20T10:00:06.000Z"}]}]}"#;
+        let t = read(gemini).unwrap();
+        assert_eq!(t.format, "Gemini CLI session");
+        assert_eq!(t.calls[0].name, "run_shell_command");
+        assert_eq!(t.calls[0].line, Some(3));
+        assert_eq!(t.calls[0].args["command"], "go test ./...");
+        // Attached as `.vcc/transcript.jsonl`, on one line or several, it
+        // is still the document.
+        let one_line = gemini.replace('\n', "");
+        assert_eq!(read(&one_line).unwrap().calls.len(), 1);
+    }
+
+    #[test]
     fn openai_chat_responses_and_anthropic() {
         let chat = r#"{"messages": [{"role": "user", "content": "hi"}, {"role": "assistant", "content": null, "tool_calls": [{"id": "1", "type": "function", "function": {"name": "search", "arguments": "{\"query\": \"x\", \"limit\": 5}"}}]}]}"#;
-        let t = read(chat, false).unwrap();
+        let t = read(chat).unwrap();
         assert_eq!(t.format, "OpenAI Chat Completions");
         assert_eq!(t.calls[0].args["limit"], 5, "string arguments are parsed");
         let responses = r#"{"object": "response", "output": [{"type": "reasoning", "id": "r"}, {"type": "function_call", "name": "shell", "arguments": "{}", "call_id": "c"}, {"type": "web_search_call", "id": "w", "status": "completed", "action": {"query": "q"}}]}"#;
-        let t = read(responses, false).unwrap();
+        let t = read(responses).unwrap();
         assert_eq!(t.format, "OpenAI Responses");
         let names: Vec<&str> = t.calls.iter().map(|c| c.name.as_str()).collect();
         assert_eq!(names, vec!["shell", "web_search"]);
         let anthropic = r#"{"model": "m", "messages": [{"role": "user", "content": "go"}, {"role": "assistant", "content": [{"type": "tool_use", "id": "t", "name": "bash", "input": {"command": "ls"}}]}]}"#;
-        let t = read(anthropic, false).unwrap();
+        let t = read(anthropic).unwrap();
         assert_eq!(t.format, "Anthropic Messages");
         assert_eq!(t.calls[0].name, "bash");
     }
 
     #[test]
     fn unknown_documents_are_not_transcripts_and_empty_ones_hold_no_call() {
-        assert!(read(r#"{"not": "a transcript"}"#, false).is_err());
-        assert!(read("[1, 2]", false).is_err());
+        assert!(read(r#"{"not": "a transcript"}"#).is_err());
+        assert!(read("[1, 2]").is_err());
         assert!(
-            read(r#"[{"name": "Alice"}]"#, false).is_err(),
+            read(r#"[{"name": "Alice"}]"#).is_err(),
             "a name alone is no call"
         );
-        assert!(read("not json\n", true).is_err());
-        let t = read("[]", false).unwrap();
+        assert!(read("not json\n").is_err());
+        let t = read("[]").unwrap();
         assert!(t.calls.is_empty());
-        let t = read(
-            r#"{"messages": [{"role": "user", "content": "hi"}]}"#,
-            false,
-        )
-        .unwrap();
+        let t = read(r#"{"messages": [{"role": "user", "content": "hi"}]}"#).unwrap();
         assert!(t.calls.is_empty());
         assert!(t.format.starts_with("chat messages"), "{}", t.format);
     }
@@ -751,7 +839,7 @@ mod tests {
     #[test]
     fn generic_lists_and_rules() {
         let generic = r#"[{"name": "plan", "arguments": {"steps": 3}}, {"tool": "search", "args": {"query": "pagination"}}, {"tool_name": "write_report", "input": {}}]"#;
-        let t = read(generic, false).unwrap();
+        let t = read(generic).unwrap();
         assert_eq!(t.format, "generic {name, arguments} list");
         let calls = &t.calls;
         assert!(
