@@ -6,8 +6,9 @@
 #     docker-registry (the CNCF distribution server) and skopeo;
 #   - an independent DSSE/Ed25519 implementation, from PyPI:
 #     securesystemslib, in $VCC_TOOLS_DIR/trust-py;
-#   - an independent MCP client and pre-commit itself, from PyPI: mcp and
-#     pre-commit, in $VCC_TOOLS_DIR/agents-py;
+#   - independent MCP clients and pre-commit itself: mcp and pre-commit
+#     from PyPI, in $VCC_TOOLS_DIR/agents-py; the official TypeScript SDK
+#     (@modelcontextprotocol/sdk) from npm, in $VCC_TOOLS_DIR/mcp-npm;
 #   - readers of the reports vcc writes, none of them vcc's: junitparser,
 #     sarif-tools, in-toto, in-toto-attestation (the in-toto project's
 #     Statement and predicate bindings), securesystemslib and cryptography
@@ -40,6 +41,7 @@ IN_TOTO_ATTESTATION=0.9.3
 SECURESYSTEMSLIB_REPORTS=1.6.0
 SARIF_MULTITOOL=5.7.0
 AJV_CLI=5.0.0
+MCP_SDK_NPM=1.32.2
 LLAMA_CPP_PYTHON=0.3.36
 GGUF=0.19.0
 
@@ -100,6 +102,15 @@ if [ "$installed" != "$AJV_CLI" ]; then
     mkdir -p "$ajv_npm"
     [ -f "$ajv_npm/package.json" ] || echo '{ "name": "vcc-ajv", "private": true }' > "$ajv_npm/package.json"
     npm install --prefix "$ajv_npm" --no-audit --no-fund --loglevel=error "ajv-cli@$AJV_CLI"
+fi
+
+mcp_npm="$tools/mcp-npm"
+installed=$(node -p "try { require('$mcp_npm/node_modules/@modelcontextprotocol/sdk/package.json').version } catch { '' }" 2>/dev/null || true)
+if [ "$installed" != "$MCP_SDK_NPM" ]; then
+    echo "installing @modelcontextprotocol/sdk $MCP_SDK_NPM into $mcp_npm" >&2
+    mkdir -p "$mcp_npm"
+    [ -f "$mcp_npm/package.json" ] || echo '{ "name": "vcc-mcp-client", "private": true }' > "$mcp_npm/package.json"
+    npm install --prefix "$mcp_npm" --no-audit --no-fund --loglevel=error "@modelcontextprotocol/sdk@$MCP_SDK_NPM"
 fi
 
 # Opt-in (VCC_INSTALL_LLAMA=1): building llama.cpp takes ~7 minutes on 2

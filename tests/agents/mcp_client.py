@@ -10,7 +10,9 @@ server/discover), the negotiated version and a check's verdict.
     mcp_client.py VCC CONTRACT [ROOT]
 
 With $ATTACH_TRANSCRIPT set, one more `check` attaches that file at
-.vcc/transcript.jsonl (the `attach` argument).
+.vcc/transcript.jsonl (the `attach` argument). With $SLOW_CONTRACT set, a
+check of that (slow) contract runs while a lint is sent: `concurrent`
+says whether the lint was answered while the check still ran.
 """
 import asyncio
 import json
@@ -62,12 +64,35 @@ async def main(vcc, contract, root):
                 attached = await session.call_tool(
                     "check", dict(args, attach={".vcc/transcript.jsonl": transcript}))
                 out["attached"] = {"is_error": bool(attached.is_error), "text": text_of(attached)}
+            slow = os.environ.get("SLOW_CONTRACT")
+            if slow:
+                out["concurrent"] = await concurrently(session, slow, args)
             missing = await session.call_tool("check", {"contract": "/nonexistent/contract.yaml"})
             out["missing"] = {"is_error": bool(missing.is_error), "text": text_of(missing)}
     out["revisions"] = {}
     for version in ["2025-06-18", "2025-11-25", "2026-07-28"]:
         out["revisions"][version] = await one_revision(params, version, {"contract": contract})
     print(json.dumps(out))
+
+
+async def concurrently(session, slow, args):
+    """A long check, and a lint sent while it runs: the lint must not wait
+    for the check."""
+    loop = asyncio.get_running_loop()
+    start = loop.time()
+    long_check = asyncio.create_task(session.call_tool("check", {"contract": slow}))
+    await asyncio.sleep(0.5)
+    lint = await session.call_tool("lint", args)
+    lint_s = loop.time() - start
+    running = not long_check.done()
+    checked = await long_check
+    return {
+        "check_running_when_lint_answered": running,
+        "lint_s": round(lint_s, 3),
+        "check_s": round(loop.time() - start, 3),
+        "lint_ok": (lint.structured_content or {}).get("ok"),
+        "check_verdict": (checked.structured_content or {}).get("verdict"),
+    }
 
 
 async def one_revision(params, version, args):

@@ -294,6 +294,45 @@ fn input_that_is_not_a_stop_hook_is_an_error_not_an_allow() {
     assert!(stderr.contains("nothing is accepted"), "{stderr}");
 }
 
+/// The official TypeScript SDK as the client, at each revision it speaks;
+/// it validates every structuredContent against the published schema.
+#[test]
+fn the_typescript_sdk_client_speaks_to_vcc_mcp_at_each_revision() {
+    let sdk = tools_dir().join("mcp-npm");
+    assert!(
+        sdk.join("node_modules/@modelcontextprotocol/sdk").exists(),
+        "{} is missing: run tests/install-tools.sh",
+        sdk.display()
+    );
+    let root = Scratch::new();
+    root.write("contract.yaml", CONTRACT);
+    let cache = Scratch::new();
+    let out = Command::new("node")
+        .arg(repo().join("tests/agents/mcp_client.mjs"))
+        .arg(env!("CARGO_BIN_EXE_vcc"))
+        .arg(root.path().join("contract.yaml"))
+        .env("MCP_SDK_DIR", &sdk)
+        .env("VCC_CACHE_DIR", cache.path())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let r: Value = serde_json::from_slice(&out.stdout).unwrap();
+    for version in ["2025-06-18", "2025-11-25"] {
+        let rev = &r[version];
+        assert_eq!(rev["server"], "vcc", "{rev}");
+        assert_eq!(rev["negotiated"], version, "{rev}");
+        assert_eq!(rev["tools"], json!(["check", "explain", "lint"]));
+        assert_eq!(rev["read_only"], true);
+        assert_eq!(rev["verdict"], "rejected", "{rev}");
+        assert_eq!(rev["failing"], json!(["REPORT", "RAN-TESTS"]));
+        assert_eq!(rev["lint_ok"], true);
+    }
+}
+
 #[test]
 fn an_mcp_client_checks_lints_and_explains_and_is_admitted_nothing() {
     let python = tools_dir().join("agents-py/bin/python");
@@ -304,6 +343,14 @@ fn an_mcp_client_checks_lints_and_explains_and_is_admitted_nothing() {
     );
     let root = Scratch::new();
     root.write("contract.yaml", CONTRACT);
+    // A check that spins until its 5 s timeout.
+    let slow = root.write(
+        "slow/contract.yaml",
+        format!(
+            "vcc: 1\nid: slow\ndeliverables:\n  - {{ id: c, path: contract.yaml }}\nvalidators:\n  spin: {{ component: {:?} }}\ncriteria:\n  - {{ id: SPIN, severity: must, validator: spin, targets: [c], limits: {{ timeout: 5s }} }}\n",
+            vcc_test_support::fixtures::INFINITE_LOOP
+        ),
+    );
     let cache = Scratch::new();
     let out = Command::new(&python)
         .arg(repo().join("tests/agents/mcp_client.py"))
@@ -311,6 +358,7 @@ fn an_mcp_client_checks_lints_and_explains_and_is_admitted_nothing() {
         .arg(root.path().join("contract.yaml"))
         .env("VCC_CACHE_DIR", cache.path())
         .env("ATTACH_TRANSCRIPT", ran_tests())
+        .env("SLOW_CONTRACT", &slow)
         .output()
         .unwrap();
     assert!(
@@ -365,6 +413,14 @@ fn an_mcp_client_checks_lints_and_explains_and_is_admitted_nothing() {
         assert_eq!(r["listing"][tool]["idempotent"], true, "{tool}");
     }
     assert!(r["check"]["structured"]["verdict"].is_string());
+    // A long check does not hold the server's other requests.
+    let c = &r["concurrent"];
+    assert_eq!(c["check_running_when_lint_answered"], true, "{c}");
+    assert_eq!(c["lint_ok"], true, "{c}");
+    assert_eq!(
+        c["check_verdict"], "withheld",
+        "the spinning check timed out: {c}"
+    );
     // Each protocol revision the client speaks, on a connection of its own.
     for version in ["2025-06-18", "2025-11-25", "2026-07-28"] {
         let rev = &r["revisions"][version];
