@@ -390,7 +390,7 @@ fn each_harness_transcript_is_read_for_the_calls_it_records() {
             let s = Session::new();
             s.root.write(
                 "contract.yaml",
-                &format!(
+                format!(
                     "vcc: 1\nid: calls\ndeliverables:\n  - {{ id: transcript, path: .vcc/transcript.jsonl }}\nvalidators:\n  calls: {{ component: std/tool-calls }}\ncriteria:\n  - {{ id: CALLED, severity: must, validator: calls, targets: [transcript], params: {{ required: [{required}] }} }}\n"
                 ),
             );
