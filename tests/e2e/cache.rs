@@ -308,3 +308,110 @@ fn the_cache_is_bounded_and_can_be_pruned_and_cleared() {
     );
     assert!(cache.path().join("cache.key").exists());
 }
+
+/// `vcc check` processes started at once, the cache cold.
+fn at_once(cache: &Path, contract: &Path, out: &Path, n: usize) -> Vec<Value> {
+    let children: Vec<_> = (0..n)
+        .map(|_| {
+            std::process::Command::new(env!("CARGO_BIN_EXE_vcc"))
+                .args([
+                    "check",
+                    contract.to_str().unwrap(),
+                    "--format",
+                    "json",
+                    "--dir",
+                ])
+                .arg(out)
+                .env("VCC_CACHE_DIR", cache)
+                .env("NO_COLOR", "1")
+                .stdout(std::process::Stdio::piped())
+                .stderr(std::process::Stdio::piped())
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    children
+        .into_iter()
+        .map(|mut c| {
+            accepted(&crate::wait_within(
+                &mut c,
+                std::time::Duration::from_secs(120),
+            ))
+        })
+        .collect()
+}
+
+/// W10: eight processes on a cold cache compile the component once; the
+/// others wait for the compiler's lock and load what it stored.
+#[test]
+fn eight_processes_at_once_compile_a_component_once() {
+    let cache = tempfile::tempdir().unwrap();
+    let (scratch, contract) = user_component();
+    let reports = at_once(cache.path(), &contract, &scratch.path().join("out"), 8);
+    let misses: u64 = reports
+        .iter()
+        .map(|r| r["runtime"]["cache"]["misses"].as_u64().unwrap())
+        .sum();
+    let hits: u64 = reports
+        .iter()
+        .map(|r| r["runtime"]["cache"]["hits"].as_u64().unwrap())
+        .sum();
+    assert_eq!((misses, hits), (1, 7), "one compile, seven loads");
+    for r in &reports {
+        assert_eq!(r["verdict"], "accepted");
+    }
+    assert_eq!(cwasm_files(cache.path()), 1);
+}
+
+/// A compiler killed while it holds the lock (SIGKILL: no clean-up runs)
+/// does not leave the others waiting: the kernel drops its lock, and one
+/// of them compiles.
+#[test]
+fn a_compiler_killed_holding_the_lock_blocks_no_one() {
+    let cache = tempfile::tempdir().unwrap();
+    let (scratch, contract) = user_component();
+    let out = scratch.path().join("out");
+    at_once(cache.path(), &contract, &out, 1);
+    // Cold again for this key, its lock file known.
+    let mut lock = None;
+    for e in fs::read_dir(cache.path()).unwrap().flatten() {
+        let path = e.path();
+        match path.extension().and_then(|x| x.to_str()) {
+            Some("cwasm" | "seal" | "used") => fs::remove_file(&path).unwrap(),
+            Some("lock") => lock = Some(path),
+            _ => {}
+        }
+    }
+    let lock = lock.expect("a KEY.lock beside the entry");
+    // Another process holds the lock (flock, as vcc takes it), as a
+    // compiler would, and is killed.
+    let mut holder = std::process::Command::new("python3")
+        .args([
+            "-c",
+            "import fcntl, sys, time; f = open(sys.argv[1], 'w'); fcntl.flock(f, fcntl.LOCK_EX); print('held', flush=True); time.sleep(600)",
+        ])
+        .arg(&lock)
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    std::io::BufRead::read_line(
+        &mut std::io::BufReader::new(holder.stdout.take().unwrap()),
+        &mut line,
+    )
+    .unwrap();
+    assert_eq!(line.trim(), "held");
+    let waiting = std::thread::spawn({
+        let (cache, contract, out) = (cache.path().to_path_buf(), contract.clone(), out.clone());
+        move || at_once(&cache, &contract, &out, 2)
+    });
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    holder.kill().unwrap();
+    holder.wait().unwrap();
+    let reports = waiting.join().unwrap();
+    let misses: u64 = reports
+        .iter()
+        .map(|r| r["runtime"]["cache"]["misses"].as_u64().unwrap())
+        .sum();
+    assert_eq!(misses, 1, "one of the two compiled, the other loaded");
+}

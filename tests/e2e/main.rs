@@ -28,6 +28,7 @@ mod judge_live;
 mod large;
 mod ledger;
 mod record;
+mod scale_out;
 mod signed_records;
 mod task_drafts;
 mod vcc1;

@@ -44,9 +44,28 @@ pub fn run(cli: &Cli, args: &CheckArgs, style: &Style) -> i32 {
             return exit::INVALID;
         }
     };
+    // With --partition, --key signs the shard report (--report) instead.
+    let shard_key = match (&args.partition, &args.key) {
+        (Some(_), Some(key)) => {
+            if args.report.is_none() && args.report_json.is_none() {
+                eprintln!(
+                    "vcc check: --partition --key signs the shard report that --report FILE writes: give --report"
+                );
+                return exit::INVALID;
+            }
+            match vcc_trust::keys::PrivateKey::read(key) {
+                Ok(k) => Some(k),
+                Err(r) => {
+                    eprintln!("vcc check: --key: {}", r.message);
+                    return exit::INVALID;
+                }
+            }
+        }
+        _ => None,
+    };
     let attester = match Attester::new(
         args.attest.as_deref(),
-        args.key.as_deref(),
+        args.key.as_deref().filter(|_| args.partition.is_none()),
         args.resource.as_deref(),
     ) {
         Ok(a) => a,
@@ -88,6 +107,7 @@ pub fn run(cli: &Cli, args: &CheckArgs, style: &Style) -> i32 {
         subjects: attester.is_some(),
         signs_attestation: attester.is_some(),
         gate: args.gate_id.clone(),
+        partition: args.partition,
         ..defaults
     };
     let mut options = options;
@@ -106,7 +126,11 @@ pub fn run(cli: &Cli, args: &CheckArgs, style: &Style) -> i32 {
             crate::ledger::prior(&ledger, key)
         })));
     }
-    let after = After { recorder, attester };
+    let after = After {
+        recorder,
+        attester,
+        shard_key,
+    };
     if args.watch {
         return crate::watch::run(args, || {
             if let Err(code) = unfinished_first(args, style) {
@@ -122,6 +146,8 @@ pub fn run(cli: &Cli, args: &CheckArgs, style: &Style) -> i32 {
 struct After {
     recorder: Option<Recorder>,
     attester: Option<Attester>,
+    /// `--partition --key`: signs the shard report files.
+    shard_key: Option<vcc_trust::keys::PrivateKey>,
 }
 
 /// Every report file asked for, with its format.
@@ -193,6 +219,9 @@ fn once(
             if !args.only.is_empty() {
                 partial(&mut report, &args.only);
             }
+            if let Some(p) = &args.partition {
+                shard(&mut report, p);
+            }
             if let Some(attester) = &after.attester {
                 attester.attest(&mut report);
             }
@@ -203,7 +232,25 @@ fn once(
         })
         .collect();
     drop(spinner);
-    finish(reports, args, style)
+    finish(reports, args, after.shard_key.as_ref(), style)
+}
+
+/// `--partition`: a shard judges a share of the rows and is never
+/// accepted; `vcc merge` of every shard decides.
+fn shard(report: &mut Report, p: &vcc_report::partition::Partition) {
+    let label = p.label();
+    report.partial = report.criteria.iter().map(|c| c.id.clone()).collect();
+    match report.verdict {
+        Verdict::Accepted => {
+            report.verdict = Verdict::Withheld;
+            report.reason = format!(
+                "shard {label}: every MUST it judged passed; a shard is never accepted, `vcc merge` of all {} shards decides",
+                p.total
+            );
+        }
+        Verdict::Invalid => {}
+        _ => report.reason = format!("shard {label}: {}", report.reason),
+    }
 }
 
 /// `--only`: a partial run is never accepted.
@@ -223,10 +270,18 @@ fn partial(report: &mut Report, only: &[String]) {
 }
 
 /// Keep the reports where they were asked for, then print them.
-fn finish(mut reports: Vec<Report>, args: &CheckArgs, style: &Style) -> i32 {
+fn finish(
+    mut reports: Vec<Report>,
+    args: &CheckArgs,
+    signer: Option<&vcc_trust::keys::PrivateKey>,
+    style: &Style,
+) -> i32 {
     for (path, format) in report_files(args) {
-        if let Err(err) = write_atomically(&path, vcc_formats::render(format, &reports).as_bytes())
-        {
+        let text = match (signer, format, reports.first()) {
+            (Some(key), FileFormat::Json, Some(report)) => signed_shard(report, key),
+            _ => vcc_formats::render(format, &reports),
+        };
+        if let Err(err) = write_atomically(&path, text.as_bytes()) {
             // What is printed must not say accepted when the run failed.
             for r in &mut reports {
                 r.verdict = Verdict::Invalid;
@@ -236,6 +291,15 @@ fn finish(mut reports: Vec<Report>, args: &CheckArgs, style: &Style) -> i32 {
     }
     crate::ci::github(&reports);
     emit(reports, args, style)
+}
+
+/// A shard report in a DSSE envelope signed by `key`: `vcc merge` checks
+/// it against the trust policy's `attestations:` keys.
+fn signed_shard(report: &Report, key: &vcc_trust::keys::PrivateKey) -> String {
+    let payload = serde_json::to_vec(report).unwrap_or_default();
+    let envelope =
+        vcc_trust::dsse::Envelope::sign(vcc_report::partition::SHARD_PAYLOAD_TYPE, &payload, key);
+    serde_json::to_string_pretty(&envelope).map_or_else(|_| String::new(), |t| t + "\n")
 }
 
 fn unwritable(path: &Path, err: &io::Error) -> String {
@@ -261,15 +325,7 @@ fn emit(reports: Vec<Report>, args: &CheckArgs, style: &Style) -> i32 {
         .map(|r| r.exit_code(args.allow_advisory))
         .max()
         .unwrap_or(exit::INVALID);
-    let file_format = match args.format {
-        CheckFormat::Human => None,
-        CheckFormat::Json => Some(FileFormat::Json),
-        CheckFormat::Junit => Some(FileFormat::Junit),
-        CheckFormat::Sarif => Some(FileFormat::Sarif),
-        CheckFormat::Markdown => Some(FileFormat::Markdown),
-        CheckFormat::Gitlab => Some(FileFormat::Gitlab),
-    };
-    match file_format {
+    match stdout_format(args.format) {
         Some(format) => print_stdout(&vcc_formats::render(format, &reports)),
         None => {
             for r in &reports {
@@ -278,4 +334,16 @@ fn emit(reports: Vec<Report>, args: &CheckArgs, style: &Style) -> i32 {
         }
     }
     code
+}
+
+/// The file format `--format` prints to stdout; `None`: human, to stderr.
+pub fn stdout_format(format: CheckFormat) -> Option<FileFormat> {
+    match format {
+        CheckFormat::Human => None,
+        CheckFormat::Json => Some(FileFormat::Json),
+        CheckFormat::Junit => Some(FileFormat::Junit),
+        CheckFormat::Sarif => Some(FileFormat::Sarif),
+        CheckFormat::Markdown => Some(FileFormat::Markdown),
+        CheckFormat::Gitlab => Some(FileFormat::Gitlab),
+    }
 }

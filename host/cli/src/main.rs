@@ -21,6 +21,7 @@ mod instructions;
 mod judges;
 mod ledger;
 mod mcp;
+mod merge;
 mod output;
 mod progress;
 mod record;

@@ -995,6 +995,8 @@ mod tests {
             reused: None,
             ledger: None,
             judging: None,
+            partition: None,
+            merged: None,
             runtime: RuntimeInfo::default(),
         }
     }

@@ -11,6 +11,7 @@ pub mod converge;
 pub mod delegation;
 pub mod judge;
 pub mod output;
+pub mod partition;
 pub mod text;
 
 /// Bumped on any incompatible change to the JSON report.
@@ -157,6 +158,41 @@ pub mod law {
     }
 }
 
+/// The verdict in words, from the MUST rows.
+pub fn verdict_reason(verdict: Verdict, criteria: &[CriterionReport], contract_id: &str) -> String {
+    let musts: Vec<&CriterionReport> = criteria
+        .iter()
+        .filter(|c| c.severity == Severity::Must)
+        .collect();
+    let ids = |status: Status| -> Vec<String> {
+        musts
+            .iter()
+            .filter(|c| c.status == status)
+            .map(|c| c.id.clone())
+            .collect()
+    };
+    match verdict {
+        Verdict::Accepted => format!("all {} MUST criteria passed", musts.len()),
+        Verdict::Rejected => format!("MUST criteria failed: {}", ids(Status::Fail).join(", ")),
+        Verdict::Withheld => {
+            let mut open = ids(Status::Skip);
+            open.extend(ids(Status::Error));
+            format!(
+                "no MUST failed, but these did not pass: {}",
+                open.join(", ")
+            )
+        }
+        Verdict::Advisory => {
+            let passed = criteria.iter().filter(|c| c.status == Status::Pass).count();
+            format!(
+                "advisory contract `{contract_id}`: {passed} of {} criteria passed; advisory contracts are never accepted",
+                criteria.len()
+            )
+        }
+        Verdict::Invalid => "the contract has no MUST criterion".into(),
+    }
+}
+
 /// The JSON report of one `vcc check`.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Report {
@@ -193,6 +229,13 @@ pub struct Report {
     /// The run's use of AI judges, when a criterion was granted one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub judging: Option<judge::JudgingInfo>,
+    /// A shard (`vcc check --partition`): which share of the contract's
+    /// rows it judged. A shard is never accepted: `vcc merge` decides.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub partition: Option<partition::PartitionInfo>,
+    /// The report of `vcc merge`: the shards it was put together from.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub merged: Option<partition::MergeInfo>,
     pub runtime: RuntimeInfo,
 }
 
@@ -412,6 +455,39 @@ pub struct CriterionReport {
     pub duration_ms: u64,
 }
 
+impl CriterionReport {
+    /// A row no validator judged (a shard that is missing): `skip`, so it
+    /// can never count as passed.
+    pub fn not_judged(id: &str, severity: Severity, summary: String) -> CriterionReport {
+        CriterionReport {
+            id: id.to_string(),
+            severity,
+            status: Status::Skip,
+            reason: Reason::NotEvaluated,
+            summary,
+            description: None,
+            targets: Vec::new(),
+            findings: Vec::new(),
+            evidence: Vec::new(),
+            files_read: Vec::new(),
+            judge_calls: Vec::new(),
+            validator: ValidatorReport {
+                name: "(none)".into(),
+                component: "vcc".into(),
+                digest: None,
+                wit_version: None,
+                describes_as: None,
+                version: None,
+                bundle: None,
+            },
+            origin: None,
+            suspect_inputs: Vec::new(),
+            on_fail: None,
+            duration_ms: 0,
+        }
+    }
+}
+
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct TargetReport {
     pub id: String,
@@ -554,6 +630,8 @@ impl Report {
             reused: None,
             ledger: None,
             judging: None,
+            partition: None,
+            merged: None,
             runtime: RuntimeInfo {
                 vcc_version: env!("CARGO_PKG_VERSION").to_string(),
                 ..RuntimeInfo::default()

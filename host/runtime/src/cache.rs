@@ -37,12 +37,15 @@ use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
 
 use crate::memo;
 use crate::snapshot::StatKey;
 
 const SEAL_MAGIC: &str = "vcc-seal 1";
 const KEY_FILE: &str = "cache.key";
+/// How often a process waiting for another's compile looks at the lock.
+const LOCK_POLL: Duration = Duration::from_millis(20);
 
 pub struct Cache {
     dir: PathBuf,
@@ -150,6 +153,32 @@ impl Cache {
 
     fn path(&self, key: &str, ext: &str) -> PathBuf {
         self.dir.join(format!("{key}.{ext}"))
+    }
+
+    /// The right to compile `key`, across processes: the first to miss
+    /// holds an exclusive lock on `KEY.lock` while it compiles and stores;
+    /// the others wait for it, then find the entry. The kernel drops the
+    /// lock when its holder exits, even by SIGKILL, so no one waits on a
+    /// dead compiler; one that hangs is waited for `patience` at most, then
+    /// compiled around (`None`: compiling anyway is always correct, only
+    /// slower). Without a lock file (a read-only cache), `None` at once.
+    pub fn compile_lock(&self, key: &str, patience: Duration) -> Option<fs::File> {
+        let file = fs::OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(self.path(key, "lock"))
+            .ok()?;
+        let start = Instant::now();
+        loop {
+            match file.try_lock() {
+                Ok(()) => return Some(file),
+                Err(fs::TryLockError::WouldBlock) if start.elapsed() < patience => {
+                    std::thread::sleep(LOCK_POLL);
+                }
+                Err(_) => return None,
+            }
+        }
     }
 
     pub fn get(&self, key: &str) -> Lookup {

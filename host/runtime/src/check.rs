@@ -85,6 +85,8 @@ pub struct CheckOptions {
     /// session to record or replay, the command line's limits. `None`:
     /// no configuration (a granted judge cannot be asked).
     pub judging: Option<Arc<vcc_judge::Setup>>,
+    /// `vcc check --partition`: judge this shard's rows only.
+    pub partition: Option<vcc_report::partition::Partition>,
 }
 
 /// A verdict by reuse key, when the caller holds one.
@@ -126,6 +128,7 @@ impl Default for CheckOptions {
             reuse_context: String::new(),
             reuse: None,
             gate: None,
+            partition: None,
             approvals: Vec::new(),
             signs_attestation: false,
             host_exclude: Vec::new(),
@@ -192,6 +195,8 @@ pub fn check(loader: &Loader, doc: &Document, root: &Path, options: &CheckOption
         reused: None,
         ledger: None,
         judging: None,
+        partition: None,
+        merged: None,
         runtime: RuntimeInfo::default(),
     };
     let outcome = run(loader, doc, root, options, &mut report);
@@ -229,8 +234,27 @@ fn run(
                 .cloned()
                 .collect(),
         ),
-        None if options.only.is_empty() => None,
-        None => Some(options.only.clone()),
+        None => match &options.partition {
+            Some(p) => {
+                let rows = all_rows(doc);
+                if !doc.contract.gates.is_empty() {
+                    return Err(
+                        "a contract with gates cannot be partitioned: a gate's row depends on criteria other shards judge, and on approvals of the whole; check it whole"
+                            .into(),
+                    );
+                }
+                let mine = p.assign(&rows);
+                report.partition = Some(vcc_report::partition::PartitionInfo {
+                    scheme: p.scheme,
+                    index: p.index,
+                    total: p.total,
+                    rows,
+                });
+                Some(mine)
+            }
+            None if options.only.is_empty() => None,
+            None => Some(options.only.clone()),
+        },
     };
     let wanted = |id: &str| only.as_ref().is_none_or(|o| o.iter().any(|x| x == id));
     // Required deliverables no MUST targets get a row of the host's own;
@@ -788,6 +812,12 @@ fn apply_the_law(report: &mut Report, contract: &Contract, changed: &[String]) {
     let outcomes = report.criteria.iter().map(|c| (c.severity, c.status));
     report.verdict = law::decide(contract.advisory, outcomes);
     report.reason = verdict_reason(report, contract);
+    // A shard dealt no MUST row is not a contract without one: the whole
+    // contract has its MUSTs, in other shards. It decides nothing alone.
+    if report.verdict == Verdict::Invalid && report.partition.is_some() {
+        report.verdict = Verdict::Withheld;
+        report.reason = "this shard was dealt no MUST row".into();
+    }
     // Every MUST finding nothing at all usually means the wrong folder.
     let mut targeted = report
         .criteria
@@ -1237,44 +1267,39 @@ fn mark_suspects(contract: &Contract, criteria: &mut [CriterionReport]) {
     }
 }
 
-fn verdict_reason(report: &Report, contract: &Contract) -> String {
-    let musts: Vec<&CriterionReport> = report
+/// Every row of the whole contract, in the order shards deal them: the
+/// criteria (with those of its bases), then the host's rows for required
+/// deliverables no MUST targets, then the provenance policy's.
+fn all_rows(doc: &Document) -> Vec<vcc_report::partition::Row> {
+    use vcc_report::partition::Row;
+    let contract = &doc.contract;
+    let mut rows: Vec<Row> = contract
         .criteria
         .iter()
-        .filter(|c| c.severity == Severity::Must)
+        .map(|c| Row {
+            id: c.id.clone(),
+            severity: c.severity,
+        })
         .collect();
-    let ids = |status: Status| -> Vec<String> {
-        musts
-            .iter()
-            .filter(|c| c.status == status)
-            .map(|c| c.id.clone())
-            .collect()
-    };
-    match report.verdict {
-        Verdict::Accepted => format!("all {} MUST criteria passed", musts.len()),
-        Verdict::Rejected => format!("MUST criteria failed: {}", ids(Status::Fail).join(", ")),
-        Verdict::Withheld => {
-            let mut open = ids(Status::Skip);
-            open.extend(ids(Status::Error));
-            format!(
-                "no MUST failed, but these did not pass: {}",
-                open.join(", ")
-            )
-        }
-        Verdict::Advisory => {
-            let passed = report
-                .criteria
-                .iter()
-                .filter(|c| c.status == Status::Pass)
-                .count();
-            format!(
-                "advisory contract `{}`: {passed} of {} criteria passed; advisory contracts are never accepted",
-                contract.id,
-                report.criteria.len()
-            )
-        }
-        Verdict::Invalid => "the contract has no MUST criterion".into(),
+    rows.extend(
+        vcc_contract::model::presence_checks(contract)
+            .into_iter()
+            .map(|d| Row {
+                id: vcc_contract::model::presence_id(&d.id),
+                severity: Severity::Must,
+            }),
+    );
+    if let Some(policy) = &contract.provenance {
+        rows.push(Row {
+            id: vcc_contract::model::provenance_id(&policy.id),
+            severity: Severity::Must,
+        });
     }
+    rows
+}
+
+fn verdict_reason(report: &Report, contract: &Contract) -> String {
+    vcc_report::verdict_reason(report.verdict, &report.criteria, &contract.id)
 }
 
 /// Hash an evidence item and, with an evidence dir, store it by digest.
@@ -1335,6 +1360,8 @@ pub fn unreadable_contract(path: &Path, problems: Vec<Problem>, cache: CacheStat
         reused: None,
         ledger: None,
         judging: None,
+        partition: None,
+        merged: None,
         runtime: RuntimeInfo {
             vcc_version: env!("CARGO_PKG_VERSION").to_string(),
             wasmtime_version: WASMTIME_VERSION.to_string(),

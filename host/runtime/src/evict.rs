@@ -171,7 +171,7 @@ impl Cache {
 
     fn remove(&self, entry: &Entry, pruned: &mut Pruned) -> io::Result<()> {
         // The artifact first: an entry without it is a miss, never a hit.
-        for ext in ["cwasm", "seal", "used"] {
+        for ext in ["cwasm", "seal", "used", "lock"] {
             remove_file(&self.dir().join(format!("{}.{ext}", entry.key)))?;
         }
         pruned.removed += 1;

@@ -51,6 +51,9 @@ pub const MAX_COMPONENT_BYTES: u64 = 128 << 20;
 /// How long compiling one component may take (Python and JavaScript
 /// components take ~20 s in a debug build of vcc).
 pub const DEFAULT_COMPILE_TIMEOUT: Duration = Duration::from_secs(300);
+/// How much longer than a compile may take a process waits for another
+/// process compiling the same component, before compiling it itself.
+const LOCK_MARGIN: Duration = Duration::from_secs(30);
 
 /// Limits for `describe()`.
 pub const DESCRIBE_LIMITS: RunLimits = RunLimits {
@@ -464,6 +467,19 @@ impl Loader {
                 Lookup::Miss => {}
             }
         }
+        // Another process may be compiling the same component: wait for
+        // it (the lock), then take its result instead of compiling again.
+        let lock = self.cache.as_ref().and_then(|cache| {
+            let lock = cache.compile_lock(&key, self.compile_timeout + LOCK_MARGIN)?;
+            Some((cache, lock))
+        });
+        if let Some((cache, _)) = &lock
+            && let Lookup::Hit(artifact) = cache.get(&key)
+            && let Ok(component) = deserialize(engine, &artifact.file)
+        {
+            self.count(|s| s.hits += 1);
+            return Ok((component, artifact.description));
+        }
         let component = {
             // The file name is enough on a progress line.
             let short = Path::new(name)
@@ -479,6 +495,8 @@ impl Loader {
             // A failed write only costs a recompile next time.
             let _ = cache.put(&key, &artifact);
         }
+        // The entry is stored: whoever waits may load it now.
+        drop(lock);
         Ok((component, None))
     }
 
