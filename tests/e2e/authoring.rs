@@ -34,7 +34,13 @@ fn author(args: &[&str], envs: &[(&str, &str)]) -> Run {
 }
 
 fn build(dir: &Path) -> PathBuf {
-    let run = author(&["validator", "build", dir.to_str().unwrap()], &[]);
+    // A cache of its own: what is in it after the build, the build put there.
+    let cache = tempfile::tempdir().unwrap();
+    let cache_dir = cache.path().join("cache");
+    let run = author(
+        &["validator", "build", dir.to_str().unwrap()],
+        &[("VCC_CACHE_DIR", cache_dir.to_str().unwrap())],
+    );
     assert_eq!(
         run.code,
         0,
@@ -52,12 +58,39 @@ fn build(dir: &Path) -> PathBuf {
         "build prints the pin to paste: {}",
         run.stderr
     );
-    PathBuf::from(
+    let component = PathBuf::from(
         line.trim_start_matches("built ")
             .split(" (")
             .next()
             .unwrap(),
-    )
+    );
+    // W11: the build leaves the cache warm, so the first check that uses
+    // the component compiles nothing.
+    assert!(
+        run.stderr.contains("compiled it into the component cache"),
+        "{}",
+        run.stderr
+    );
+    let scratch = Scratch::new();
+    scratch.write("notes.md", "# Notes\n");
+    let contract = scratch.write(
+        "contract.yaml",
+        format!(
+            "vcc: 1\nid: warm\ndeliverables:\n  - {{ id: notes, path: notes.md }}\nvalidators:\n  v: {{ component: {:?} }}\ncriteria:\n  - {{ id: AC-1, severity: must, validator: v, targets: [notes] }}\n",
+            component.display().to_string()
+        ),
+    );
+    let first = crate::vcc_with_cache(
+        &cache_dir,
+        &["check", contract.to_str().unwrap(), "--format", "json"],
+    );
+    let stats = &first.json()["runtime"]["cache"];
+    assert_eq!(
+        stats["misses"], 0,
+        "the first check after the build compiled: {stats}"
+    );
+    assert_eq!(stats["hits"], 1, "{stats}");
+    component
 }
 
 /// new → build → test for a language, then the conformance suite; returns

@@ -47,7 +47,10 @@ pub fn run() -> i32 {
         Command::Validator(ValidatorCommand::New { lang, name, dir }) => {
             crate::author::new(*lang, name, dir.as_deref())
         }
-        Command::Validator(ValidatorCommand::Build { dir }) => crate::author::build(dir),
+        Command::Validator(ValidatorCommand::Build { dir }) => {
+            let rt = crate::settings::RuntimeSettings::of(&cli).runtime().ok();
+            crate::author::build(dir, rt.as_ref())
+        }
         Command::Validator(ValidatorCommand::Test {
             target,
             cases,
