@@ -70,14 +70,17 @@ NATIVE = os.path.join(TARGET, "bench-native", "release", "vcc-bench-native")
 
 def run(cmd, env=None, cwd=None, ok=(0,)):
     """Wall seconds and peak RSS (KiB) of one process."""
-    start = time.perf_counter()
-    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                            env=env, cwd=cwd, shell=isinstance(cmd, str))
-    _, status, usage = os.wait4(proc.pid, 0)
-    wall = time.perf_counter() - start
-    code = os.waitstatus_to_exitcode(status)
-    err = proc.stderr.read().decode(errors="replace")
-    proc.stderr.close()
+    # stderr to a file, not a pipe: a child writing more than a pipe holds
+    # (a check of 5,000 criteria) would block on it while we wait.
+    with tempfile.TemporaryFile() as errfile:
+        start = time.perf_counter()
+        proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=errfile,
+                                env=env, cwd=cwd, shell=isinstance(cmd, str))
+        _, status, usage = os.wait4(proc.pid, 0)
+        wall = time.perf_counter() - start
+        code = os.waitstatus_to_exitcode(status)
+        errfile.seek(0)
+        err = errfile.read().decode(errors="replace")
     if code not in ok:
         raise SystemExit(f"{cmd}: exit {code}\n{err[-2000:]}")
     return wall, usage.ru_maxrss

@@ -20,6 +20,11 @@ pub fn config() -> Config {
     config.epoch_interruption(true);
     config.max_wasm_stack(MAX_WASM_STACK);
     config.parallel_compilation(true);
+    // No native-to-wasm address maps: they only put wasm offsets into trap
+    // backtraces (a trap is an `error` row either way), and they were a
+    // large part of every compiled component — and of the binary, which
+    // embeds the std ones (W12).
+    config.generate_address_map(false);
     config
 }
 
