@@ -17,9 +17,10 @@ converge`, which take their budgets from $VCC_BUDGET_FILE).
 
     orchestrator.py worker FILE TOKENS [overspend|hold]
         (the children's command) writes $VCC_ROOT/FILE unless FILE is -,
-        reports TOKENS through $VCC_USAGE; `overspend`: after a pause
-        reports what is left of its budget ($VCC_BUDGET_LEFT), and after
-        another, 1,000 more every 0.2 s; `hold`: sleeps a minute.
+        reports TOKENS through $VCC_USAGE; `overspend`: once vcc has seen
+        that (its own pool, $VCC_BUDGET_FILE), reports what is left of its
+        budget ($VCC_BUDGET_LEFT), and once that is seen, 1,000 more every
+        0.2 s; `hold`: sleeps a minute.
 
 Each child's converge report is written to OUT_DIR/child-X.json, its exit
 code to OUT_DIR/child-X.code; what the pool said, to OUT_DIR/pool-*.json.
@@ -107,15 +108,23 @@ def worker(file, tokens, mode):
     if mode == "hold":
         time.sleep(60)
     elif mode == "overspend":
-        # Pauses long enough for vcc's look at the usage (every 0.25 s) to
-        # see each report on its own, even on a loaded machine.
-        time.sleep(3)
+        # Each report waits until vcc has seen the one before (its loop
+        # writes what its command spent into its own pool at each look), so
+        # no two land in one look, however loaded the machine.
+        seen(int(tokens))
         left = json.loads(os.environ["VCC_BUDGET_LEFT"])["tokens"]
         report_usage(left - int(tokens))
-        time.sleep(3)
+        seen(left)
+        # Its budget is spent: vcc stops it at that very look, right after
+        # writing the pool. Were it not stopped, it would go on.
+        time.sleep(5)
         while True:
             report_usage(1000)
             time.sleep(0.2)
+
+
+def seen(tokens):
+    wait_for(f"vcc to see {tokens} tokens", lambda: pool()["own"]["tokens"] >= tokens)
 
 
 if __name__ == "__main__":

@@ -115,7 +115,10 @@ fn three_children_in_parallel_never_overdraw_the_parent_and_the_tree_adds_up() {
     let run = d.converge(
         &[
             "--max-tokens",
-            "10000",
+            // Its own 500, three grants of 3,000 and the 10% reserve fit
+            // whichever order the children join in and the parent learns
+            // of its own spending.
+            "11000",
             "--max-iterations",
             "1",
             "--report-html",
@@ -127,13 +130,13 @@ fn three_children_in_parallel_never_overdraw_the_parent_and_the_tree_adds_up() {
     assert_eq!(run.code, 0, "{}\n{}", r["termination"], run.stderr);
     assert_eq!(r["lifecycle"], "FULFILLED");
 
-    // The envelope the orchestrator read: 10% of 10,000 is kept back.
+    // The envelope the orchestrator read: 10% of 11,000 is kept back.
     let start = d.out("pool-start.json");
     assert_eq!(start["format"], "vcc.budget-pool/1");
-    assert_eq!(tokens(&start["reserve"]), 1000);
+    assert_eq!(tokens(&start["reserve"]), 1100);
     assert_eq!(start["iterations_left"], 1);
     assert!(
-        tokens(&start["grantable"]) <= 9000,
+        tokens(&start["grantable"]) <= 9900,
         "{}",
         start["grantable"]
     );
@@ -198,13 +201,13 @@ fn three_children_in_parallel_never_overdraw_the_parent_and_the_tree_adds_up() {
     assert_eq!(tokens(&command["delegated"]), spent);
     assert_eq!(tokens(&command["usage"]), 500 + spent);
     assert_eq!(tokens(&r["usage"]), 500 + spent);
-    assert!(tokens(&r["usage"]) <= 10_000);
+    assert!(tokens(&r["usage"]) <= 11_000);
     // The page shows the tree too.
     let page = std::fs::read_to_string(&html).unwrap();
     assert_eq!(page.matches("<tr class=\"child\"").count(), 3, "{page}");
     // The pool after the children ended: everything not spent is back.
     let end = d.out("pool-end.json");
-    assert_eq!(tokens(&end["left"]), 10_000 - 500 - spent, "{end}");
+    assert_eq!(tokens(&end["left"]), 11_000 - 500 - spent, "{end}");
 }
 
 #[test]

@@ -8,8 +8,6 @@ use std::path::{Path, PathBuf};
 
 use vcc_report::delegation::{POOL_FORMAT, Pool};
 
-use crate::output::write_atomically;
-
 /// A pool larger than this is not read (a child's entry is ~500 bytes).
 const MAX_POOL_FILE: u64 = 16 << 20;
 
@@ -67,10 +65,20 @@ impl PoolFile {
         Ok(pool)
     }
 
+    /// Replaced by a rename, so a reader sees the old pool or the new one,
+    /// whole. Not synced to disk: the pool lives as long as the loop, and
+    /// it is written at every look at the usage (4 times a second).
     fn write_locked(&self, pool: &Pool) -> Result<(), String> {
         let text = serde_json::to_string_pretty(pool).map_err(|e| e.to_string())?;
-        write_atomically(&self.path, format!("{text}\n").as_bytes())
-            .map_err(|e| format!("{}: {e}", self.path.display()))
+        let mut tmp = self.path.as_os_str().to_owned();
+        tmp.push(format!(".{}.tmp", std::process::id()));
+        let tmp = PathBuf::from(tmp);
+        std::fs::write(&tmp, format!("{text}\n"))
+            .and_then(|()| std::fs::rename(&tmp, &self.path))
+            .map_err(|e| {
+                let _ = std::fs::remove_file(&tmp);
+                format!("{}: {e}", self.path.display())
+            })
     }
 
     /// The exclusive lock, held until the file is dropped.
