@@ -330,6 +330,25 @@ pub fn merge(shards: Vec<Shard>) -> Result<Report, String> {
         &merged.criteria,
         merged.contract.id.as_deref().unwrap_or("?"),
     );
+    // A shard whose files changed while it ran judged bytes that are not
+    // the ones its digest names: its rows may pass, the whole may not.
+    let changed: Vec<String> = by_index
+        .values()
+        .filter(|s| {
+            s.report
+                .deliverables
+                .as_ref()
+                .is_some_and(|d| !d.changed.is_empty())
+        })
+        .map(|s| s.file.clone())
+        .collect();
+    if !changed.is_empty() && merged.verdict == Verdict::Accepted {
+        merged.verdict = Verdict::Withheld;
+        merged.reason = format!(
+            "deliverables changed while these shards ran ({}); the verdict would not be about the bytes that were judged",
+            changed.join(", ")
+        );
+    }
     if !missing.is_empty() {
         // Even a shard dealt no MUST row is part of the whole: without it
         // the merge cannot know it judged every row, and never accepts.
@@ -554,6 +573,12 @@ mod tests {
             s[1].report.partition = None;
         });
         assert!(e.contains("is not a shard report"), "{e}");
+        // Files that changed under one shard: every row passing is not enough.
+        let mut given = shards(&w, &ids, Scheme::Hash, 3);
+        given[1].report.deliverables.as_mut().unwrap().changed = vec!["doc.md".into()];
+        let merged = merge(given).unwrap();
+        assert_eq!(merged.verdict, Verdict::Withheld);
+        assert!(merged.reason.contains("shard-2.json"), "{}", merged.reason);
         // A row moved to the wrong shard (a hand-edited shard).
         let e = refused(shards(&w, &ids, Scheme::Count, 2), &|s| {
             let moved = s[0].report.criteria.remove(0);
