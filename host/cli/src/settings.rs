@@ -41,7 +41,8 @@ impl RuntimeSettings {
             .iter()
             .map(|b| Builtin {
                 name: b.name,
-                bytes: b.bytes,
+                deflated: b.deflated,
+                size: b.size,
                 digest: b.digest,
                 precompiled: b.precompiled,
             })

@@ -6,6 +6,7 @@
 
 mod cache;
 mod check;
+mod code_memory;
 mod evict;
 pub mod git;
 mod guard;

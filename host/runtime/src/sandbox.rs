@@ -254,7 +254,10 @@ impl Description {
 
 impl Sandbox {
     pub fn new() -> anyhow::Result<Sandbox> {
-        let engine = Engine::new(&vcc_engine::config())?;
+        let mut config = vcc_engine::config();
+        // Not a compile setting: precompiled artifacts stay compatible.
+        config.with_custom_code_memory(crate::code_memory::custom());
+        let engine = Engine::new(&config)?;
         let mut linker = Linker::new(&engine);
         wasmtime_wasi::p2::add_to_linker_sync(&mut linker)?;
         frozen_time(&mut linker)?;

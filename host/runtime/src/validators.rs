@@ -35,13 +35,38 @@ use crate::snapshot::digest_string;
 #[derive(Debug, Clone, Copy)]
 pub struct Builtin {
     pub name: &'static str,
-    pub bytes: &'static [u8],
-    /// blake3 of `bytes`, computed when the binary was built (hashing the
-    /// embedded components on every run cost more than loading them).
+    /// The component, raw DEFLATE: read only when the native code cannot
+    /// run here (and by `vcc validator inspect`), so stored small (W12).
+    pub deflated: &'static [u8],
+    /// The component's size, inflated.
+    pub size: usize,
+    /// blake3 of the component, computed when the binary was built
+    /// (hashing the embedded components on every run cost more than
+    /// loading them).
     pub digest: [u8; 32],
-    /// `bytes` compiled when the binary was built, with the engine settings
-    /// of `vcc-engine`, for the architecture's baseline CPU.
+    /// The component compiled when the binary was built, with the engine
+    /// settings of `vcc-engine`, for the architecture's baseline CPU.
     pub precompiled: &'static [u8],
+}
+
+impl Builtin {
+    /// The component's bytes, inflated and checked against the digest.
+    pub fn bytes(&self) -> Result<Vec<u8>, String> {
+        let bytes = miniz_oxide::inflate::decompress_to_vec_with_limit(self.deflated, self.size)
+            .map_err(|e| {
+                format!(
+                    "{}: the embedded component does not inflate: {e}",
+                    self.name
+                )
+            })?;
+        if bytes.len() != self.size || blake3::hash(&bytes).as_bytes() != &self.digest {
+            return Err(format!(
+                "{}: the embedded component does not match its digest",
+                self.name
+            ));
+        }
+        Ok(bytes)
+    }
 }
 
 /// Components larger than this are refused unread (Python and JavaScript
@@ -186,8 +211,10 @@ impl Loader {
         let builtin = binding.builtin().and_then(|n| self.builtin(n));
         let mut bundle = None;
         let (bytes, digest) = match builtin {
+            // A built-in's bytes are only inflated if its native code cannot
+            // run here (`embedded`).
             Some(b) => (
-                std::borrow::Cow::Borrowed(b.bytes),
+                std::borrow::Cow::Borrowed(&[][..]),
                 blake3::Hash::from(b.digest),
             ),
             None => match binding.from_bundle() {
@@ -278,13 +305,16 @@ impl Loader {
         // SAFETY: the bytes are part of this executable, written by its
         // build with the engine settings this engine was made with
         // (`vcc_engine::config`); wasmtime still checks that they match.
-        match unsafe { Component::deserialize(self.sandbox.engine(), builtin.precompiled) } {
+        let component = unsafe {
+            crate::code_memory::load_embedded(self.sandbox.engine(), builtin.precompiled)
+        };
+        match component {
             Ok(component) => {
                 self.count(|s| s.embedded += 1);
                 Ok(component)
             }
             Err(_) => {
-                let component = self.compile(builtin.bytes)?;
+                let component = self.compile(&builtin.bytes()?)?;
                 self.count(|s| s.misses += 1);
                 Ok(component)
             }
@@ -325,14 +355,15 @@ impl Loader {
                 .builtins
                 .iter()
                 .find(|b| b.name == name)
-                .map(|b| std::borrow::Cow::Borrowed(b.bytes))
                 .ok_or_else(|| {
                     let names: Vec<&str> = self.builtins.iter().map(|b| b.name).collect();
                     format!(
                         "there is no built-in validator `{name}` (built in: {})",
                         names.join(", ")
                     )
-                });
+                })?
+                .bytes()
+                .map(std::borrow::Cow::Owned);
         }
         let path: PathBuf = contract_dir.join(&binding.component);
         let file = vcc_contract::files::open_regular(&path)
@@ -362,7 +393,9 @@ impl Loader {
         name: &str,
         builtin: Option<&Builtin>,
     ) -> LoadResult {
-        if !is_component(bytes) {
+        // A built-in's bytes are not at hand (see `load`); its digest was
+        // taken when the binary was built.
+        if builtin.is_none() && !is_component(bytes) {
             return Err(not_a_component(bytes));
         }
         let (component, remembered) = match builtin {
@@ -665,7 +698,8 @@ mod tests {
             .iter()
             .map(|b| Builtin {
                 name: b.name,
-                bytes: b.bytes,
+                deflated: b.deflated,
+                size: b.size,
                 digest: b.digest,
                 precompiled: b.precompiled,
             })
@@ -696,7 +730,7 @@ mod tests {
         );
         let native = sandbox
             .engine()
-            .precompile_component(planted.bytes)
+            .precompile_component(&planted.bytes().unwrap())
             .unwrap();
         cache.put(&key, &native).unwrap();
         let loader = Loader::new(sandbox, Some(cache), all, DEFAULT_COMPILE_TIMEOUT);
@@ -711,7 +745,7 @@ mod tests {
         // The planted entry is a valid one: the same bytes loaded as a
         // user component come from it, and run as std/json-schema.
         let copy = dir.path().join("file-exists.wasm");
-        std::fs::write(&copy, target.bytes).unwrap();
+        std::fs::write(&copy, target.bytes().unwrap()).unwrap();
         let other = Loader::new(
             Sandbox::new().unwrap(),
             Some(Cache::open(dir.path()).unwrap()),
@@ -739,6 +773,44 @@ mod tests {
         let stats = loader.stats();
         assert_eq!(stats.embedded as usize, builtins().len());
         assert_eq!(stats.misses, 0, "nothing compiled on this machine");
+    }
+
+    #[test]
+    fn embedded_code_runs_where_it_is_mapped_and_outlives_other_engines() {
+        if cfg!(all(target_os = "linux", target_arch = "x86_64")) {
+            for b in builtins() {
+                assert!(crate::code_memory::in_place(b.precompiled), "{}", b.name);
+            }
+        }
+        // Several engines in one process load the same built-in (one maps
+        // it, the others copy it); dropping some leaves the others' code
+        // runnable.
+        let new = || {
+            Loader::new(
+                Sandbox::new().unwrap(),
+                None,
+                builtins(),
+                DEFAULT_COMPILE_TIMEOUT,
+            )
+        };
+        let (first, second) = (new(), new());
+        let fx = binding("std/file-exists");
+        first.load(&fx, Path::new(".")).unwrap();
+        let kept = second.load(&fx, Path::new(".")).unwrap();
+        drop(first);
+        drop(new().load(&fx, Path::new(".")).unwrap());
+        let again = second.describe(&kept.pre).unwrap();
+        assert_eq!(again.name, "std/file-exists");
+        assert_eq!(second.stats().embedded, 1);
+    }
+
+    #[test]
+    fn an_embedded_component_inflates_to_its_digest() {
+        let mut b = builtins()[0];
+        assert_eq!(blake3::hash(&b.bytes().unwrap()).as_bytes(), &b.digest);
+        b.digest[0] ^= 1;
+        let err = b.bytes().unwrap_err();
+        assert!(err.contains("does not match its digest"), "{err}");
     }
 
     #[test]
