@@ -3,6 +3,7 @@
 
     python3 bench/gen.py w1 DIR      # 500 JSON + 500 Markdown documents
     python3 bench/gen.py tree DIR N  # N small files in nested folders (W2b, W5)
+    python3 bench/gen.py small DIR N  # N files of ~512 bytes, 100 per folder (W8)
     python3 bench/gen.py big FILE MiB  # one file of pseudo-random bytes (W2a)
     python3 bench/gen.py tiny DIR    # one small file (W3, W4)
 """
@@ -56,6 +57,19 @@ def tree(root, n):
             f.write(rng.randbytes(size))
 
 
+def small(root, n):
+    rng = random.Random(SEED)
+    made = set()
+    for i in range(n):
+        d = f"{root}/d{i % 1000:03d}/e{(i // 1000) % 10}"
+        if d not in made:
+            os.makedirs(d, exist_ok=True)
+            made.add(d)
+        size = int(rng.expovariate(1 / 512)) + 1
+        with open(f"{d}/f{i:07d}.txt", "wb") as f:
+            f.write(rng.randbytes(size))
+
+
 def big(path, mib):
     rng = random.Random(SEED)
     with open(path, "wb") as f:
@@ -75,6 +89,8 @@ if __name__ == "__main__":
         w1(sys.argv[2])
     elif kind == "tree":
         tree(sys.argv[2], int(sys.argv[3]))
+    elif kind == "small":
+        small(sys.argv[2], int(sys.argv[3]))
     elif kind == "big":
         big(sys.argv[2], int(sys.argv[3]))
     elif kind == "tiny":

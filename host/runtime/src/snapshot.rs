@@ -20,6 +20,8 @@
 //! modification and status-change times): any difference is a change,
 //! whatever the bytes are now. The status-change time cannot be set back
 //! by a writer, so a file rewritten and restored during the run is caught.
+//! When nothing changed, that is proved without a second walk
+//! (`snapshot/restat.rs`).
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::ffi::OsString;
@@ -41,6 +43,8 @@ use vcc_report::{ExcludedEntry, UnreadableEntry};
 
 use crate::memo::Memo;
 use crate::progress::Progress;
+
+mod restat;
 
 /// Bounds on what one walk will take on.
 #[derive(Debug, Clone)]
@@ -156,6 +160,9 @@ pub struct Snapshot {
     unhashed: HashMap<String, StatKey>,
     /// Every folder the walk entered (the root is `""`), and its metadata.
     dirs: HashMap<String, StatKey>,
+    /// When the walk started (`memo::now`): a folder changed since less
+    /// than the racy margin before is walked again by `changes`.
+    walked_at: (i64, i64),
     /// Set when the walk stopped early (too many files): nothing can be
     /// judged on a partial tree.
     pub truncated: Option<String>,
@@ -231,6 +238,7 @@ impl Snapshot {
             source,
         };
         let dir = Dir::open_ambient_dir(root, ambient_authority()).map_err(root_error)?;
+        let walked_at = crate::memo::now();
         let walk = walk(&dir, &limits, &excludes).map_err(root_error)?;
         progress.found(walk.files.len() as u64);
 
@@ -294,6 +302,7 @@ impl Snapshot {
             walk_unreadable,
             unhashed,
             dirs: walk.dirs,
+            walked_at,
             truncated: walk.truncated,
             root_digest,
             total_bytes,
@@ -389,6 +398,9 @@ impl Snapshot {
     /// named with a trailing `/` (an entry was added, removed or renamed
     /// in it).
     pub fn changes(&self) -> Vec<String> {
+        if self.unchanged() {
+            return Vec::new();
+        }
         let walk = match walk(&self.dir, &self.limits, &self.excludes) {
             Ok(walk) => walk,
             Err(err) => return vec![format!("(the root could not be walked again: {err})")],
