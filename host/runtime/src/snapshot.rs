@@ -244,22 +244,18 @@ impl Snapshot {
 
         let budget = AtomicU64::new(limits.retain_budget);
         let remembered = AtomicUsize::new(0);
-        let stats: HashMap<String, StatKey> = walk
-            .files
-            .iter()
-            .map(|f| (f.path.clone(), f.stat))
-            .collect();
-        let hashed: Vec<Result<(String, FileEntry), UnreadableEntry>> = walk
+        let hashed: Vec<Result<(String, FileEntry), (UnreadableEntry, StatKey)>> = walk
             .files
             .into_par_iter()
             .map(|found| {
                 let size = found.stat.size;
+                let stat = found.stat;
                 let hashed = match memo.get(&found.path, &found.stat) {
                     Some(digest) if size <= limits.max_file_size => {
                         remembered.fetch_add(1, Ordering::Relaxed);
                         Ok((found.path, remembered_entry(found.stat, digest)))
                     }
-                    _ => hash_file(&dir, found, &limits, &budget),
+                    _ => hash_file(&dir, found, &limits, &budget).map_err(|e| (e, stat)),
                 };
                 progress.hashed(size);
                 hashed
@@ -279,10 +275,8 @@ impl Snapshot {
                 Ok((path, entry)) => {
                     files.insert(path, entry);
                 }
-                Err(entry) => {
-                    if let Some(stat) = stats.get(&entry.path) {
-                        unhashed.insert(entry.path.clone(), *stat);
-                    }
+                Err((entry, stat)) => {
+                    unhashed.insert(entry.path.clone(), stat);
                     unreadable.push(entry);
                 }
             }
@@ -617,6 +611,9 @@ fn walk(root: &Dir, limits: &WalkLimits, excludes: &Excludes) -> io::Result<Walk
     out.dirs
         .insert(String::new(), StatKey::of(&root.dir_metadata()?));
     let ignores = ignore_files(root, "", excludes, &mut out.unreadable);
+    // The regular files found, by folder, and how many.
+    let mut names: HashMap<String, Vec<String>> = HashMap::new();
+    let mut pending = 0usize;
     let mut stack: Vec<Level> = vec![Level {
         entries: root.entries()?,
         prefix: String::new(),
@@ -701,27 +698,89 @@ fn walk(root: &Dir, limits: &WalkLimits, excludes: &Excludes) -> io::Result<Walk
                 }
             }
         } else if ft.is_file() {
-            if out.files.len() >= limits.max_files {
+            if pending >= limits.max_files {
                 out.truncated = Some(format!(
                     "the deliverable root holds more than {} files",
                     limits.max_files
                 ));
                 break;
             }
-            match entry.metadata() {
-                Ok(m) => out.files.push(Found {
-                    path,
-                    stat: StatKey::of(&m),
-                }),
-                Err(err) => out
-                    .unreadable
-                    .push(unreadable(&path, "unreadable", err.to_string())),
-            }
+            pending += 1;
+            // Stat'ed after the walk, a folder per task on all cores.
+            names.entry(prefix).or_default().push(name.to_string());
         } else {
             out.unreadable.push(unreadable(&path, kind_of(&ft), ""));
         }
     }
+    let stated: Vec<(Vec<Found>, Vec<UnreadableEntry>)> = names
+        .into_par_iter()
+        .map(|(folder, names)| stat_folder(root, &out.dirs, &folder, names))
+        .collect();
+    for (files, lost) in stated {
+        out.files.extend(files);
+        out.unreadable.extend(lost);
+    }
     Ok(out)
+}
+
+/// Stat the regular files the walk found in `folder`, by name through the
+/// folder opened once (a path per file would resolve every component
+/// again). The folder must still be the one the walk read; each file's
+/// bytes are checked against this metadata when hashed, and the post-run
+/// check compares it again.
+fn stat_folder(
+    root: &Dir,
+    dirs: &HashMap<String, StatKey>,
+    folder: &str,
+    names: Vec<String>,
+) -> (Vec<Found>, Vec<UnreadableEntry>) {
+    let path_of = |name: &str| {
+        if folder.is_empty() {
+            name.to_string()
+        } else {
+            format!("{folder}/{name}")
+        }
+    };
+    let opened;
+    let dir = if folder.is_empty() {
+        root
+    } else {
+        let same = |d: &Dir| {
+            let walked = dirs.get(folder);
+            matches!(d.dir_metadata(), Ok(m) if walked.is_some_and(|w| (w.dev, w.ino) == (m.dev(), m.ino())))
+        };
+        match root.open_dir(folder) {
+            Ok(d) if same(&d) => {
+                opened = d;
+                &opened
+            }
+            other => {
+                let why = match other {
+                    Err(err) => err.to_string(),
+                    Ok(_) => "its folder was replaced while the root was walked".to_string(),
+                };
+                let lost = names
+                    .iter()
+                    .map(|n| unreadable(&path_of(n), "unreadable", why.clone()))
+                    .collect();
+                return (Vec::new(), lost);
+            }
+        }
+    };
+    let mut files = Vec::with_capacity(names.len());
+    let mut lost = Vec::new();
+    for name in names {
+        let path = path_of(&name);
+        match dir.symlink_metadata(&name) {
+            Ok(m) if m.is_file() => files.push(Found {
+                path,
+                stat: StatKey::of(&m),
+            }),
+            Ok(m) => lost.push(unreadable(&path, kind_of(&m.file_type()), "")),
+            Err(err) => lost.push(unreadable(&path, "unreadable", err.to_string())),
+        }
+    }
+    (files, lost)
 }
 
 /// One open folder of the walk.
