@@ -174,6 +174,9 @@ pub struct Snapshot {
     pub attached: HashSet<String>,
 }
 
+/// A file hashed (its path and entry), or why not.
+type Hashed = Result<(String, FileEntry), UnreadableEntry>;
+
 /// An entry found by the walk, before hashing.
 struct Found {
     path: String,
@@ -244,7 +247,8 @@ impl Snapshot {
 
         let budget = AtomicU64::new(limits.retain_budget);
         let remembered = AtomicUsize::new(0);
-        let hashed: Vec<Result<(String, FileEntry), (UnreadableEntry, StatKey)>> = walk
+        // Each with the stat the walk took: a file not hashed keeps it.
+        let hashed: Vec<(Hashed, StatKey)> = walk
             .files
             .into_par_iter()
             .map(|found| {
@@ -255,10 +259,10 @@ impl Snapshot {
                         remembered.fetch_add(1, Ordering::Relaxed);
                         Ok((found.path, remembered_entry(found.stat, digest)))
                     }
-                    _ => hash_file(&dir, found, &limits, &budget).map_err(|e| (e, stat)),
+                    _ => hash_file(&dir, found, &limits, &budget),
                 };
                 progress.hashed(size);
-                hashed
+                (hashed, stat)
             })
             .collect();
 
@@ -270,12 +274,12 @@ impl Snapshot {
         let mut files = BTreeMap::new();
         let mut unhashed = HashMap::new();
         let mut unreadable = walk.unreadable;
-        for item in hashed {
+        for (item, stat) in hashed {
             match item {
                 Ok((path, entry)) => {
                     files.insert(path, entry);
                 }
-                Err((entry, stat)) => {
+                Err(entry) => {
                     unhashed.insert(entry.path.clone(), stat);
                     unreadable.push(entry);
                 }
@@ -862,12 +866,7 @@ fn remembered_entry(stat: StatKey, digest: blake3::Hash) -> FileEntry {
     }
 }
 
-fn hash_file(
-    dir: &Dir,
-    found: Found,
-    limits: &WalkLimits,
-    budget: &AtomicU64,
-) -> Result<(String, FileEntry), UnreadableEntry> {
+fn hash_file(dir: &Dir, found: Found, limits: &WalkLimits, budget: &AtomicU64) -> Hashed {
     let Found { path, stat } = found;
     let fail = |kind: &str, detail: String| unreadable(&path, kind, detail);
     if stat.size > limits.max_file_size {
