@@ -8,6 +8,7 @@ use std::process::Command;
 use serde_json::Value;
 use vcc_test_support::Scratch;
 
+use crate::world::tools_dir;
 use crate::{Run, repo, shared_cache, vcc};
 
 /// Twelve criteria over six files: one MUST fails, one SHOULD fails.
@@ -219,6 +220,33 @@ fn signed_shards_are_required_when_the_policy_says_so() {
         serde_json::json!(["ci"])
     );
 
+    // An implementation that is not vcc's (securesystemslib) verifies a
+    // shard's envelope, and its payload is the shard report.
+    use base64::Engine as _;
+    let engine = base64::engine::general_purpose::STANDARD;
+    let payload = engine.decode(env["payload"].as_str().unwrap()).unwrap();
+    let report: Value = serde_json::from_slice(&payload).unwrap();
+    assert_eq!(report["partition"]["index"], 2, "{report}");
+    let payload_file = f.dir.write("shard-2.payload.json", payload);
+    let keyid = vcc_trust::keys::PublicKey::read(&keys.join("ci.pub"))
+        .unwrap()
+        .id()
+        .to_string();
+    let out = Command::new(tools_dir().join("trust-py/bin/python"))
+        .arg(repo().join("tests/trust/verify_envelope.py"))
+        .arg(f.shard_file(2))
+        .arg(keys.join("ci.pub"))
+        .arg(&keyid)
+        .arg(&payload_file)
+        .arg("application/vnd.vcc.report+json")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+
     // Signed by a key the policy does not list.
     assert_eq!(
         f.shard("VCC_SHARD_INDEX", 1, 3, Some(&keys.join("stranger.key"))),
@@ -248,8 +276,6 @@ fn signed_shards_are_required_when_the_policy_says_so() {
     let path = f.shard_file(2);
     let mut env: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
     let payload = env["payload"].as_str().unwrap();
-    use base64::Engine as _;
-    let engine = base64::engine::general_purpose::STANDARD;
     let text = String::from_utf8(engine.decode(payload).unwrap()).unwrap();
     env["payload"] = engine.encode(text.replace("\"fail\"", "\"pass\"")).into();
     std::fs::write(&path, env.to_string()).unwrap();
