@@ -32,7 +32,7 @@ VCC = os.path.join(TARGET, "release", "vcc")
 PEERS = os.environ.get("VCC_BENCH_PEERS", os.path.expanduser("~/.cache/vcc-bench"))
 DATA = os.environ.get("VCC_BENCH_DATA", os.path.join(tempfile.gettempdir(), "vcc-bench-data"))
 SMOKE = "--smoke" in sys.argv
-WORKLOADS = ["W1", "W2", "W3", "W4", "W5", "W6", "W7", "W8", "W9", "W10", "W12", "W13", "W14"]
+WORKLOADS = ["W1", "W2", "W3", "W4", "W5", "W6", "W7", "W8", "W9", "W10", "W11", "W12", "W13", "W14"]
 # A std component as a file: vcc compiles it like any third-party one (the
 # std ones it embeds are never compiled). The release build leaves it here.
 GUEST = os.path.join(TARGET, "vcc-guests", "wasm32-wasip2", "release", "markdown_sections.wasm")
@@ -451,6 +451,33 @@ criteria:
     row("W8", "vcc peak RSS", mib(peak), "", "<= 1 GiB", "met" if peak <= 1024 * 1024 else "NOT met")
 
 
+def w11(runs):
+    """Winch against Cranelift for the cold compile of a Python and a
+    JavaScript validator (W11), with wasmtime-cli: vcc itself is built
+    without wasmtime's `winch` feature, so only the compile is compared."""
+    if not WASMTIME:
+        row("W11", "Winch vs Cranelift", "not measured (wasmtime-cli not installed: bench/install-peers.sh)", "", "", "open")
+        return
+    out = tempfile.mkdtemp(prefix="vcc-bench-w11-")
+    try:
+        for lang, folder in (("Python", "sdk/python/examples/conformance"), ("JavaScript", "sdk/js/examples/conformance")):
+            wasm = os.path.join(REPO, folder, "build", "conformance.wasm")
+            if not os.path.exists(wasm):
+                row("W11", lang, "not measured (build it: vcc validator build " + folder + ")", "", "", "open")
+                continue
+            cwasm = os.path.join(out, "c.cwasm")
+            got = interleave({
+                "Cranelift": ([WASMTIME, "compile", wasm, "-o", cwasm], None, (0,)),
+                "Winch": ([WASMTIME, "compile", "-C", "compiler=winch", wasm, "-o", cwasm], None, (0,)),
+            }, runs)
+            c, w = got["Cranelift"][0], got["Winch"][0]
+            row("W11", f"{lang} validator, cold compile: Cranelift / Winch (wasmtime compile)",
+                f"{ms(c)} / {ms(w)}", f"Winch {c / w:.1f}x faster to compile",
+                "Winch only where faster end to end", "open: its run time inside vcc is not measured")
+    finally:
+        shutil.rmtree(out, ignore_errors=True)
+
+
 def w6(cache):
     out = []
     for lang, folder in (("Python", "sdk/python/examples/conformance"), ("JavaScript", "sdk/js/examples/conformance")):
@@ -822,6 +849,8 @@ def main():
             w6(cache)
         if "W7" in only:
             w7()
+        if "W11" in only:
+            w11(3)
         if "W8" in only:
             w8(cache, 3)
         if "W9" in only:
