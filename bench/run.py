@@ -110,6 +110,29 @@ def contract(path, text):
     return path
 
 
+def one_file_contract(name, target):
+    """A contract whose one MUST criterion asks that `target` exists (W2b, W5, W8)."""
+    return contract(os.path.join(DATA, f"{name}.yaml"), f"""vcc: 1
+id: {name}
+deliverables:
+  - {{ id: one, path: {target} }}
+validators:
+  fx: {{ component: std/file-exists }}
+criteria:
+  - {{ id: AC-1, severity: must, validator: fx, targets: [one] }}
+""")
+
+
+def git_index(tree, git_dir):
+    """`git status`'s environment for `tree`, its index built once, outside the tree."""
+    genv = dict(os.environ, GIT_DIR=git_dir, GIT_WORK_TREE=tree)
+    if not os.path.exists(git_dir):
+        subprocess.run(["git", "init", "-q"], env=genv, check=True)
+        subprocess.run(["git", "add", "-A"], env=genv, check=True)
+        subprocess.run(["git", "-c", "user.name=b", "-c", "user.email=b@b", "commit", "-qm", "tree"], env=genv, check=True)
+    return genv
+
+
 def ms(seconds):
     return f"{seconds * 1000:.1f} ms" if seconds < 10 else f"{seconds:.1f} s"
 
@@ -284,15 +307,7 @@ criteria:
         row("W2a", "vcc / b3sum", f"{ratio:.2f}x", "", "<= 1.1x", "met" if ratio <= 1.1 else "NOT met")
 
     tree = ensure(os.path.join(DATA, "tree"), "tree", os.path.join(DATA, "tree"), "100000")
-    c = contract(os.path.join(DATA, "w2b.yaml"), """vcc: 1
-id: w2b
-deliverables:
-  - { id: one, path: d00/e0/f000000.txt }
-validators:
-  fx: { component: std/file-exists }
-criteria:
-  - { id: AC-1, severity: must, validator: fx, targets: [one] }
-""")
+    c = one_file_contract("w2b", "d00/e0/f000000.txt")
     cases = {
         "vcc check, first run (walk + hash 100k files)": ([VCC, "check", c, "--dir", tree], env, (0,)),
         "read floor: find | xargs -P2 cat": (f"find {tree} -type f -print0 | xargs -0 -P2 -n 500 cat > /dev/null", None, (0,)),
@@ -388,12 +403,7 @@ def w5(cache, runs, tree, c):
     run([VCC, "check", c, "--dir", tree], env=env)
     time.sleep(2.5)  # past the racy margin, as any later run would be
     run([VCC, "check", c, "--dir", tree], env=env)
-    git_dir = os.path.join(DATA, "tree.git")
-    genv = dict(os.environ, GIT_DIR=git_dir, GIT_WORK_TREE=tree)
-    if not os.path.exists(git_dir):
-        subprocess.run(["git", "init", "-q"], env=genv, check=True)
-        subprocess.run(["git", "add", "-A"], env=genv, check=True)
-        subprocess.run(["git", "-c", "user.name=b", "-c", "user.email=b@b", "commit", "-qm", "tree"], env=genv, check=True)
+    genv = git_index(tree, os.path.join(DATA, "tree.git"))
     cases = {
         "vcc check, second run": ([VCC, "check", c, "--dir", tree], env, (0,)),
         "git status": (["git", "status", "--porcelain"], genv, (0,)),
@@ -411,15 +421,7 @@ def w8(cache, runs):
     the second trusts the memo and proves nothing changed (W8)."""
     n = int(os.environ.get("VCC_BENCH_W8_FILES", "1000000"))
     tree = ensure(os.path.join(DATA, f"small-{n}"), "small", os.path.join(DATA, f"small-{n}"), str(n))
-    c = contract(os.path.join(DATA, "w8.yaml"), """vcc: 1
-id: w8
-deliverables:
-  - { id: one, path: d000/e0/f0000000.txt }
-validators:
-  fx: { component: std/file-exists }
-criteria:
-  - { id: AC-1, severity: must, validator: fx, targets: [one] }
-""")
+    c = one_file_contract("w8", "d000/e0/f0000000.txt")
     env = vcc_env(cache)
     memo = os.path.join(cache, "memo")
     first = f"vcc check, first run ({n:,} files)"
@@ -430,12 +432,7 @@ criteria:
     }, runs, before=lambda name: shutil.rmtree(memo, ignore_errors=True))
     run([VCC, "check", c, "--dir", tree], env=env)
     time.sleep(2.5)  # past the racy margin, as any later run would be
-    git_dir = os.path.join(DATA, f"small-{n}.git")
-    genv = dict(os.environ, GIT_DIR=git_dir, GIT_WORK_TREE=tree)
-    if not os.path.exists(git_dir):
-        subprocess.run(["git", "init", "-q"], env=genv, check=True)
-        subprocess.run(["git", "add", "-A"], env=genv, check=True)
-        subprocess.run(["git", "-c", "user.name=b", "-c", "user.email=b@b", "commit", "-qm", "tree"], env=genv, check=True)
+    genv = git_index(tree, os.path.join(DATA, f"small-{n}.git"))
     second = "vcc check, second run"
     got.update(interleave({
         second: ([VCC, "check", c, "--dir", tree], env, (0,)),

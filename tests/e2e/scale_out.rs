@@ -8,7 +8,7 @@ use std::process::Command;
 use serde_json::Value;
 use vcc_test_support::Scratch;
 
-use crate::world::tools_dir;
+use crate::world::securesystemslib_verifies;
 use crate::{Run, repo, shared_cache, vcc};
 
 /// Twelve criteria over six files: one MUST fails, one SHOULD fails.
@@ -228,23 +228,11 @@ fn signed_shards_are_required_when_the_policy_says_so() {
     let report: Value = serde_json::from_slice(&payload).unwrap();
     assert_eq!(report["partition"]["index"], 2, "{report}");
     let payload_file = f.dir.write("shard-2.payload.json", payload);
-    let keyid = vcc_trust::keys::PublicKey::read(&keys.join("ci.pub"))
-        .unwrap()
-        .id()
-        .to_string();
-    let out = Command::new(tools_dir().join("trust-py/bin/python"))
-        .arg(repo().join("tests/trust/verify_envelope.py"))
-        .arg(f.shard_file(2))
-        .arg(keys.join("ci.pub"))
-        .arg(&keyid)
-        .arg(&payload_file)
-        .arg("application/vnd.vcc.report+json")
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stdout)
+    securesystemslib_verifies(
+        &f.shard_file(2),
+        &keys.join("ci.pub"),
+        &payload_file,
+        "application/vnd.vcc.report+json",
     );
 
     // Signed by a key the policy does not list.

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 use vcc_test_support::Scratch;
 
-use crate::world::tools_dir;
+use crate::world::securesystemslib_verifies;
 use crate::{Run, record_digest, vcc, vcc_in};
 
 /// A project whose MUST judges a signed record, a trust policy outside it
@@ -122,24 +122,11 @@ fn a_record_signed_by_the_ci_key_passes_and_securesystemslib_agrees() {
         "the envelope is a hashed deliverable: {c}"
     );
     // An implementation that is not vcc's reads the same envelope.
-    let python = tools_dir().join("trust-py/bin/python");
-    let keyid = vcc_trust::keys::PublicKey::read(&s.keys.path().join("ci.pub"))
-        .unwrap()
-        .id()
-        .to_string();
-    let out = std::process::Command::new(python)
-        .arg(crate::repo().join("tests/trust/verify_envelope.py"))
-        .arg(s.project.path().join("out/tests.json.dsse.json"))
-        .arg(s.keys.path().join("ci.pub"))
-        .arg(&keyid)
-        .arg(s.record_path())
-        .arg("application/vnd.vcc.record+json")
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stdout)
+    securesystemslib_verifies(
+        &s.project.path().join("out/tests.json.dsse.json"),
+        &s.keys.path().join("ci.pub"),
+        &s.record_path(),
+        "application/vnd.vcc.record+json",
     );
 }
 

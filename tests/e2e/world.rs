@@ -110,6 +110,35 @@ pub fn tools_dir() -> PathBuf {
     cache.join("vcc-tools")
 }
 
+/// Verify a DSSE envelope with securesystemslib (not vcc's code):
+/// signed by the Ed25519 key in `public_key`, of `payload_type`, its
+/// payload exactly `payload`'s bytes (tests/trust/verify_envelope.py).
+pub fn securesystemslib_verifies(
+    envelope: &Path,
+    public_key: &Path,
+    payload: &Path,
+    payload_type: &str,
+) {
+    let keyid = vcc_trust::keys::PublicKey::read(public_key)
+        .unwrap()
+        .id()
+        .to_string();
+    let out = Command::new(tools_dir().join("trust-py/bin/python"))
+        .arg(crate::repo().join("tests/trust/verify_envelope.py"))
+        .arg(envelope)
+        .arg(public_key)
+        .arg(&keyid)
+        .arg(payload)
+        .arg(payload_type)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+}
+
 /// One machine's view: keys, trust policies, a store, projects.
 pub struct World {
     dir: tempfile::TempDir,
