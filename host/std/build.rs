@@ -15,8 +15,12 @@ fn main() {
     let repo = here.join("../..");
     let built = vcc_guest_build::build_workspace(
         &repo.join("plugins"),
+        // The SDK's sources, not its folder: the tests build its example
+        // under sdk/rust/examples, and a watched folder with fresh files
+        // in it would rebuild this crate on every cargo run after them.
         &[
-            &repo.join("sdk/rust"),
+            &repo.join("sdk/rust/Cargo.toml"),
+            &repo.join("sdk/rust/src"),
             &repo.join("wit"),
             &repo.join("host/record"),
         ],

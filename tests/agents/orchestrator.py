@@ -15,6 +15,11 @@ converge`, which take their budgets from $VCC_BUDGET_FILE).
         own, reports 1,000 tokens and then holds; once the child's spending
         is in the pool, spends 1,000 tokens of its own every 0.2 s.
 
+    orchestrator.py hold-lock VCC CHILDREN_DIR OUT_DIR
+        the adversary: takes the pool's lock ($VCC_BUDGET_FILE.lock, which
+        it can open like any child) and keeps it, spending nothing; says so
+        in OUT_DIR/locked.
+
     orchestrator.py worker FILE TOKENS [overspend|hold]
         (the children's command) writes $VCC_ROOT/FILE unless FILE is -,
         reports TOKENS through $VCC_USAGE; `overspend`: once vcc has seen
@@ -25,6 +30,7 @@ converge`, which take their budgets from $VCC_BUDGET_FILE).
 Each child's converge report is written to OUT_DIR/child-X.json, its exit
 code to OUT_DIR/child-X.code; what the pool said, to OUT_DIR/pool-*.json.
 """
+import fcntl
 import json
 import os
 import subprocess
@@ -100,6 +106,14 @@ def exhaust(vcc, children, out):
         time.sleep(0.2)
 
 
+def hold_lock(vcc, children, out):
+    with open(os.environ["VCC_BUDGET_FILE"] + ".lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        with open(os.path.join(out, "locked"), "w") as f:
+            f.write("held\n")
+        time.sleep(600)
+
+
 def worker(file, tokens, mode):
     if file != "-":
         with open(os.path.join(os.environ["VCC_ROOT"], file), "w") as f:
@@ -132,4 +146,4 @@ if __name__ == "__main__":
     if mode == "worker":
         worker(args[0], args[1], args[2] if len(args) > 2 else None)
     else:
-        {"parallel": parallel, "exhaust": exhaust}[mode](*args)
+        {"parallel": parallel, "exhaust": exhaust, "hold-lock": hold_lock}[mode](*args)

@@ -240,3 +240,39 @@ fn the_parent_stops_on_exhaustion_while_a_child_runs() {
     let stopped = command["stopped"].as_str().unwrap();
     assert!(stopped.contains("tokens are spent"), "{stopped}");
 }
+
+/// The command can open the pool's lock file (its children must), so it
+/// can also keep the lock. A loop that waited for it would never look at
+/// the usage or the clock again and would run its command forever; it
+/// gives up on the lock instead and stops the command: never a pass.
+#[test]
+fn a_command_holding_the_pool_lock_is_stopped_not_waited_for() {
+    let d = Delegating::new();
+    let started = std::time::Instant::now();
+    let run = d.converge(&["--max-tokens", "4000"], "hold-lock");
+    let r = run.json();
+    assert_eq!(
+        std::fs::read_to_string(d.out.path().join("locked")).unwrap(),
+        "held\n",
+        "the command took the lock"
+    );
+    assert_eq!(run.code, 1, "{}\n{}", r["termination"], run.stderr);
+    assert_eq!(
+        r["termination"]["reason"], "usage_invalid",
+        "{}",
+        r["termination"]
+    );
+    let detail = r["termination"]["detail"].as_str().unwrap();
+    assert!(
+        detail.contains("budget.json.lock: held by another process for over 2 s"),
+        "{detail}"
+    );
+    assert_ne!(r["lifecycle"], "FULFILLED");
+    let command = &r["iterations"][1]["command"];
+    assert_eq!(
+        command["stopped"], "stopped: the budget pool cannot be read",
+        "{command}"
+    );
+    // The command slept for ten minutes; the loop stopped it.
+    assert!(started.elapsed() < Duration::from_secs(120));
+}

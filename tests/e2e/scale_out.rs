@@ -187,6 +187,45 @@ fn a_missing_shard_is_withheld_and_its_rows_are_visible() {
     );
 }
 
+/// The merge decides, so it is the step a CI reader looks at: under GitHub
+/// Actions it annotates and summarises like `vcc check`.
+#[test]
+fn under_github_actions_the_merge_annotates_and_summarises() {
+    let f = Fleet::new();
+    for index in [0, 1] {
+        assert_eq!(f.shard("VCC_SHARD_INDEX", index, 2, None), 0);
+    }
+    let summary = f.dir.write("summary.md", "earlier step\n");
+    let out = Command::new(env!("CARGO_BIN_EXE_vcc"))
+        .arg("merge")
+        .args([f.shard_file(1), f.shard_file(2)])
+        .args(["--format", "json"])
+        .env("GITHUB_ACTIONS", "true")
+        .env("GITHUB_STEP_SUMMARY", &summary)
+        .env_remove("VCC_TRUST")
+        .env("XDG_CONFIG_HOME", f.dir.path().join("no-config"))
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    // CLEAN-4 (a MUST) finds the FIXMEs, CLEAN-3 (a SHOULD) doc-1's TODO.
+    for (level, row) in [
+        ("::error ", "CLEAN-4 MUST fail"),
+        ("::warning ", "CLEAN-3 SHOULD fail"),
+    ] {
+        assert!(
+            stderr
+                .lines()
+                .any(|l| l.starts_with(level) && l.contains(row)),
+            "{row}: {stderr}"
+        );
+    }
+    assert!(!String::from_utf8_lossy(&out.stdout).contains("::error"));
+    let page = std::fs::read_to_string(&summary).unwrap();
+    assert!(page.starts_with("earlier step\n"), "{page}");
+    assert!(page.contains("CLEAN-4"), "{page}");
+}
+
 #[test]
 fn signed_shards_are_required_when_the_policy_says_so() {
     let f = Fleet::new();

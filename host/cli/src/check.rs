@@ -8,21 +8,22 @@
 //! cannot be written makes the run `invalid`: what is printed never says
 //! accepted when what was asked for was not kept.
 
-use std::io;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use vcc_formats::Format as FileFormat;
 use vcc_ledger::Kind;
 use vcc_report::law::exit;
 use vcc_report::{Report, Verdict};
 use vcc_runtime::{CheckOptions, Runtime, WalkLimits};
+use vcc_trust::keys::PrivateKey;
 
 use crate::args::{CheckArgs, CheckFormat, Cli};
 use crate::attest::Attester;
+use crate::deliver::{Delivery, unwritable};
 use crate::evaluate::evaluate;
 use crate::ledger::Recorder;
-use crate::output::{print_stdout, write_atomically};
-use crate::render::{self, Style};
+use crate::output::write_atomically;
+use crate::render::Style;
 use crate::settings::runtime;
 
 pub fn run(cli: &Cli, args: &CheckArgs, style: &Style) -> i32 {
@@ -53,7 +54,7 @@ pub fn run(cli: &Cli, args: &CheckArgs, style: &Style) -> i32 {
                 );
                 return exit::INVALID;
             }
-            match vcc_trust::keys::PrivateKey::read(key) {
+            match PrivateKey::read(key) {
                 Ok(k) => Some(k),
                 Err(r) => {
                     eprintln!("vcc check: --key: {}", r.message);
@@ -147,11 +148,22 @@ struct After {
     recorder: Option<Recorder>,
     attester: Option<Attester>,
     /// `--partition --key`: signs the shard report files.
-    shard_key: Option<vcc_trust::keys::PrivateKey>,
+    shard_key: Option<PrivateKey>,
+}
+
+/// Where this run's reports go.
+fn delivery<'a>(args: &CheckArgs, signer: Option<&'a PrivateKey>) -> Delivery<'a> {
+    Delivery {
+        command: "vcc check",
+        files: report_files(args),
+        format: args.format,
+        allow_advisory: args.allow_advisory,
+        signer,
+    }
 }
 
 /// Every report file asked for, with its format.
-pub fn report_files(args: &CheckArgs) -> Vec<(PathBuf, FileFormat)> {
+fn report_files(args: &CheckArgs) -> Vec<(PathBuf, FileFormat)> {
     let mut files = Vec::new();
     for (path, format) in [
         (&args.report, FileFormat::Json),
@@ -186,7 +198,7 @@ fn unfinished_first(args: &CheckArgs, style: &Style) -> Result<(), i32> {
             for r in &mut reports {
                 r.reason = unwritable(&path, &err);
             }
-            return Err(emit(reports, args, style));
+            return Err(delivery(args, None).emit(reports, style));
         }
     }
     Ok(())
@@ -232,7 +244,7 @@ fn once(
         })
         .collect();
     drop(spinner);
-    finish(reports, args, after.shard_key.as_ref(), style)
+    delivery(args, after.shard_key.as_ref()).finish(reports, style)
 }
 
 /// `--partition`: a shard judges a share of the rows and is never
@@ -266,84 +278,5 @@ fn partial(report: &mut Report, only: &[String]) {
         }
         Verdict::Invalid => {}
         _ => report.reason = format!("a partial run (--only {which}): {}", report.reason),
-    }
-}
-
-/// Keep the reports where they were asked for, then print them.
-fn finish(
-    mut reports: Vec<Report>,
-    args: &CheckArgs,
-    signer: Option<&vcc_trust::keys::PrivateKey>,
-    style: &Style,
-) -> i32 {
-    for (path, format) in report_files(args) {
-        let text = match (signer, format, reports.first()) {
-            (Some(key), FileFormat::Json, Some(report)) => signed_shard(report, key),
-            _ => vcc_formats::render(format, &reports),
-        };
-        if let Err(err) = write_atomically(&path, text.as_bytes()) {
-            // What is printed must not say accepted when the run failed.
-            for r in &mut reports {
-                r.verdict = Verdict::Invalid;
-                r.reason = unwritable(&path, &err);
-            }
-        }
-    }
-    crate::ci::github(&reports);
-    emit(reports, args, style)
-}
-
-/// A shard report in a DSSE envelope signed by `key`: `vcc merge` checks
-/// it against the trust policy's `attestations:` keys.
-fn signed_shard(report: &Report, key: &vcc_trust::keys::PrivateKey) -> String {
-    let payload = serde_json::to_vec(report).unwrap_or_default();
-    let envelope =
-        vcc_trust::dsse::Envelope::sign(vcc_report::partition::SHARD_PAYLOAD_TYPE, &payload, key);
-    serde_json::to_string_pretty(&envelope).map_or_else(|_| String::new(), |t| t + "\n")
-}
-
-fn unwritable(path: &Path, err: &io::Error) -> String {
-    format!(
-        "the report could not be written to {}: {err}",
-        path.display()
-    )
-}
-
-/// Print the reports as asked; the worst exit code.
-fn emit(reports: Vec<Report>, args: &CheckArgs, style: &Style) -> i32 {
-    for r in &reports {
-        if r.verdict == Verdict::Invalid
-            && r.reason.starts_with("the report could not be written")
-            && args.format != CheckFormat::Human
-        {
-            // stdout may be piped into a tool; say it where a person looks.
-            eprintln!("vcc check: {}", r.reason);
-        }
-    }
-    let code = reports
-        .iter()
-        .map(|r| r.exit_code(args.allow_advisory))
-        .max()
-        .unwrap_or(exit::INVALID);
-    match stdout_format(args.format) {
-        Some(format) => print_stdout(&vcc_formats::render(format, &reports)),
-        None => {
-            for r in &reports {
-                eprint!("{}", render::report(r, style));
-            }
-        }
-    }
-    code
-}
-
-/// The file format `--format` prints to stdout; `None`: human, to stderr.
-pub fn stdout_format(format: CheckFormat) -> Option<FileFormat> {
-    match format {
-        CheckFormat::Human => None,
-        CheckFormat::Json => Some(FileFormat::Json),
-        CheckFormat::Junit => Some(FileFormat::Junit),
-        CheckFormat::Sarif => Some(FileFormat::Sarif),
-        CheckFormat::Markdown => Some(FileFormat::Markdown),
-        CheckFormat::Gitlab => Some(FileFormat::Gitlab),
     }
 }

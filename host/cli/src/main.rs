@@ -11,6 +11,7 @@ mod check;
 mod ci;
 mod commands;
 mod converge;
+mod deliver;
 mod evaluate;
 mod explain;
 mod gate;

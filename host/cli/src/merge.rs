@@ -12,9 +12,8 @@ use vcc_trust::dsse::Envelope;
 use vcc_trust::policy::Policy;
 
 use crate::args::MergeArgs;
-use crate::check::stdout_format;
-use crate::output::{print_stdout, write_atomically};
-use crate::render::{self, Style};
+use crate::deliver::Delivery;
+use crate::render::Style;
 
 /// A shard report larger than this is not read.
 const MAX_SHARD_BYTES: u64 = 256 << 20;
@@ -24,32 +23,14 @@ pub fn run(args: &MergeArgs, style: &Style) -> i32 {
         Ok(r) => r,
         Err(why) => invalid(args, why),
     };
-    let mut reports = vec![report];
-    for (path, format) in files(args) {
-        if let Err(e) = write_atomically(&path, vcc_formats::render(format, &reports).as_bytes()) {
-            for r in &mut reports {
-                r.verdict = Verdict::Invalid;
-                r.reason = format!(
-                    "the merged report could not be written to {}: {e}",
-                    path.display()
-                );
-            }
-        }
-    }
-    let code = reports
-        .iter()
-        .map(|r| r.exit_code(args.allow_advisory))
-        .max()
-        .unwrap_or(vcc_report::law::exit::INVALID);
-    match stdout_format(args.format) {
-        Some(format) => print_stdout(&vcc_formats::render(format, &reports)),
-        None => {
-            for r in &reports {
-                eprint!("{}", render::report(r, style));
-            }
-        }
-    }
-    code
+    let delivery = Delivery {
+        command: "vcc merge",
+        files: files(args),
+        format: args.format,
+        allow_advisory: args.allow_advisory,
+        signer: None,
+    };
+    delivery.finish(vec![report], style)
 }
 
 fn read_and_merge(args: &MergeArgs) -> Result<Report, String> {

@@ -3,13 +3,18 @@
 //! replaced on every write), and replaced atomically, so the command and
 //! any child can read it whole at any time.
 
+use std::fs::TryLockError;
 use std::io::Read as _;
 use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
 
 use vcc_report::delegation::{POOL_FORMAT, Pool};
 
 /// A pool larger than this is not read (a child's entry is ~500 bytes).
 const MAX_POOL_FILE: u64 = 16 << 20;
+/// How long a loop waits for the pool's lock before it gives up.
+const LOCK_WAIT: Duration = Duration::from_secs(2);
+const LOCK_RETRY: Duration = Duration::from_millis(5);
 
 pub struct PoolFile {
     path: PathBuf,
@@ -81,19 +86,40 @@ impl PoolFile {
             })
     }
 
-    /// The exclusive lock, held until the file is dropped.
+    /// The exclusive lock, held until the file is dropped. Every honest
+    /// holder keeps it for one read and one write, so a lock still held
+    /// after LOCK_WAIT is someone keeping it on purpose: the command can
+    /// open the lock file too, and a loop that waited for it would never
+    /// look at the usage or the clock again. An error, which stops the loop.
     fn lock(&self) -> Result<std::fs::File, String> {
         let mut name = self.path.as_os_str().to_owned();
         name.push(".lock");
+        let name = PathBuf::from(name);
         let file = std::fs::OpenOptions::new()
             .create(true)
             .truncate(false)
             .write(true)
-            .open(PathBuf::from(&name))
-            .map_err(|e| format!("{}: {e}", Path::new(&name).display()))?;
-        file.lock()
-            .map_err(|e| format!("cannot lock {}: {e}", Path::new(&name).display()))?;
-        Ok(file)
+            .open(&name)
+            .map_err(|e| format!("{}: {e}", name.display()))?;
+        let give_up = Instant::now() + LOCK_WAIT;
+        loop {
+            match file.try_lock() {
+                Ok(()) => return Ok(file),
+                Err(TryLockError::WouldBlock) if Instant::now() < give_up => {
+                    std::thread::sleep(LOCK_RETRY);
+                }
+                Err(TryLockError::WouldBlock) => {
+                    return Err(format!(
+                        "cannot lock {}: held by another process for over {} s",
+                        name.display(),
+                        LOCK_WAIT.as_secs()
+                    ));
+                }
+                Err(TryLockError::Error(e)) => {
+                    return Err(format!("cannot lock {}: {e}", name.display()));
+                }
+            }
+        }
     }
 }
 

@@ -1,0 +1,104 @@
+//! Where the reports of `vcc check` and `vcc merge` go: every report file
+//! asked for, each written whole, then stdout (a machine format) or stderr
+//! (for a person). A file that cannot be written makes the run invalid, so
+//! what is printed never says accepted for a run whose record is missing.
+
+use std::io;
+use std::path::{Path, PathBuf};
+
+use vcc_formats::Format as FileFormat;
+use vcc_report::law::exit;
+use vcc_report::{Report, Verdict};
+use vcc_trust::keys::PrivateKey;
+
+use crate::args::CheckFormat;
+use crate::output::{print_stdout, write_atomically};
+use crate::render::{self, Style};
+
+pub struct Delivery<'a> {
+    /// How messages on stderr start: `vcc check`, `vcc merge`.
+    pub command: &'static str,
+    /// Every report file asked for, with its format.
+    pub files: Vec<(PathBuf, FileFormat)>,
+    /// What is printed: a machine format on stdout, or human on stderr.
+    pub format: CheckFormat,
+    pub allow_advisory: bool,
+    /// `--partition --key`: the JSON report file is a signed shard.
+    pub signer: Option<&'a PrivateKey>,
+}
+
+impl Delivery<'_> {
+    /// Keep the reports where they were asked for, then print them; the
+    /// worst exit code.
+    pub fn finish(&self, mut reports: Vec<Report>, style: &Style) -> i32 {
+        for (path, format) in &self.files {
+            let text = match (self.signer, format, reports.first()) {
+                (Some(key), FileFormat::Json, Some(report)) => signed_shard(report, key),
+                _ => vcc_formats::render(*format, &reports),
+            };
+            if let Err(err) = write_atomically(path, text.as_bytes()) {
+                for r in &mut reports {
+                    r.verdict = Verdict::Invalid;
+                    r.reason = unwritable(path, &err);
+                }
+            }
+        }
+        crate::ci::github(&reports);
+        self.emit(reports, style)
+    }
+
+    /// Print the reports as asked; the worst exit code.
+    pub fn emit(&self, reports: Vec<Report>, style: &Style) -> i32 {
+        for r in &reports {
+            if r.verdict == Verdict::Invalid
+                && r.reason.starts_with("the report could not be written")
+                && self.format != CheckFormat::Human
+            {
+                // stdout may be piped into a tool; say it where a person looks.
+                eprintln!("{}: {}", self.command, r.reason);
+            }
+        }
+        let code = reports
+            .iter()
+            .map(|r| r.exit_code(self.allow_advisory))
+            .max()
+            .unwrap_or(exit::INVALID);
+        match stdout_format(self.format) {
+            Some(format) => print_stdout(&vcc_formats::render(format, &reports)),
+            None => {
+                for r in &reports {
+                    eprint!("{}", render::report(r, style));
+                }
+            }
+        }
+        code
+    }
+}
+
+/// A shard report in a DSSE envelope signed by `key`: `vcc merge` checks
+/// it against the trust policy's `attestations:` keys.
+fn signed_shard(report: &Report, key: &PrivateKey) -> String {
+    let payload = serde_json::to_vec(report).unwrap_or_default();
+    let envelope =
+        vcc_trust::dsse::Envelope::sign(vcc_report::partition::SHARD_PAYLOAD_TYPE, &payload, key);
+    serde_json::to_string_pretty(&envelope).map_or_else(|_| String::new(), |t| t + "\n")
+}
+
+pub fn unwritable(path: &Path, err: &io::Error) -> String {
+    format!(
+        "the report could not be written to {}: {err}",
+        path.display()
+    )
+}
+
+/// The file format `--format` prints to stdout; `None`: human, to stderr.
+fn stdout_format(format: CheckFormat) -> Option<FileFormat> {
+    match format {
+        CheckFormat::Human => None,
+        CheckFormat::Json => Some(FileFormat::Json),
+        CheckFormat::Junit => Some(FileFormat::Junit),
+        CheckFormat::Sarif => Some(FileFormat::Sarif),
+        CheckFormat::Markdown => Some(FileFormat::Markdown),
+        CheckFormat::Gitlab => Some(FileFormat::Gitlab),
+    }
+}
