@@ -25,8 +25,24 @@ pub fn config() -> Config {
     // large part of every compiled component — and of the binary, which
     // embeds the std ones (W12).
     config.generate_address_map(false);
+    winch_for_measurement(&mut config);
     config
 }
+
+/// bench W11 measures Winch, wasmtime's single-pass compiler, end to end
+/// against Cranelift: only a binary built with `--features winch`, and
+/// only when VCC_BENCH_COMPILER=winch. The std validators' embedded code
+/// was compiled by Cranelift and does not load into such an engine (they
+/// are compiled again, with Winch).
+#[cfg(feature = "winch")]
+fn winch_for_measurement(config: &mut Config) {
+    if std::env::var_os("VCC_BENCH_COMPILER").is_some_and(|v| v == "winch") {
+        config.strategy(wasmtime::Strategy::Winch);
+    }
+}
+
+#[cfg(not(feature = "winch"))]
+fn winch_for_measurement(_: &mut Config) {}
 
 /// Precompile a component for `triple` with no optional CPU feature (the
 /// architecture's baseline): the artifact loads into an engine made with
