@@ -14,6 +14,7 @@ median wall time and the largest peak RSS (from wait4). Data sets come from
 bench/gen.py (seeded); peers from bench/install-peers.sh. A peer that is not
 installed is reported as such, never invented.
 """
+import filecmp
 import json
 import os
 import platform
@@ -459,9 +460,11 @@ def build_winch():
                    cwd=REPO, check=True)
     shutil.copy2(VCC, WINCH_VCC)
     subprocess.run(["cargo", "build", "--quiet", "--release", "--locked", "-p", "vcc"], cwd=REPO, check=True)
-    with open(VCC, "rb") as a, open(WINCH_VCC, "rb") as b:
-        if a.read() == b.read():
-            sys.exit("W11: the plain vcc was not restored after the Winch build")
+    # Compared in chunks: reading both ~90 MB binaries whole would raise this
+    # process's peak RSS, which every child spawned after inherits as its
+    # own ru_maxrss floor (vfork + exec), and spoil the later RSS figures.
+    if filecmp.cmp(VCC, WINCH_VCC, shallow=False):
+        sys.exit("W11: the plain vcc was not restored after the Winch build")
 
 
 def w11(runs):
