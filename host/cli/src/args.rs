@@ -358,7 +358,7 @@ pub struct ConvergeArgs {
     #[command(flatten)]
     pub gate: GateArgs,
     #[command(flatten)]
-    pub ledger: crate::ledger::LedgerArgs,
+    pub ledger: LedgerArgs,
     /// The command and its arguments, after `--`.
     #[arg(last = true, required = true, value_name = "CMD")]
     pub command: Vec<String>,
@@ -410,7 +410,7 @@ pub struct HookArgs {
     #[command(flatten)]
     pub gate: GateArgs,
     #[command(flatten)]
-    pub ledger: crate::ledger::LedgerArgs,
+    pub ledger: LedgerArgs,
 }
 
 impl HookArgs {
@@ -428,7 +428,7 @@ pub struct McpArgs {
     #[command(flatten)]
     pub gate: GateArgs,
     #[command(flatten)]
-    pub ledger: crate::ledger::LedgerArgs,
+    pub ledger: LedgerArgs,
 }
 
 /// Where trust comes from, and how registries are reached.
@@ -673,7 +673,7 @@ pub struct CheckArgs {
     #[command(flatten)]
     pub gate: GateArgs,
     #[command(flatten)]
-    pub ledger: crate::ledger::LedgerArgs,
+    pub ledger: LedgerArgs,
     /// Reuse the verdict the ledger holds for exactly these inputs (the
     /// contract with its files, bases and lock, the root's digest, the
     /// validators, the limits, the trust policy, vcc): no validator runs.
@@ -921,4 +921,17 @@ pub enum Color {
     Auto,
     Always,
     Never,
+}
+
+/// `--ledger` and `--ledger-key`, for the commands that judge.
+#[derive(clap::Args, Clone, Default)]
+pub struct LedgerArgs {
+    /// Append every verdict to this verdict log (JSON lines, a Merkle tree;
+    /// see `vcc ledger`).
+    #[arg(long, value_name = "FILE", env = "VCC_LEDGER")]
+    pub ledger: Option<PathBuf>,
+    /// Sign a checkpoint of the log after each append with this private key
+    /// (from `vcc key generate`).
+    #[arg(long, value_name = "KEY", env = "VCC_LEDGER_KEY")]
+    pub ledger_key: Option<PathBuf>,
 }

@@ -89,7 +89,7 @@ impl Ready {
         };
         let root = dir.map_or_else(|| doc.default_root(), Path::to_path_buf);
         let (path, digest) = (doc.path.clone(), doc.digest.clone());
-        let approvals = crate::approve::dir_for(&sources.path, gate.approvals.as_deref());
+        let approvals = crate::approvals::dir_for(&sources.path, gate.approvals.as_deref());
         match crate::gate::prepare(runtime, doc, &sources, &root, gate) {
             Ok(prepared) => Ok(Ready {
                 sources,
@@ -155,12 +155,12 @@ impl Ready {
         }
         // Approvals are verified here, against the trust policy in force;
         // a folder of them inside the root is vcc's, not a deliverable.
-        if let Some(rel) = crate::approve::root_exclude(&self.approvals, &self.root) {
+        if let Some(rel) = crate::approvals::root_exclude(&self.approvals, &self.root) {
             options.host_exclude.push(rel);
         }
         if !doc.contract.gates.is_empty() {
             options.approvals =
-                crate::approve::load(&self.approvals, self.prepared.policy.as_ref());
+                crate::approvals::load(&self.approvals, self.prepared.policy.as_ref());
         }
         options.host_digest = runtime.host_digest();
         if options.judging.is_none() {

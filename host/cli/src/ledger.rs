@@ -17,7 +17,7 @@ use vcc_report::law::exit;
 use vcc_report::{LedgerRef, Report, Verdict};
 use vcc_trust::keys::{PrivateKey, PublicKey};
 
-use crate::args::{Format, LedgerCommand, StatsBy};
+use crate::args::{Format, LedgerArgs, LedgerCommand, StatsBy};
 use crate::output::{print_stdout, write_atomically};
 
 /// Where verdicts are logged, and the key that signs checkpoints.
@@ -478,19 +478,6 @@ fn repair(file: &Path) -> i32 {
             exit::INVALID
         }
     }
-}
-
-/// `--ledger` and `--ledger-key`, for the commands that judge.
-#[derive(clap::Args, Clone, Default)]
-pub struct LedgerArgs {
-    /// Append every verdict to this verdict log (JSON lines, a Merkle tree;
-    /// see `vcc ledger`).
-    #[arg(long, value_name = "FILE", env = "VCC_LEDGER")]
-    pub ledger: Option<PathBuf>,
-    /// Sign a checkpoint of the log after each append with this private key
-    /// (from `vcc key generate`).
-    #[arg(long, value_name = "KEY", env = "VCC_LEDGER_KEY")]
-    pub ledger_key: Option<PathBuf>,
 }
 
 impl LedgerArgs {

@@ -1,5 +1,6 @@
 //! `vcc`: check deliverables against a Verifiable Completion Contract.
 
+mod approvals;
 mod approve;
 mod args;
 mod attach;

@@ -97,7 +97,7 @@ struct Server {
     tool_router: ToolRouter<Self>,
     settings: RuntimeSettings,
     gate: GateArgs,
-    ledger: crate::ledger::LedgerArgs,
+    ledger: crate::args::LedgerArgs,
 }
 
 const NOT_AN_ADMISSION: &str = "This is a report, not an admission: only `vcc check`, `vcc converge` or the vcc hook, run by whoever gates the work, decide acceptance.";
