@@ -18,6 +18,7 @@ import filecmp
 import json
 import os
 import platform
+import re
 import resource
 import shutil
 import statistics
@@ -554,8 +555,23 @@ criteria:
 
 
 def w7():
-    row("W7", "runaway validator, 200 ms budget", "measured by bash tests/hostile/stop-times.sh (builds the fixtures; not run here)",
-        "the budget", "<= 1.25x", "see bench/README.md")
+    """How long after its wall-clock budget a runaway guest is stopped:
+    tests/hostile/stop-times.sh (it builds its fixture guests), whose
+    pure-Wasm lines carry the target."""
+    out = subprocess.run(["bash", os.path.join(REPO, "tests/hostile/stop-times.sh")],
+                         capture_output=True, text=True, check=True).stdout
+    worst = 0.0
+    for line in out.splitlines():
+        m = re.match(r"(.+?)\s+budget\s+(\d+) ms\s+stopped at\s+(\d+) ms\s+ratio ([\d.]+)", line)
+        if not m:
+            continue
+        what, budget, stopped, ratio = m.group(1).strip(), int(m.group(2)), int(m.group(3)), float(m.group(4))
+        if what == "pure-Wasm loop":
+            worst = max(worst, ratio)
+        row("W7", f"{what}, {budget} ms budget", f"stopped at {stopped} ms", f"{ratio:.2f}x the budget",
+            "<= 1.25x" if what == "pure-Wasm loop" else "", "")
+    row("W7", "runaway pure-Wasm guest, worst of 200 ms / 1 s / 5 s", f"{worst:.2f}x the budget", "", "<= 1.25x",
+        "met" if 0 < worst <= 1.25 else "NOT met")
 
 
 def forged_ledger(path, template, n):
