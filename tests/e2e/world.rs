@@ -132,10 +132,12 @@ pub fn securesystemslib_verifies(
         .arg(payload_type)
         .output()
         .unwrap();
+    // Its verdict is on stdout; a Python error (a missing module) on stderr.
     assert!(
         out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stdout)
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
     );
 }
 
