@@ -17,9 +17,7 @@
 //! process only reads the input and answers; the judging runs in a worker
 //! (this binary again, with `VCC_HOOK_WORKER`), and a worker that panics, is
 //! killed, runs past `--timeout` or prints no decision becomes a block
-//! ([`harness`] says what blocks in each harness).
-
-mod harness;
+//! ([`vcc_report::harness`] says what blocks in each harness).
 
 use std::io::{Read as _, Write as _};
 use std::path::{Path, PathBuf};
@@ -35,11 +33,11 @@ use vcc_report::Verdict;
 use vcc_report::converge::Feedback;
 use vcc_runtime::{Cache, CheckOptions};
 
-pub use self::harness::Harness;
 use crate::args::{Cli, HookArgs};
 use crate::evaluate::Ready;
 use crate::output::{print_stdout, write_atomically};
 use crate::settings::runtime;
+pub use vcc_report::harness::{Decision, Harness, Stop};
 
 /// Where the session's transcript is offered to the contract, under the
 /// deliverable root.
@@ -49,37 +47,6 @@ const MAX_INPUT: u64 = 1 << 20;
 /// Set in the worker's environment (to the hook's pid): judge, and print
 /// the decision.
 const WORKER: &str = "VCC_HOOK_WORKER";
-
-/// A stop, as the harness described it.
-pub struct Stop {
-    pub session: String,
-    /// The folder the agent works in; relative `--contract` and `--dir`
-    /// are resolved against it (hooks run from elsewhere).
-    pub cwd: Option<PathBuf>,
-    pub transcript: Option<PathBuf>,
-    pub subagent: Option<Subagent>,
-    /// Cursor's `status: aborted`: the user stopped the agent.
-    pub aborted: Option<String>,
-}
-
-/// Whose stop a SubagentStop is.
-pub struct Subagent {
-    pub kind: String,
-    pub id: String,
-}
-
-/// What the hook answers, in words the harness renders.
-#[derive(Debug, Serialize, Deserialize)]
-#[serde(tag = "decision", content = "message", rename_all = "snake_case")]
-pub enum Decision {
-    /// The stop may go on; the message is for the human.
-    Allow(String),
-    /// The agent keeps working; the message is its feedback.
-    Block(String),
-    /// The hook is set up wrong: the agent cannot fix that. The session
-    /// stops and the human is told; nothing is accepted.
-    Halt(String),
-}
 
 /// Kept per session in the cache folder.
 #[derive(Default, Serialize, Deserialize)]

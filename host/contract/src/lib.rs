@@ -20,6 +20,7 @@ pub mod sources;
 mod spans;
 pub mod units;
 pub mod vcc1;
+pub mod view;
 
 pub use exclude::{Decision, Excludes, IgnoreFile};
 pub use lint::{

@@ -9,6 +9,7 @@ use vcc_contract::{OnFail, Problem, Severity};
 
 pub mod converge;
 pub mod delegation;
+pub mod harness;
 pub mod judge;
 pub mod output;
 pub mod partition;

@@ -29,55 +29,13 @@ use wasmtime_wasi::p2::bindings::sync::filesystem::types::{
 use wasmtime_wasi::p2::bindings::sync::io::streams;
 use wasmtime_wasi::p2::{FsError, FsResult, InputStream, Pollable, StreamError, StreamResult};
 
+use vcc_contract::view;
+pub use vcc_contract::view::Tree;
+
 use crate::snapshot::{FileEntry, Snapshot};
 
 /// Where the deliverable root is mounted in the guest.
 pub const GUEST_ROOT: &str = "/deliverables";
-
-/// The folders of a snapshot: each folder's entries, sorted, as (name,
-/// is a folder). Made once per check, on first use (most validators never
-/// look up a path), and shared by its runs.
-pub struct Tree {
-    dirs: HashMap<String, Vec<(String, bool)>>,
-}
-
-impl Tree {
-    pub fn of(files: &BTreeMap<String, FileEntry>) -> Tree {
-        let mut dirs: HashMap<String, Vec<(String, bool)>> = HashMap::new();
-        dirs.insert(String::new(), Vec::new());
-        for path in files.keys() {
-            let mut parent = String::new();
-            let parts: Vec<&str> = path.split('/').collect();
-            for (i, part) in parts.iter().enumerate() {
-                let is_dir = i + 1 < parts.len();
-                let here = if parent.is_empty() {
-                    part.to_string()
-                } else {
-                    format!("{parent}/{part}")
-                };
-                let entries = dirs.entry(parent.clone()).or_default();
-                // Files arrive in path order, so a folder's entry, once
-                // pushed, is the last one with its name.
-                if entries.last().is_none_or(|(name, _)| name != part) {
-                    entries.push((part.to_string(), is_dir));
-                }
-                if is_dir {
-                    dirs.entry(here.clone()).or_default();
-                }
-                parent = here;
-            }
-        }
-        for entries in dirs.values_mut() {
-            entries.sort();
-            entries.dedup();
-        }
-        Tree { dirs }
-    }
-
-    fn is_dir(&self, path: &str) -> bool {
-        self.dirs.contains_key(path)
-    }
-}
 
 /// The snapshot as one run sees it, and what it read.
 pub struct FileAccess {
@@ -101,7 +59,8 @@ pub struct FileAccess {
 
 impl FileAccess {
     fn tree(&self) -> &Tree {
-        self.tree.get_or_init(|| Tree::of(&self.snapshot.files))
+        self.tree
+            .get_or_init(|| Tree::of(self.snapshot.files.keys()))
     }
 
     /// A file of the snapshot. A path the check left out says so, with
@@ -208,24 +167,9 @@ fn read_only<T>() -> FsResult<T> {
     Err(err(async_types::ErrorCode::ReadOnly))
 }
 
-/// `base/path` resolved by name, never above the mount.
+/// `base/path` resolved by name, never above the mount (`not-permitted`).
 fn resolve(base: &str, path: &str) -> FsResult<String> {
-    if path.starts_with('/') {
-        return Err(err(async_types::ErrorCode::NotPermitted));
-    }
-    let mut parts: Vec<&str> = base.split('/').filter(|p| !p.is_empty()).collect();
-    for part in path.split('/') {
-        match part {
-            "" | "." => {}
-            ".." => {
-                if parts.pop().is_none() {
-                    return Err(err(async_types::ErrorCode::NotPermitted));
-                }
-            }
-            name => parts.push(name),
-        }
-    }
-    Ok(parts.join("/"))
+    view::resolve(base, path).map_err(|_| err(async_types::ErrorCode::NotPermitted))
 }
 
 fn metadata_hash(path: &str) -> MetadataHashValue {
@@ -407,9 +351,8 @@ impl fs::HostDescriptor for SnapshotFs<'_> {
         let entries = self
             .files()?
             .tree()
-            .dirs
-            .get(&dir)
-            .cloned()
+            .entries(&dir)
+            .map(<[_]>::to_vec)
             .unwrap_or_default();
         let own = self.table.push(Listing { entries, next: 0 })?;
         Ok(Resource::new_own(own.rep()))
@@ -654,8 +597,8 @@ mod tests {
             &crate::memo::Memo::default(),
         )
         .unwrap();
-        let tree = Tree::of(&snap.files);
-        let names = |d: &str| -> Vec<(String, bool)> { tree.dirs[d].clone() };
+        let tree = Tree::of(snap.files.keys());
+        let names = |d: &str| -> Vec<(String, bool)> { tree.entries(d).unwrap().to_vec() };
         assert_eq!(
             names(""),
             vec![

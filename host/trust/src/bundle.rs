@@ -219,54 +219,11 @@ impl Bundle {
 
     /// The bundle whose manifest `descriptor` names, with its signatures.
     pub fn read(layout: &Layout, descriptor: &Descriptor) -> Result<Bundle, Refusal> {
-        let malformed = |m: String| Refusal::new(Code::MalformedBundle, m);
-        let manifest_bytes = layout.get(descriptor, layout::MAX_MANIFEST)?;
-        let manifest: Manifest = serde_json::from_slice(&manifest_bytes)
-            .map_err(|e| malformed(format!("the bundle manifest is not an OCI manifest: {e}")))?;
-        if manifest.artifact_type.as_deref() != Some(media::BUNDLE)
-            || manifest.config.media_type != media::CONFIG
-        {
-            return Err(malformed("the manifest is not a vcc bundle".into()));
-        }
-        let config: Config = serde_json::from_slice(
+        let manifest = parse_manifest(&layout.get(descriptor, layout::MAX_MANIFEST)?)?;
+        let config = check_config(
+            &manifest,
             &layout.get(&manifest.config, layout::MAX_CONFIG)?,
-        )
-        .map_err(|e| malformed(format!("the bundle's config is not a bundle manifest: {e}")))?;
-        if config.vcc_bundle != FORMAT {
-            return Err(malformed(format!(
-                "bundle format {} (this vcc reads {FORMAT})",
-                config.vcc_bundle
-            )));
-        }
-        check_name(&config.name).map_err(malformed)?;
-        for layer in &manifest.layers {
-            let title = layer
-                .annotations
-                .get(annotation::TITLE)
-                .map(String::as_str)
-                .unwrap_or("");
-            let stem = title
-                .strip_suffix(".wasm")
-                .or_else(|| title.strip_suffix(".yaml"))
-                .unwrap_or(title);
-            if check_item_name(stem).is_err() || title.contains('/') || title.contains("..") {
-                return Err(Refusal::new(
-                    Code::UnsafePath,
-                    format!(
-                        "a layer is titled {title:?}: a bundle file name must stay in its folder"
-                    ),
-                ));
-            }
-        }
-        // The config names each file by digest; the layers are those files.
-        for (name, entry) in &config.validators {
-            check_item_name(name).map_err(malformed)?;
-            layer_of(&manifest, &entry.file, &entry.sha256, media::COMPONENT)?;
-        }
-        for (name, entry) in &config.contracts {
-            check_item_name(name).map_err(malformed)?;
-            layer_of(&manifest, &entry.file, &entry.sha256, media::CONTRACT)?;
-        }
+        )?;
         let bundle = Bundle {
             layout: layout.clone(),
             descriptor: descriptor.clone(),
@@ -421,6 +378,62 @@ impl Bundle {
 }
 
 /// The layer a config entry names: the right file, digest and media type.
+/// A bundle manifest's bytes, read as an OCI image manifest of a vcc
+/// bundle (its layers not yet read).
+pub fn parse_manifest(bytes: &[u8]) -> Result<Manifest, Refusal> {
+    let malformed = |m: String| Refusal::new(Code::MalformedBundle, m);
+    let manifest: Manifest = serde_json::from_slice(bytes)
+        .map_err(|e| malformed(format!("the bundle manifest is not an OCI manifest: {e}")))?;
+    if manifest.artifact_type.as_deref() != Some(media::BUNDLE)
+        || manifest.config.media_type != media::CONFIG
+    {
+        return Err(malformed("the manifest is not a vcc bundle".into()));
+    }
+    Ok(manifest)
+}
+
+/// The bundle config's bytes, checked against its manifest: a known
+/// format, safe names, and every file it names one of the manifest's layers.
+pub fn check_config(manifest: &Manifest, bytes: &[u8]) -> Result<Config, Refusal> {
+    let malformed = |m: String| Refusal::new(Code::MalformedBundle, m);
+    let config: Config = serde_json::from_slice(bytes)
+        .map_err(|e| malformed(format!("the bundle's config is not a bundle manifest: {e}")))?;
+    if config.vcc_bundle != FORMAT {
+        return Err(malformed(format!(
+            "bundle format {} (this vcc reads {FORMAT})",
+            config.vcc_bundle
+        )));
+    }
+    check_name(&config.name).map_err(malformed)?;
+    for layer in &manifest.layers {
+        let title = layer
+            .annotations
+            .get(annotation::TITLE)
+            .map(String::as_str)
+            .unwrap_or("");
+        let stem = title
+            .strip_suffix(".wasm")
+            .or_else(|| title.strip_suffix(".yaml"))
+            .unwrap_or(title);
+        if check_item_name(stem).is_err() || title.contains('/') || title.contains("..") {
+            return Err(Refusal::new(
+                Code::UnsafePath,
+                format!("a layer is titled {title:?}: a bundle file name must stay in its folder"),
+            ));
+        }
+    }
+    // The config names each file by digest; the layers are those files.
+    for (name, entry) in &config.validators {
+        check_item_name(name).map_err(malformed)?;
+        layer_of(manifest, &entry.file, &entry.sha256, media::COMPONENT)?;
+    }
+    for (name, entry) in &config.contracts {
+        check_item_name(name).map_err(malformed)?;
+        layer_of(manifest, &entry.file, &entry.sha256, media::CONTRACT)?;
+    }
+    Ok(config)
+}
+
 fn layer_of<'a>(
     manifest: &'a Manifest,
     file: &str,

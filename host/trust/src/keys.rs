@@ -3,7 +3,7 @@
 //! names a key in signatures.
 
 use std::fs;
-use std::io::Write;
+use std::io::{Read as _, Write};
 use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 
@@ -14,6 +14,9 @@ use sha2::{Digest, Sha256};
 
 use crate::Refusal;
 use crate::refusal::Code;
+
+/// The most of a public key file read: a PEM key is a few hundred bytes.
+pub const MAX_KEY_FILE: u64 = 64 * 1024;
 
 /// A public key and its id.
 #[derive(Debug, Clone)]
@@ -70,9 +73,19 @@ impl PublicKey {
         })
     }
 
+    /// A public key file. A PEM key is a few hundred bytes: a path that
+    /// names something endless (`/dev/zero`, a FIFO) is refused after
+    /// [`MAX_KEY_FILE`] bytes, not read into memory.
     pub fn read(path: &Path) -> Result<PublicKey, Refusal> {
-        let text = fs::read_to_string(path)
-            .map_err(|e| Refusal::new(Code::MalformedKey, format!("{}: {e}", path.display())))?;
+        let bad = |e: String| Refusal::new(Code::MalformedKey, format!("{}: {e}", path.display()));
+        let mut bytes = Vec::new();
+        fs::File::open(path)
+            .and_then(|f| f.take(MAX_KEY_FILE + 1).read_to_end(&mut bytes))
+            .map_err(|e| bad(e.to_string()))?;
+        if bytes.len() as u64 > MAX_KEY_FILE {
+            return Err(bad(format!("over {MAX_KEY_FILE} bytes: not a public key")));
+        }
+        let text = String::from_utf8(bytes).map_err(|_| bad("not UTF-8: not a PEM key".into()))?;
         PublicKey::from_pem(&text, &path.display().to_string())
     }
 

@@ -150,10 +150,17 @@ impl Policy {
     }
 
     pub fn read(path: &Path) -> Result<Policy, Refusal> {
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| Refusal::new(Code::MalformedPolicy, format!("{}: {e}", path.display())))?;
+        Policy::parse(path, &text)
+    }
+
+    /// A policy's text; `path` names it in messages, and key files are
+    /// read relative to its folder.
+    pub fn parse(path: &Path, text: &str) -> Result<Policy, Refusal> {
         let bad =
             |m: String| Refusal::new(Code::MalformedPolicy, format!("{}: {m}", path.display()));
-        let text = std::fs::read_to_string(path).map_err(|e| bad(e.to_string()))?;
-        let file: File = serde_yaml::from_str(&text).map_err(|e| bad(e.to_string()))?;
+        let file: File = serde_yaml::from_str(text).map_err(|e| bad(e.to_string()))?;
         if file.trust != 1 {
             return Err(bad(format!(
                 "`trust: {}` (this vcc reads `trust: 1`)",

@@ -16,7 +16,7 @@ use vcc_sdk::serde::Deserialize;
 use vcc_sdk::serde_json::json;
 use vcc_sdk::{Criterion, Description, Finding, Outcome, Validator, invalid_params, relative};
 
-struct Coverage;
+pub struct Coverage;
 
 /// Files named when the overall coverage is too low.
 const WORST_SHOWN: usize = 10;

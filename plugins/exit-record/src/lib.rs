@@ -32,7 +32,7 @@ use vcc_sdk::serde::Deserialize;
 use vcc_sdk::serde_json::{Value, json as j};
 use vcc_sdk::{Criterion, Description, Finding, Outcome, Validator, invalid_params, relative};
 
-struct ExitRecord;
+pub struct ExitRecord;
 
 #[derive(Deserialize)]
 #[serde(crate = "vcc_sdk::serde", deny_unknown_fields)]

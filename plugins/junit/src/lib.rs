@@ -19,7 +19,7 @@ use vcc_sdk::serde::Deserialize;
 use vcc_sdk::serde_json::json;
 use vcc_sdk::{Criterion, Description, Finding, Outcome, Validator, relative};
 
-struct Junit;
+pub struct Junit;
 
 #[derive(Deserialize)]
 #[serde(crate = "vcc_sdk::serde", deny_unknown_fields)]

@@ -22,7 +22,7 @@ use vcc_sdk::serde::Deserialize;
 use vcc_sdk::serde_json::{Value, json as j};
 use vcc_sdk::{Criterion, Description, Finding, Outcome, Validator, relative};
 
-struct Sarif;
+pub struct Sarif;
 
 #[derive(Deserialize)]
 #[serde(crate = "vcc_sdk::serde", deny_unknown_fields)]

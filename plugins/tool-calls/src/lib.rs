@@ -34,7 +34,7 @@ use vcc_sdk::serde::{Deserialize, Deserializer};
 use vcc_sdk::serde_json::{self, Map, Value, json as j};
 use vcc_sdk::{Criterion, Description, Finding, Outcome, Validator, invalid_params, relative};
 
-struct ToolCalls;
+pub struct ToolCalls;
 
 /// The formats this validator reads, for messages.
 const FORMATS: &str = "Claude Code JSONL, Codex rollout JSONL, Cursor agent transcripts, Gemini CLI sessions, OpenAI Chat Completions, OpenAI Responses, Anthropic Messages, or a generic list of {name, arguments}";

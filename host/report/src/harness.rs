@@ -14,10 +14,39 @@
 
 use std::path::PathBuf;
 
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
-use super::{Decision, Stop, Subagent};
+/// A stop, as the harness described it.
+pub struct Stop {
+    pub session: String,
+    /// The folder the agent works in; relative `--contract` and `--dir`
+    /// are resolved against it (hooks run from elsewhere).
+    pub cwd: Option<PathBuf>,
+    pub transcript: Option<PathBuf>,
+    pub subagent: Option<Subagent>,
+    /// Cursor's `status: aborted`: the user stopped the agent.
+    pub aborted: Option<String>,
+}
+
+/// Whose stop a SubagentStop is.
+pub struct Subagent {
+    pub kind: String,
+    pub id: String,
+}
+
+/// What the hook answers, in words the harness renders.
+#[derive(Debug, Serialize, Deserialize)]
+#[serde(tag = "decision", content = "message", rename_all = "snake_case")]
+pub enum Decision {
+    /// The stop may go on; the message is for the human.
+    Allow(String),
+    /// The agent keeps working; the message is its feedback.
+    Block(String),
+    /// The hook is set up wrong: the agent cannot fix that. The session
+    /// stops and the human is told; nothing is accepted.
+    Halt(String),
+}
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Harness {

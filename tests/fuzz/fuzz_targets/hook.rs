@@ -1,0 +1,36 @@
+//! What a harness sends `vcc hook` on stdin (Claude Code, Codex, Cursor,
+//! Gemini CLI): any bytes never panic, a stop that reads has a session,
+//! and every answer — including the refusal of unreadable input — is one
+//! the harness reads as a block when the decision is a block.
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+use vcc_report::harness::{Decision, Harness};
+
+const ALL: [Harness; 4] = [
+    Harness::ClaudeCode,
+    Harness::Codex,
+    Harness::Cursor,
+    Harness::Gemini,
+];
+
+fuzz_target!(|data: &[u8]| {
+    let Some((&which, bytes)) = data.split_first() else {
+        return;
+    };
+    let harness = ALL[usize::from(which) % ALL.len()];
+    match harness.parse(bytes) {
+        Ok(stop) => {
+            assert!(!stop.session.is_empty());
+            let text = String::from_utf8_lossy(bytes).into_owned();
+            let (stdout, stderr, code) = harness.answer(&Decision::Block(text));
+            assert_eq!(code, 0);
+            assert!(stdout.is_some() || stderr.is_some());
+        }
+        Err(why) => {
+            let (stdout, stderr, code) = harness.refuse(&why);
+            // A refusal blocks: exit 2 with a reason, or Cursor's follow-up.
+            assert!(code == 2 && stderr.is_some_and(|s| !s.is_empty()) || stdout.is_some());
+        }
+    }
+});

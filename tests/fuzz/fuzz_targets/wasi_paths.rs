@@ -1,0 +1,70 @@
+//! The read-only WASI view's path handling: the folders a snapshot's file
+//! paths make, and a guest's path resolved against one of them. No path —
+//! `..` past the root, absolute, `//`, NUL, very long — resolves above
+//! the mount, and what resolves names a folder or file of the snapshot or
+//! nothing.
+#![no_main]
+
+use arbitrary::Arbitrary;
+use libfuzzer_sys::fuzz_target;
+use vcc_contract::view::{Tree, resolve};
+
+#[derive(Debug, Arbitrary)]
+struct Input {
+    /// The snapshot's files (paths a snapshot could hold).
+    files: Vec<String>,
+    /// (base folder index, guest path).
+    lookups: Vec<(u8, String)>,
+}
+
+fuzz_target!(|input: Input| {
+    // A snapshot holds relative, normalised paths, sorted.
+    let mut files: Vec<String> = input
+        .files
+        .into_iter()
+        .filter(|p| {
+            vcc_contract::paths::check(p)
+                .is_ok_and(|s| matches!(s, vcc_contract::paths::PathSpec::Literal(ref l) if l == p))
+        })
+        .collect();
+    files.sort();
+    files.dedup();
+    let tree = Tree::of(&files);
+    let mut folders: Vec<String> = vec![String::new()];
+    for f in &files {
+        let mut at = f.as_str();
+        while let Some((parent, _)) = at.rsplit_once('/') {
+            assert!(tree.is_dir(parent), "{parent} holds {f} but is no folder");
+            folders.push(parent.to_string());
+            at = parent;
+        }
+    }
+    for (base, path) in input.lookups {
+        let base = &folders[usize::from(base) % folders.len()];
+        match resolve(base, &path) {
+            Ok(target) => {
+                assert!(
+                    !target.starts_with('/') && !target.ends_with('/'),
+                    "{target:?}"
+                );
+                assert!(
+                    !target.split('/').any(|p| p == ".." || p == "."),
+                    "{target:?}"
+                );
+                assert!(!target.contains("//"), "{target:?}");
+                if let Some(entries) = tree.entries(&target) {
+                    for (name, is_dir) in entries {
+                        let child = if target.is_empty() {
+                            name.clone()
+                        } else {
+                            format!("{target}/{name}")
+                        };
+                        assert_eq!(*is_dir, tree.is_dir(&child));
+                        assert!(*is_dir || files.binary_search(&child).is_ok());
+                    }
+                }
+            }
+            Err(_) => assert!(path.starts_with('/') || path.contains("..")),
+        }
+    }
+});
