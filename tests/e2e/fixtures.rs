@@ -8,6 +8,9 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 use vcc_test_support::{Scratch, digests, file_digest, fixtures};
 
+// The WASI view's hostile cases have their own module.
+#[allow(unused_imports)]
+use crate::wasi_view::wasi_prober;
 use crate::{Run, check_json, vcc};
 
 /// Every fixture must have a test of the same name in this module.

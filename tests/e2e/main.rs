@@ -33,6 +33,7 @@ mod signed_records;
 mod task_drafts;
 mod vcc1;
 mod walkthrough;
+mod wasi_view;
 mod world;
 
 use std::io::Read as _;

@@ -29,7 +29,7 @@ use wasmtime_wasi::p2::bindings::sync::filesystem::types::{
 use wasmtime_wasi::p2::bindings::sync::io::streams;
 use wasmtime_wasi::p2::{FsError, FsResult, InputStream, Pollable, StreamError, StreamResult};
 
-use vcc_contract::view;
+use vcc_contract::view::Miss;
 pub use vcc_contract::view::Tree;
 
 use crate::snapshot::{FileEntry, Snapshot};
@@ -114,7 +114,8 @@ enum Node {
 
 /// An open `read-directory` listing.
 struct Listing {
-    entries: Vec<(String, bool)>,
+    /// Shared with the tree: holding listings open costs no copies.
+    entries: Arc<[(String, bool)]>,
     next: usize,
 }
 
@@ -167,11 +168,6 @@ fn read_only<T>() -> FsResult<T> {
     Err(err(async_types::ErrorCode::ReadOnly))
 }
 
-/// `base/path` resolved by name, never above the mount (`not-permitted`).
-fn resolve(base: &str, path: &str) -> FsResult<String> {
-    view::resolve(base, path).map_err(|_| err(async_types::ErrorCode::NotPermitted))
-}
-
 fn metadata_hash(path: &str) -> MetadataHashValue {
     let hash = blake3::hash(path.as_bytes());
     let bytes = hash.as_bytes();
@@ -206,17 +202,16 @@ impl SnapshotFs<'_> {
     }
 
     /// What `path`, relative to folder `fd`, names: (path, is a folder).
+    /// Outside the mount is `not-permitted`, as WASI's own view says.
     fn lookup(&mut self, fd: &Resource<Descriptor>, path: &str) -> FsResult<(String, bool)> {
         let base = self.dir(fd)?;
-        let target = resolve(&base, path)?;
-        let files = self.files()?;
-        if files.tree().is_dir(&target) {
-            Ok((target, true))
-        } else if files.snapshot.files.contains_key(&target) {
-            Ok((target, false))
-        } else {
-            Err(err(async_types::ErrorCode::NoEntry))
-        }
+        self.files()?.tree().resolve(&base, path).map_err(|miss| {
+            err(match miss {
+                Miss::Absolute | Miss::AboveRoot => async_types::ErrorCode::NotPermitted,
+                Miss::NoEntry => async_types::ErrorCode::NoEntry,
+                Miss::NotDirectory => async_types::ErrorCode::NotDirectory,
+            })
+        })
     }
 
     fn stat_of(&mut self, path: &str, is_dir: bool) -> FsResult<DescriptorStat> {
@@ -352,7 +347,7 @@ impl fs::HostDescriptor for SnapshotFs<'_> {
             .files()?
             .tree()
             .entries(&dir)
-            .map(<[_]>::to_vec)
+            .cloned()
             .unwrap_or_default();
         let own = self.table.push(Listing { entries, next: 0 })?;
         Ok(Resource::new_own(own.rep()))
@@ -571,16 +566,6 @@ impl preopens::Host for SnapshotFs<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn paths_resolve_by_name_and_never_above_the_mount() {
-        assert_eq!(resolve("", "a/b.md").unwrap(), "a/b.md");
-        assert_eq!(resolve("a", "./b/../c.md").unwrap(), "a/c.md");
-        assert_eq!(resolve("a", "..").unwrap(), "");
-        assert!(resolve("", "..").is_err());
-        assert!(resolve("a", "../../etc/passwd").is_err());
-        assert!(resolve("", "/etc/passwd").is_err());
-    }
 
     #[test]
     fn folders_are_made_from_file_paths() {

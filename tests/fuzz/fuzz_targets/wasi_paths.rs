@@ -7,7 +7,7 @@
 
 use arbitrary::Arbitrary;
 use libfuzzer_sys::fuzz_target;
-use vcc_contract::view::{Tree, resolve};
+use vcc_contract::view::{Miss, Tree};
 
 #[derive(Debug, Arbitrary)]
 struct Input {
@@ -29,6 +29,16 @@ fuzz_target!(|input: Input| {
         .collect();
     files.sort();
     files.dedup();
+    // A name is a file or a folder, never both (as on any disk).
+    let folders_of: std::collections::HashSet<&str> = files
+        .iter()
+        .flat_map(|f| f.match_indices('/').map(move |(i, _)| &f[..i]))
+        .collect();
+    let files: Vec<String> = files
+        .iter()
+        .filter(|f| !folders_of.contains(f.as_str()))
+        .cloned()
+        .collect();
     let tree = Tree::of(&files);
     let mut folders: Vec<String> = vec![String::new()];
     for f in &files {
@@ -41,8 +51,8 @@ fuzz_target!(|input: Input| {
     }
     for (base, path) in input.lookups {
         let base = &folders[usize::from(base) % folders.len()];
-        match resolve(base, &path) {
-            Ok(target) => {
+        match tree.resolve(base, &path) {
+            Ok((target, is_dir)) => {
                 assert!(
                     !target.starts_with('/') && !target.ends_with('/'),
                     "{target:?}"
@@ -52,8 +62,17 @@ fuzz_target!(|input: Input| {
                     "{target:?}"
                 );
                 assert!(!target.contains("//"), "{target:?}");
+                // What resolves is a folder or a file of the snapshot.
+                if is_dir {
+                    assert!(tree.is_dir(&target), "{target:?} is no folder");
+                } else {
+                    assert!(
+                        files.binary_search(&target).is_ok(),
+                        "{target:?} is no file"
+                    );
+                }
                 if let Some(entries) = tree.entries(&target) {
-                    for (name, is_dir) in entries {
+                    for (name, is_dir) in entries.iter() {
                         let child = if target.is_empty() {
                             name.clone()
                         } else {
@@ -64,7 +83,9 @@ fuzz_target!(|input: Input| {
                     }
                 }
             }
-            Err(_) => assert!(path.starts_with('/') || path.contains("..")),
+            Err(Miss::Absolute) => assert!(path.starts_with('/')),
+            Err(Miss::AboveRoot) => assert!(path.contains("..")),
+            Err(Miss::NoEntry | Miss::NotDirectory) => {}
         }
     }
 });
