@@ -167,7 +167,7 @@ fn reproducibility(lang: &str, scratch: &Scratch, dir: &Path) {
         let (first, second) = (digest(build(dir)), digest(build(dir)));
         assert_ne!(
             first, second,
-            "{lang} builds became reproducible: update the README (Reproducible builds) and this test"
+            "{lang} builds became reproducible: update the book (docs/src/guide/validators.md, Reproducible builds) and this test"
         );
     }
 }
@@ -538,7 +538,8 @@ fn new_refuses_bad_names_and_existing_work() {
 
 #[test]
 fn readme_snippets_are_what_new_writes() {
-    let readme = std::fs::read_to_string(repo().join("README.md")).unwrap();
+    // The book's "Writing validators" page.
+    let readme = std::fs::read_to_string(repo().join("docs/src/guide/validators.md")).unwrap();
     for (fence, template) in [
         ("python", "sdk/templates/python/app.py"),
         ("js", "sdk/templates/js/validator.js"),
@@ -549,7 +550,7 @@ fn readme_snippets_are_what_new_writes() {
             .replace("{{type}}", "NoTodo");
         assert!(
             readme.contains(&format!("```{fence}\n{filled}```")),
-            "the README's {fence} example differs from {template}"
+            "the book's {fence} example (docs/src/guide/validators.md) differs from {template}"
         );
     }
 }

@@ -803,14 +803,16 @@ fn clock_and_random() {
 
 #[test]
 fn readme_example() {
-    // The README's "Writing a validator in Rust" code is this fixture, verbatim.
+    // The book's Rust validator example (docs/src/guide/validators.md) is
+    // this fixture, verbatim.
     let source =
         std::fs::read_to_string(crate::repo().join("tests/guests/readme-example/src/lib.rs"))
             .unwrap();
-    let readme = std::fs::read_to_string(crate::repo().join("README.md")).unwrap();
+    let readme =
+        std::fs::read_to_string(crate::repo().join("docs/src/guide/validators.md")).unwrap();
     assert!(
         readme.contains(&format!("```rust\n{source}```")),
-        "README and tests/guests/readme-example differ"
+        "docs/src/guide/validators.md and tests/guests/readme-example differ"
     );
 
     let (scratch, contract) = setup(fixtures::README_EXAMPLE, "");

@@ -5,6 +5,7 @@
 mod agents;
 mod attest;
 mod authoring;
+mod book;
 mod bundles;
 mod cache;
 mod cases;
@@ -32,7 +33,6 @@ mod scale_out;
 mod signed_records;
 mod task_drafts;
 mod vcc1;
-mod walkthrough;
 mod wasi_view;
 mod world;
 

@@ -245,7 +245,7 @@ pub fn build(dir: &Path, runtime: Option<&vcc_runtime::Runtime>) -> i32 {
                 && project.lang != Lang::Rust
             {
                 eprintln!(
-                    "note: {} builds are not reproducible (the next build of the same source has another digest): keep this file (the project's .gitignore keeps build/; commit it or release it), or pin a signed bundle's version instead of the digest (README: Reproducible builds)",
+                    "note: {} builds are not reproducible (the next build of the same source has another digest): keep this file (the project's .gitignore keeps build/; commit it or release it), or pin a signed bundle's version instead of the digest (the book: Writing validators, Reproducible builds)",
                     project.lang.name()
                 );
             }

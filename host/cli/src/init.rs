@@ -400,8 +400,8 @@ fn research() -> String {
 
 fn agent() -> String {
     "title: The agent did the task, and really ran the tests\n\
-     # Run the agent under `vcc hook claude-code --contract vcc.yaml` (see the README,\n\
-     # \"Run until done\"): the hook attaches the session transcript at .vcc/transcript.jsonl.\n\
+     # Run the agent under `vcc hook claude-code --contract vcc.yaml` (see the book,\n\
+     # \"Agents and loops\", docs/src/guide/agents.md): the hook attaches the session transcript at .vcc/transcript.jsonl.\n\
      deliverables:\n\
      \x20 - { id: report, path: REPORT.md }\n\
      \x20 - { id: transcript, path: .vcc/transcript.jsonl }\n\

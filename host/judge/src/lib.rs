@@ -130,7 +130,7 @@ impl Setup {
                     ),
                 );
                 p.help = Some(match criterion.severity {
-                    Severity::Must => "allow an endpoint for the judge in your judge configuration (--judges FILE; see the README's AI-judged criteria); a MUST that cannot be judged makes every run invalid".into(),
+                    Severity::Must => "allow an endpoint for the judge in your judge configuration (--judges FILE; see the book's \"AI-judged criteria\", docs/src/guide/ai-judges.md); a MUST that cannot be judged makes every run invalid".into(),
                     _ => "the criterion will be reported as `error` on every run".into(),
                 });
                 out.push(p);
