@@ -93,12 +93,16 @@ fn traversal(out: &mut String) -> Result<(), String> {
     let _ = writeln!(
         out,
         "stat .. => {}",
-        root.stat_at(PathFlags::empty(), "..").err().map_or("ok", |e| e.name())
+        root.stat_at(PathFlags::empty(), "..")
+            .err()
+            .map_or("ok", |e| e.name())
     );
     let _ = writeln!(
         out,
         "readlink notes.md => {}",
-        root.readlink_at("notes.md").err().map_or("ok", |e| e.name())
+        root.readlink_at("notes.md")
+            .err()
+            .map_or("ok", |e| e.name())
     );
     let _ = writeln!(
         out,
