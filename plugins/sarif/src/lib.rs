@@ -164,11 +164,14 @@ impl Validator for Sarif {
                     clip(&issue.message, 200)
                 ))
                 .rule(&issue.rule);
+                // A line is in the file the result names: without the
+                // file, it would read as a line of the log (found by the
+                // `sarif` fuzz target).
                 if let Some(uri) = &issue.uri {
                     f = f.path(uri);
-                }
-                if let Some(line) = issue.line {
-                    f = f.line(line);
+                    if let Some(line) = issue.line {
+                        f = f.line(line);
+                    }
                 }
                 findings.push(f);
             }
@@ -389,6 +392,24 @@ mod tests {
         assert_eq!(n(params(j!({"level": "note"}))), 3);
         assert_eq!(n(params(j!({"allow_rules": ["R1"]}))), 0);
         assert_eq!(n(params(j!({"deny_rules": ["R2"]}))), 3);
+    }
+
+    #[test]
+    fn a_line_without_its_file_is_not_reported() {
+        // `artifactLoctaion`: the result has a region but names no file.
+        let log = LOG.replace(r#""artifactLocation""#, r#""artifactLoctaion""#);
+        let mut files = vcc_sdk::native::Files::default();
+        files.add("d", "/deliverables/results.sarif", log.into_bytes());
+        let criterion = files.criterion("AC-1", "{}", &["d"]);
+        let outcome = files.run(|| Sarif::validate(criterion)).unwrap();
+        assert_eq!(outcome.status, vcc_sdk::Status::Fail);
+        let f = &outcome.findings[0];
+        assert!(
+            f.message.starts_with("R1 [error]: unused variable"),
+            "{}",
+            f.message
+        );
+        assert_eq!((f.path.as_deref(), f.line), (None, None));
     }
 
     #[test]
