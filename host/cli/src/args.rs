@@ -4,6 +4,12 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
+mod agents;
+mod artifacts;
+
+pub use agents::{ConvergeArgs, HookArgs, HookCommand, McpArgs};
+pub use artifacts::{BundleCommand, KeyCommand, Lang, LockArgs, ValidatorCommand};
+
 #[derive(Parser)]
 #[command(
     name = "vcc",
@@ -307,130 +313,6 @@ impl Template {
     }
 }
 
-#[derive(Args)]
-pub struct ConvergeArgs {
-    /// The contract (YAML, or JSON with a .json extension).
-    pub contract: PathBuf,
-    /// The deliverable root [default: the contract's `root:`, else its folder].
-    #[arg(long, value_name = "ROOT")]
-    pub dir: Option<PathBuf>,
-    /// Leave out what this gitignore pattern matches (repeat), on top of
-    /// the contract's `exclude`: never hashed, never seen by a validator.
-    #[arg(long, value_name = "GLOB")]
-    pub exclude: Vec<String>,
-    /// Runs of CMD at most [default: the contract's budget.iterations, else 10].
-    #[arg(long, value_name = "N")]
-    pub max_iterations: Option<u32>,
-    /// Wall time of the whole loop, e.g. `20m` [default: the contract's budget.time].
-    #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
-    pub max_time: Option<vcc_contract::DurationSpec>,
-    /// Cost CMD may report through $VCC_USAGE [default: the contract's budget.cost].
-    #[arg(long, value_name = "X")]
-    pub max_cost: Option<f64>,
-    /// Tokens CMD may report through $VCC_USAGE [default: the contract's budget.tokens].
-    #[arg(long, value_name = "N")]
-    pub max_tokens: Option<u64>,
-    /// Stop when the failing MUST criteria and their findings are unchanged
-    /// after K runs in a row [default: the contract's budget.stagnation, else 2].
-    #[arg(long, value_name = "K")]
-    pub stagnation: Option<u32>,
-    /// Stop (reason `command_error`) when CMD exits non-zero.
-    #[arg(long)]
-    pub stop_on_command_error: bool,
-    /// The share (in percent) of each token, cost and time budget kept back
-    /// from child loops started inside CMD ($VCC_BUDGET_FILE).
-    #[arg(long, value_name = "PERCENT", default_value_t = 10,
-          value_parser = clap::value_parser!(u8).range(0..=100))]
-    pub reserve: u8,
-    /// Also write the converge report (JSON) to FILE.
-    #[arg(long, value_name = "FILE")]
-    pub report: Option<PathBuf>,
-    /// Also write a self-contained HTML page to FILE: the loop, with a chart
-    /// of the MUST criteria failing after each run, and the last check.
-    #[arg(long, value_name = "FILE")]
-    pub report_html: Option<PathBuf>,
-    /// human (progress to stderr) or json (the converge report, to stdout).
-    #[arg(long, value_enum, default_value_t = Format::Human)]
-    pub format: Format,
-    /// Criteria evaluated at once [default: the number of cores].
-    #[arg(long, value_name = "N")]
-    pub jobs: Option<usize>,
-    #[command(flatten)]
-    pub gate: GateArgs,
-    #[command(flatten)]
-    pub ledger: LedgerArgs,
-    /// The command and its arguments, after `--`.
-    #[arg(last = true, required = true, value_name = "CMD")]
-    pub command: Vec<String>,
-}
-
-fn parse_duration(text: &str) -> Result<vcc_contract::DurationSpec, String> {
-    vcc_contract::DurationSpec::parse(text)
-}
-
-#[derive(Subcommand)]
-pub enum HookCommand {
-    /// A Claude Code Stop/SubagentStop hook: reads the hook's JSON on
-    /// stdin, checks the contract (with the session's transcript attached
-    /// at .vcc/transcript.jsonl), and blocks the stop with the feedback
-    /// until the contract is accepted.
-    ClaudeCode(HookArgs),
-    /// A Codex Stop/SubagentStop hook (the same protocol: `decision:
-    /// block` with the feedback as the reason continues the turn).
-    Codex(HookArgs),
-    /// A Cursor `stop` hook: the feedback goes back as the next user
-    /// message (`followup_message`), within the hook's `loop_limit`.
-    Cursor(HookArgs),
-    /// A Gemini CLI `AfterAgent` hook: `decision: deny` with the feedback
-    /// as the reason, which Gemini CLI sends as the next prompt.
-    Gemini(HookArgs),
-}
-
-#[derive(Args)]
-pub struct HookArgs {
-    /// The contract.
-    #[arg(long, value_name = "FILE")]
-    pub contract: PathBuf,
-    /// The deliverable root [default: the contract's `root:`, else its folder].
-    #[arg(long, value_name = "ROOT")]
-    pub dir: Option<PathBuf>,
-    /// Stops blocked per session at most; past it the stop is allowed and
-    /// the work is reported withheld, never accepted.
-    #[arg(long, value_name = "N", default_value_t = 10)]
-    pub max_blocks: u32,
-    /// On a SubagentStop of subagents of this type, judge with this
-    /// contract (repeat). A type without one is judged with the session,
-    /// at its stop.
-    #[arg(long, value_name = "TYPE=CONTRACT")]
-    pub subagent: Vec<String>,
-    /// Give up judging after this long, and block the stop (keep it below
-    /// the harness's own hook timeout, past which it lets the stop through).
-    #[arg(long, value_name = "DURATION", default_value = "50s", value_parser = humantime::parse_duration)]
-    pub timeout: std::time::Duration,
-    #[command(flatten)]
-    pub gate: GateArgs,
-    #[command(flatten)]
-    pub ledger: LedgerArgs,
-}
-
-impl HookArgs {
-    /// The contract `--subagent` names for subagents of type `kind`.
-    pub fn subagent_contract(&self, kind: &str) -> Option<PathBuf> {
-        self.subagent.iter().find_map(|spec| {
-            let (k, path) = spec.split_once('=')?;
-            (k == kind && !path.is_empty()).then(|| PathBuf::from(path))
-        })
-    }
-}
-
-#[derive(Args)]
-pub struct McpArgs {
-    #[command(flatten)]
-    pub gate: GateArgs,
-    #[command(flatten)]
-    pub ledger: LedgerArgs,
-}
-
 /// Where trust comes from, and how registries are reached.
 #[derive(Args, Clone, Default)]
 pub struct TrustArgs {
@@ -513,85 +395,6 @@ impl GateArgs {
     pub fn mapping(&self) -> Result<vcc_contract::vcc1::Mapping, String> {
         vcc_contract::vcc1::Mapping::from_args(&self.artifact_roots, self.adapters.as_deref())
     }
-}
-
-#[derive(Subcommand)]
-pub enum KeyCommand {
-    /// Write NAME.key (Ed25519 private key, PKCS#8 PEM, mode 0600) and
-    /// NAME.pub (SPKI PEM); prints the key id.
-    Generate {
-        /// A path without extension, e.g. `keys/platform`.
-        name: PathBuf,
-    },
-}
-
-#[derive(Subcommand)]
-pub enum BundleCommand {
-    /// Build a bundle from vcc-bundle.yaml into an OCI image layout.
-    Build {
-        /// The bundle manifest (vcc-bundle.yaml).
-        manifest: PathBuf,
-        /// The OCI image layout folder to write.
-        #[arg(long, value_name = "DIR")]
-        out: PathBuf,
-    },
-    /// Name, version, validators, digests, signatures and who signed.
-    Inspect {
-        /// An OCI image layout folder, or HOST[:PORT]/REPO:TAG.
-        target: String,
-        #[command(flatten)]
-        trust: TrustArgs,
-        #[arg(long, value_enum, default_value_t = Format::Human)]
-        format: Format,
-    },
-    /// Sign a bundle: a DSSE envelope over an in-toto Statement, stored
-    /// beside it (several signers may sign).
-    Sign {
-        /// The bundle's OCI image layout folder.
-        dir: PathBuf,
-        /// The signer's private key (NAME.key).
-        #[arg(long, value_name = "FILE")]
-        key: PathBuf,
-        /// After this the signature no longer counts: a duration (`90d`)
-        /// or an RFC 3339 time.
-        #[arg(long, value_name = "WHEN")]
-        expires: Option<String>,
-    },
-    /// Verify a bundle against the trust policy: exit 0 trusted, 2 refused
-    /// (with a stable code).
-    Verify {
-        /// An OCI image layout folder, or HOST[:PORT]/REPO:TAG.
-        target: String,
-        #[command(flatten)]
-        trust: TrustArgs,
-        #[arg(long, value_enum, default_value_t = Format::Human)]
-        format: Format,
-    },
-    /// Push a bundle and its signatures to a registry.
-    Push {
-        /// The bundle's OCI image layout folder.
-        dir: PathBuf,
-        /// HOST[:PORT]/REPO:TAG
-        reference: String,
-        /// Allow plain HTTP (always allowed to loopback addresses).
-        #[arg(long)]
-        insecure: bool,
-    },
-    /// Pull a bundle (from a registry, or an OCI layout folder), verify it
-    /// against the trust policy, store it, and precompile its validators.
-    Pull {
-        /// HOST[:PORT]/REPO:TAG, HOST[:PORT]/REPO@sha256:…, or a folder.
-        source: String,
-        #[command(flatten)]
-        trust: TrustArgs,
-    },
-}
-
-#[derive(Args)]
-pub struct LockArgs {
-    pub contract: PathBuf,
-    #[command(flatten)]
-    pub trust: TrustArgs,
 }
 
 #[derive(Args)]
@@ -829,73 +632,6 @@ pub enum BriefFormat {
     Prompt,
     /// The brief as JSON, for tools.
     Json,
-}
-
-#[derive(Subcommand)]
-pub enum ValidatorCommand {
-    /// One line per available validator: name, version, summary.
-    List {
-        #[arg(long, value_enum, default_value_t = Format::Human)]
-        format: Format,
-        /// Also show each validator's parameters (name, type, required,
-        /// default, description).
-        #[arg(long)]
-        params: bool,
-    },
-    /// Write a new validator project (source, build settings, golden cases).
-    New {
-        #[arg(long, value_enum)]
-        lang: Lang,
-        /// Lower-case letters, digits and `-`.
-        name: String,
-        /// Where to write it [default: ./NAME].
-        dir: Option<PathBuf>,
-    },
-    /// Build a validator project into build/NAME.wasm.
-    Build {
-        #[arg(default_value = ".")]
-        dir: PathBuf,
-    },
-    /// Run golden cases through the real sandbox; exit 0 only if all match.
-    Test {
-        /// A validator project (its build/NAME.wasm and cases/), or a component.
-        #[arg(default_value = ".")]
-        target: PathBuf,
-        /// The cases folder [default: cases/ in the project, or next to the component].
-        #[arg(long, value_name = "DIR")]
-        cases: Option<PathBuf>,
-        /// Ask the judges of cases that have `judges:` live, through this
-        /// judge configuration, and write each such case's `replay` session
-        /// (its answers) instead of replaying it.
-        #[arg(long, value_name = "CONFIG")]
-        record_judges: Option<PathBuf>,
-        #[arg(long, value_enum, default_value_t = Format::Human)]
-        format: Format,
-    },
-    /// Digest, WIT version, describe() and imports of a component (or std/NAME).
-    Inspect {
-        component: PathBuf,
-        #[arg(long, value_enum, default_value_t = Format::Human)]
-        format: Format,
-    },
-}
-
-#[derive(Clone, Copy, PartialEq, Eq, Debug, ValueEnum, serde::Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Lang {
-    Rust,
-    Python,
-    Js,
-}
-
-impl Lang {
-    pub fn name(self) -> &'static str {
-        match self {
-            Lang::Rust => "rust",
-            Lang::Python => "python",
-            Lang::Js => "js",
-        }
-    }
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]

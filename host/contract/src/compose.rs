@@ -16,8 +16,9 @@
 
 use std::collections::{BTreeSet, HashMap};
 
+pub use crate::document::Based;
+use crate::document::Document;
 use crate::model::ValidatorRef;
-use crate::parse::Document;
 use crate::problem::{Code, FieldPath, Level, Problem};
 
 /// A base contract, and what to call it in problems and reports.
@@ -25,16 +26,6 @@ pub struct Base<'a> {
     /// `acme/security:baseline@1.3.0`, or the path of a `--policy` file.
     pub label: String,
     pub doc: &'a Document,
-}
-
-/// A base a composed contract was built on.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Based {
-    pub label: String,
-    /// `blake3:<hex>` of the base contract's bytes.
-    pub digest: String,
-    /// Criteria taken from this base as it wrote them (not overridden).
-    pub criteria: Vec<String>,
 }
 
 /// What a binding runs, for comparing a base's with a project's: the

@@ -15,22 +15,13 @@ use std::path::Path;
 
 use serde_json::Value;
 
-use crate::parse::Document;
+pub use crate::document::ContractFile;
+use crate::document::Document;
 use crate::problem::{Code, FieldPath, Level, Problem, Seg};
 
-/// The key of a file reference: `{ $file: PATH }`.
-pub const FILE_KEY: &str = "$file";
+pub use crate::model::FILE_KEY;
 /// A contract file is at most this large.
 pub const MAX_FILE_BYTES: u64 = 4 << 20;
-
-/// A file a contract's params name, as it was read.
-#[derive(Debug, Clone, PartialEq)]
-pub struct ContractFile {
-    /// As written, relative to the contract file.
-    pub path: String,
-    /// `blake3:<hex>` of its bytes.
-    pub digest: String,
-}
 
 /// The path a `{ $file: PATH }` object names, if `value` is one.
 pub fn reference(value: &Value) -> Option<&Value> {

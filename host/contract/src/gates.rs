@@ -3,8 +3,8 @@
 
 use std::collections::HashSet;
 
+use crate::document::Document;
 use crate::model::{PROVENANCE_REQUIREMENTS, provenance_id};
-use crate::parse::Document;
 use crate::problem::{Code, FieldPath, Level, Problem, closest};
 
 pub(crate) fn lint(doc: &Document, problems: &mut Vec<Problem>) {

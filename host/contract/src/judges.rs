@@ -5,8 +5,8 @@
 //! contract's, so it is checked where that configuration is read (the
 //! runtime); here is what the contract alone can get wrong.
 
+use crate::document::Document;
 use crate::model::{Contract, Judge, Limits, Provider};
-use crate::parse::Document;
 use crate::problem::{Code, FieldPath, Level, Problem, closest};
 
 /// The longest one judge call may be given.

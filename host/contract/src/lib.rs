@@ -7,6 +7,7 @@
 pub mod brief;
 pub mod compose;
 pub mod contract_files;
+mod document;
 pub mod exclude;
 pub mod files;
 mod gates;

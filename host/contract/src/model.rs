@@ -12,6 +12,10 @@ use serde_json::Value;
 
 use crate::units::{ByteSize, DurationSpec};
 
+/// The key of a file reference in params: `{ $file: PATH }` (read by
+/// `contract_files`, written by the VCC v1 translation).
+pub const FILE_KEY: &str = "$file";
+
 /// Extension fields (`x-…`) of one object, kept verbatim.
 pub type Extensions = BTreeMap<String, Value>;
 

@@ -15,7 +15,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::converge::{Limits, Termination, Usage};
+use crate::budget::{Limits, Termination, Usage};
 
 /// The pool file's format name; a file without it is not a pool.
 pub const POOL_FORMAT: &str = "vcc.budget-pool/1";

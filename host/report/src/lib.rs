@@ -7,6 +7,7 @@
 use serde::{Deserialize, Serialize};
 use vcc_contract::{OnFail, Problem, Severity};
 
+pub mod budget;
 pub mod converge;
 pub mod delegation;
 pub mod harness;

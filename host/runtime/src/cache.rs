@@ -39,8 +39,10 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
-use crate::memo;
-use crate::snapshot::StatKey;
+use crate::stat::{self, StatKey};
+
+/// The default bound on the cache's entries (`VCC_CACHE_MAX_SIZE`).
+pub const DEFAULT_MAX_SIZE: u64 = 1 << 30;
 
 const SEAL_MAGIC: &str = "vcc-seal 1";
 const KEY_FILE: &str = "cache.key";
@@ -182,14 +184,14 @@ impl Cache {
     }
 
     pub fn get(&self, key: &str) -> Lookup {
-        let lookup = self.get_at(key, memo::now());
+        let lookup = self.get_at(key, stat::now());
         if let Lookup::Hit(_) = lookup {
             self.mark_used(key);
         }
         lookup
     }
 
-    /// [`Cache::get`] as if the time were `now` (from [`memo::now`]).
+    /// [`Cache::get`] as if the time were `now` (from [`stat::now`]).
     fn get_at(&self, key: &str, now: (i64, i64)) -> Lookup {
         let path = self.path(key, "cwasm");
         let file = match fs::File::open(&path) {
@@ -222,7 +224,7 @@ impl Cache {
                     path.display()
                 ));
             }
-            if !memo::is_racy(&stat, now) {
+            if !stat::is_racy(&stat, now) {
                 // Only a speed-up: a seal that cannot be rewritten is not an error.
                 let _ = self.write_seal(
                     key,
@@ -295,7 +297,7 @@ impl Cache {
         for line in body.lines() {
             match line.split_once(' ') {
                 Some(("artifact", mac)) => seal.artifact_mac = blake3::Hash::from_hex(mac).ok(),
-                Some(("stat", stat)) => seal.stat = memo::parse_stat(stat),
+                Some(("stat", stat)) => seal.stat = stat::parse_stat(stat),
                 Some(("describe", json)) => seal.description = Some(json.to_string()),
                 _ => {}
             }
@@ -309,7 +311,7 @@ impl Cache {
             body.push_str(&format!("artifact {}\n", mac.to_hex()));
         }
         if let Some(stat) = &seal.stat {
-            body.push_str(&format!("stat {}\n", memo::format_stat(stat)));
+            body.push_str(&format!("stat {}\n", stat::format_stat(stat)));
         }
         if let Some(json) = &seal.description {
             body.push_str(&format!("describe {json}\n"));
@@ -358,7 +360,7 @@ fn max_size_from_env() -> io::Result<u64> {
         Ok(text) if !text.is_empty() => vcc_contract::ByteSize::parse(&text)
             .map(|s| s.0)
             .map_err(|e| io::Error::other(format!("VCC_CACHE_MAX_SIZE={text}: {e}"))),
-        _ => Ok(crate::evict::DEFAULT_MAX_SIZE),
+        _ => Ok(DEFAULT_MAX_SIZE),
     }
 }
 
@@ -465,7 +467,7 @@ mod tests {
         let key = Cache::key(&blake3::hash(b"component"), 42u64);
         cache.put(&key, b"artifact").unwrap();
         cache.remember_description(&key, r#"{"name":"x"}"#).unwrap();
-        let later = (memo::now().0 + 10, 0);
+        let later = (stat::now().0 + 10, 0);
         // Checked in full, and (not racy any more) its metadata recorded.
         assert_eq!(hit(cache.get_at(&key, later)), b"artifact");
         assert!(cache.read_seal(&key).unwrap().stat.is_some());

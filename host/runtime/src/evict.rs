@@ -18,8 +18,6 @@ use std::time::{Duration, SystemTime};
 
 use crate::cache::Cache;
 
-/// The default bound on the cache's entries (`VCC_CACHE_MAX_SIZE`).
-pub const DEFAULT_MAX_SIZE: u64 = 1 << 30;
 /// An entry used this recently may be in use by another run.
 const IN_USE_GRACE: Duration = Duration::from_secs(60);
 

@@ -15,7 +15,6 @@ use vcc_judge::{Ask, FileText, Message};
 use vcc_report::judge::JudgeCall;
 use vcc_report::output::Evidence;
 
-use crate::sandbox::RunState;
 use crate::vfs::FileAccess;
 
 /// A criterion's access to the run's judges.
@@ -34,47 +33,42 @@ pub struct JudgeAccess {
     pub evidence: Vec<Evidence>,
 }
 
-/// The bindings' types, as `sandbox.rs` generates them.
-use crate::sandbox::judge_wit as wit;
+/// The bindings' types.
+use crate::bindings::judge_wit as wit;
 
-impl wit::Host for RunState {
-    fn judges(&mut self) -> Vec<String> {
-        self.judge
-            .as_ref()
-            .map(|j| j.grant.granted.clone())
-            .unwrap_or_default()
-    }
-
-    fn complete(&mut self, requests: Vec<wit::Request>) -> Vec<Result<wit::Answer, String>> {
-        let Some(access) = self.judge.as_mut() else {
-            let why =
-                "this criterion is granted no judge (or the validator asked during describe())";
-            return requests.iter().map(|_| Err(why.to_string())).collect();
-        };
+impl JudgeAccess {
+    /// Answer a validator's requests for criterion `criterion`, reading the
+    /// files they name from the snapshot; every call is kept as evidence.
+    pub fn complete(
+        &mut self,
+        files: Option<&mut FileAccess>,
+        criterion: &str,
+        requests: Vec<wit::Request>,
+    ) -> Vec<Result<wit::Answer, String>> {
+        let mut files = files;
         let asks: Vec<Result<Ask, String>> = requests
             .into_iter()
-            .map(|r| ask(self.files.as_mut(), r))
+            .map(|r| ask(files.as_deref_mut(), r))
             .collect();
-        let criterion = self.criterion.clone();
-        let made = access.grant.run.complete(
-            &criterion,
-            &access.grant.granted,
-            access.calls.len(),
-            access.until,
+        let made = self.grant.run.complete(
+            criterion,
+            &self.grant.granted,
+            self.calls.len(),
+            self.until,
             asks,
         );
         made.into_iter()
             .map(|m| {
                 for (what, bytes) in [("prompt", m.prompt), ("response", m.response)] {
                     if let Some(bytes) = bytes {
-                        access.evidence.push(Evidence {
+                        self.evidence.push(Evidence {
                             name: format!("judge/{}/{what}.json", m.call.id),
                             media_type: "application/json".into(),
                             bytes,
                         });
                     }
                 }
-                access.calls.push(m.call);
+                self.calls.push(m.call);
                 m.answer.map(|a| wit::Answer {
                     text: a.text,
                     model: a.model,

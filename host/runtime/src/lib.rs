@@ -4,6 +4,7 @@
 //! wasmtime types stay inside this crate: callers see contracts, reports
 //! and plain Rust types.
 
+mod bindings;
 mod cache;
 mod check;
 mod code_memory;
@@ -17,18 +18,19 @@ mod progress;
 mod sandbox;
 pub mod signatures;
 mod snapshot;
+mod stat;
 mod validators;
 mod vfs;
 
 use std::path::Path;
 use std::time::Duration;
 
-pub use cache::{Cache, OpenError};
+pub use cache::{Cache, DEFAULT_MAX_SIZE, OpenError};
 pub use check::{
     Attached, CheckOptions, DEFAULT_MEMORY, DEFAULT_TIMEOUT, Reuse, WASMTIME_VERSION, check,
     lint_with_validators, root_digest, unreadable_contract,
 };
-pub use evict::{CacheStats, DEFAULT_MAX_SIZE, Pruned};
+pub use evict::{CacheStats, Pruned};
 pub use progress::{Now, Progress, Task};
 pub use sandbox::{Description, GUEST_ROOT, ImportUse, SUPPORTED_WIT, import_use};
 pub use snapshot::{Snapshot, WalkLimits};
@@ -80,12 +82,12 @@ impl Runtime {
     /// digest is remembered by the file's metadata (see `memo.rs`).
     pub fn host_digest(&self) -> Option<String> {
         let exe = std::env::current_exe().ok()?;
-        let stat = snapshot::StatKey::of_std(&std::fs::metadata(&exe).ok()?);
+        let stat = stat::StatKey::of_std(&std::fs::metadata(&exe).ok()?);
         let memo = self.loader.cache().map(|c| c.load_memo(&exe));
         if let Some(digest) = memo.as_ref().and_then(|m| m.get("", &stat)) {
             return Some(snapshot::digest_string(&digest));
         }
-        let started = memo::now();
+        let started = stat::now();
         let mut hasher = blake3::Hasher::new();
         hasher.update_reader(std::fs::File::open(&exe).ok()?).ok()?;
         let digest = hasher.finalize();

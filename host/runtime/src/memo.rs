@@ -16,17 +16,16 @@ use std::collections::{HashMap, HashSet};
 use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use rayon::prelude::*;
 
 use crate::cache::Cache;
-use crate::snapshot::StatKey;
+use crate::stat::{StatKey, format_stat, is_racy, parse_stat};
+// The snapshot's tests read the clock here, where it used to be.
+#[cfg(test)]
+pub(crate) use crate::stat::now;
 
 const MAGIC: &str = "vcc-memo 1";
-/// Files whose ctime is this close to the start of the hashing run are
-/// not trusted next time (covers coarse filesystem timestamps).
-const RACY_MARGIN: Duration = Duration::from_secs(2);
 
 /// What a memo knew when it was loaded.
 #[derive(Default)]
@@ -50,14 +49,6 @@ impl Memo {
     pub fn is_empty(&self) -> bool {
         self.entries.is_empty()
     }
-}
-
-/// Seconds and nanoseconds since the epoch, as ctime is stored.
-pub fn now() -> (i64, i64) {
-    let d = SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .unwrap_or_default();
-    (d.as_secs() as i64, i64::from(d.subsec_nanos()))
 }
 
 impl Cache {
@@ -165,39 +156,6 @@ impl Cache {
         );
         self.write_atomically(&path, text.as_bytes(), false)
     }
-}
-
-/// Whether a file with this metadata, seen by a run that started reading
-/// at `started`, could still change without its timestamps showing it.
-pub fn is_racy(stat: &StatKey, started: (i64, i64)) -> bool {
-    stat.ctime >= (started.0 - RACY_MARGIN.as_secs() as i64, started.1)
-}
-
-/// `dev ino size mtime mtime_ns ctime ctime_ns`, as memos and seals keep it.
-pub fn format_stat(stat: &StatKey) -> String {
-    format!(
-        "{} {} {} {} {} {} {}",
-        stat.dev, stat.ino, stat.size, stat.mtime.0, stat.mtime.1, stat.ctime.0, stat.ctime.1
-    )
-}
-
-/// The inverse of [`format_stat`].
-pub fn parse_stat(text: &str) -> Option<StatKey> {
-    let mut parts = text.split(' ');
-    let mut int = || parts.next()?.parse::<i64>().ok();
-    let (dev, ino, size) = (int()?, int()?, int()?);
-    let mtime = (int()?, int()?);
-    let ctime = (int()?, int()?);
-    if parts.next().is_some() {
-        return None;
-    }
-    Some(StatKey {
-        dev: dev as u64,
-        ino: ino as u64,
-        size: size as u64,
-        mtime,
-        ctime,
-    })
 }
 
 fn parse_line(line: &str) -> Option<(String, (StatKey, blake3::Hash))> {

@@ -6,11 +6,10 @@
 //! keys the trust policy names for records, at least `threshold` of them.
 
 use std::collections::BTreeSet;
+use std::sync::Arc;
 
 use vcc_trust::dsse::{Envelope, pae};
 use vcc_trust::keys::PublicKey;
-
-use crate::vfs::FileAccess;
 
 /// The keys the trust policy names for records (`records: { signers,
 /// threshold }`), by their policy ids.
@@ -37,19 +36,25 @@ impl Checked {
     }
 }
 
-pub fn check(files: &mut FileAccess, path: &str, signers: Option<&RecordSigners>) -> Checked {
+/// Reads a file of the snapshot by path (`FileAccess::read`).
+pub type ReadFile<'a> = dyn FnMut(&str) -> Result<Arc<[u8]>, String> + 'a;
+
+/// Check the signatures of `path`, reading the snapshot's files (the record
+/// and its envelope) through `read`, so what is verified is what was hashed
+/// (and both are recorded as read).
+pub fn check(read: &mut ReadFile, path: &str, signers: Option<&RecordSigners>) -> Checked {
     let Some(policy) = signers.filter(|s| !s.keys.is_empty()) else {
         return Checked::problem(
             "no-policy",
             "the trust policy names no record signers (`records: { signers: [...] }`), so no signature can be trusted".into(),
         );
     };
-    let record = match files.read(path) {
+    let record = match read(path) {
         Ok(bytes) => bytes,
         Err(e) => return Checked::problem("unsigned", e),
     };
     let envelope_path = format!("{path}{}", vcc_record::ENVELOPE_SUFFIX);
-    let bytes = match files.read(&envelope_path) {
+    let bytes = match read(&envelope_path) {
         Ok(bytes) => bytes,
         Err(_) => {
             return Checked::problem(

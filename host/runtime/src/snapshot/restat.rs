@@ -11,7 +11,7 @@
 //! for send the check to the full walk instead:
 //!
 //! - a folder whose status-change time is within the racy margin of the
-//!   walk's start (`memo::is_racy`): an entry added in the same clock tick
+//!   walk's start (`stat::is_racy`): an entry added in the same clock tick
 //!   as the walk read the folder would leave its times as they were;
 //! - anything the walk could not take at face value: unreadable entries,
 //!   a truncated walk, an ignore file that is itself excluded (editing it
@@ -82,7 +82,7 @@ impl Snapshot {
             Ok(meta) => StatKey::of(&meta),
             Err(_) => return false,
         };
-        if now != *recorded || crate::memo::is_racy(&now, self.walked_at) {
+        if now != *recorded || crate::stat::is_racy(&now, self.walked_at) {
             return false;
         }
         files.iter().all(|(name, stat)| {

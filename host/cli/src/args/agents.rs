@@ -1,0 +1,128 @@
+//! The arguments of the commands agents run: `vcc converge`, `vcc hook`,
+//! `vcc mcp`.
+
+use super::*;
+
+#[derive(Args)]
+pub struct ConvergeArgs {
+    /// The contract (YAML, or JSON with a .json extension).
+    pub contract: PathBuf,
+    /// The deliverable root [default: the contract's `root:`, else its folder].
+    #[arg(long, value_name = "ROOT")]
+    pub dir: Option<PathBuf>,
+    /// Leave out what this gitignore pattern matches (repeat), on top of
+    /// the contract's `exclude`: never hashed, never seen by a validator.
+    #[arg(long, value_name = "GLOB")]
+    pub exclude: Vec<String>,
+    /// Runs of CMD at most [default: the contract's budget.iterations, else 10].
+    #[arg(long, value_name = "N")]
+    pub max_iterations: Option<u32>,
+    /// Wall time of the whole loop, e.g. `20m` [default: the contract's budget.time].
+    #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
+    pub max_time: Option<vcc_contract::DurationSpec>,
+    /// Cost CMD may report through $VCC_USAGE [default: the contract's budget.cost].
+    #[arg(long, value_name = "X")]
+    pub max_cost: Option<f64>,
+    /// Tokens CMD may report through $VCC_USAGE [default: the contract's budget.tokens].
+    #[arg(long, value_name = "N")]
+    pub max_tokens: Option<u64>,
+    /// Stop when the failing MUST criteria and their findings are unchanged
+    /// after K runs in a row [default: the contract's budget.stagnation, else 2].
+    #[arg(long, value_name = "K")]
+    pub stagnation: Option<u32>,
+    /// Stop (reason `command_error`) when CMD exits non-zero.
+    #[arg(long)]
+    pub stop_on_command_error: bool,
+    /// The share (in percent) of each token, cost and time budget kept back
+    /// from child loops started inside CMD ($VCC_BUDGET_FILE).
+    #[arg(long, value_name = "PERCENT", default_value_t = 10,
+          value_parser = clap::value_parser!(u8).range(0..=100))]
+    pub reserve: u8,
+    /// Also write the converge report (JSON) to FILE.
+    #[arg(long, value_name = "FILE")]
+    pub report: Option<PathBuf>,
+    /// Also write a self-contained HTML page to FILE: the loop, with a chart
+    /// of the MUST criteria failing after each run, and the last check.
+    #[arg(long, value_name = "FILE")]
+    pub report_html: Option<PathBuf>,
+    /// human (progress to stderr) or json (the converge report, to stdout).
+    #[arg(long, value_enum, default_value_t = Format::Human)]
+    pub format: Format,
+    /// Criteria evaluated at once [default: the number of cores].
+    #[arg(long, value_name = "N")]
+    pub jobs: Option<usize>,
+    #[command(flatten)]
+    pub gate: GateArgs,
+    #[command(flatten)]
+    pub ledger: LedgerArgs,
+    /// The command and its arguments, after `--`.
+    #[arg(last = true, required = true, value_name = "CMD")]
+    pub command: Vec<String>,
+}
+
+pub(super) fn parse_duration(text: &str) -> Result<vcc_contract::DurationSpec, String> {
+    vcc_contract::DurationSpec::parse(text)
+}
+
+#[derive(Subcommand)]
+pub enum HookCommand {
+    /// A Claude Code Stop/SubagentStop hook: reads the hook's JSON on
+    /// stdin, checks the contract (with the session's transcript attached
+    /// at .vcc/transcript.jsonl), and blocks the stop with the feedback
+    /// until the contract is accepted.
+    ClaudeCode(HookArgs),
+    /// A Codex Stop/SubagentStop hook (the same protocol: `decision:
+    /// block` with the feedback as the reason continues the turn).
+    Codex(HookArgs),
+    /// A Cursor `stop` hook: the feedback goes back as the next user
+    /// message (`followup_message`), within the hook's `loop_limit`.
+    Cursor(HookArgs),
+    /// A Gemini CLI `AfterAgent` hook: `decision: deny` with the feedback
+    /// as the reason, which Gemini CLI sends as the next prompt.
+    Gemini(HookArgs),
+}
+
+#[derive(Args)]
+pub struct HookArgs {
+    /// The contract.
+    #[arg(long, value_name = "FILE")]
+    pub contract: PathBuf,
+    /// The deliverable root [default: the contract's `root:`, else its folder].
+    #[arg(long, value_name = "ROOT")]
+    pub dir: Option<PathBuf>,
+    /// Stops blocked per session at most; past it the stop is allowed and
+    /// the work is reported withheld, never accepted.
+    #[arg(long, value_name = "N", default_value_t = 10)]
+    pub max_blocks: u32,
+    /// On a SubagentStop of subagents of this type, judge with this
+    /// contract (repeat). A type without one is judged with the session,
+    /// at its stop.
+    #[arg(long, value_name = "TYPE=CONTRACT")]
+    pub subagent: Vec<String>,
+    /// Give up judging after this long, and block the stop (keep it below
+    /// the harness's own hook timeout, past which it lets the stop through).
+    #[arg(long, value_name = "DURATION", default_value = "50s", value_parser = humantime::parse_duration)]
+    pub timeout: std::time::Duration,
+    #[command(flatten)]
+    pub gate: GateArgs,
+    #[command(flatten)]
+    pub ledger: LedgerArgs,
+}
+
+impl HookArgs {
+    /// The contract `--subagent` names for subagents of type `kind`.
+    pub fn subagent_contract(&self, kind: &str) -> Option<PathBuf> {
+        self.subagent.iter().find_map(|spec| {
+            let (k, path) = spec.split_once('=')?;
+            (k == kind && !path.is_empty()).then(|| PathBuf::from(path))
+        })
+    }
+}
+
+#[derive(Args)]
+pub struct McpArgs {
+    #[command(flatten)]
+    pub gate: GateArgs,
+    #[command(flatten)]
+    pub ledger: LedgerArgs,
+}

@@ -1,0 +1,150 @@
+//! The arguments of the commands about validators and bundles:
+//! `vcc validator`, `vcc key`, `vcc bundle`, `vcc lock`.
+
+use super::*;
+
+#[derive(Subcommand)]
+pub enum KeyCommand {
+    /// Write NAME.key (Ed25519 private key, PKCS#8 PEM, mode 0600) and
+    /// NAME.pub (SPKI PEM); prints the key id.
+    Generate {
+        /// A path without extension, e.g. `keys/platform`.
+        name: PathBuf,
+    },
+}
+
+#[derive(Subcommand)]
+pub enum BundleCommand {
+    /// Build a bundle from vcc-bundle.yaml into an OCI image layout.
+    Build {
+        /// The bundle manifest (vcc-bundle.yaml).
+        manifest: PathBuf,
+        /// The OCI image layout folder to write.
+        #[arg(long, value_name = "DIR")]
+        out: PathBuf,
+    },
+    /// Name, version, validators, digests, signatures and who signed.
+    Inspect {
+        /// An OCI image layout folder, or HOST[:PORT]/REPO:TAG.
+        target: String,
+        #[command(flatten)]
+        trust: TrustArgs,
+        #[arg(long, value_enum, default_value_t = Format::Human)]
+        format: Format,
+    },
+    /// Sign a bundle: a DSSE envelope over an in-toto Statement, stored
+    /// beside it (several signers may sign).
+    Sign {
+        /// The bundle's OCI image layout folder.
+        dir: PathBuf,
+        /// The signer's private key (NAME.key).
+        #[arg(long, value_name = "FILE")]
+        key: PathBuf,
+        /// After this the signature no longer counts: a duration (`90d`)
+        /// or an RFC 3339 time.
+        #[arg(long, value_name = "WHEN")]
+        expires: Option<String>,
+    },
+    /// Verify a bundle against the trust policy: exit 0 trusted, 2 refused
+    /// (with a stable code).
+    Verify {
+        /// An OCI image layout folder, or HOST[:PORT]/REPO:TAG.
+        target: String,
+        #[command(flatten)]
+        trust: TrustArgs,
+        #[arg(long, value_enum, default_value_t = Format::Human)]
+        format: Format,
+    },
+    /// Push a bundle and its signatures to a registry.
+    Push {
+        /// The bundle's OCI image layout folder.
+        dir: PathBuf,
+        /// HOST[:PORT]/REPO:TAG
+        reference: String,
+        /// Allow plain HTTP (always allowed to loopback addresses).
+        #[arg(long)]
+        insecure: bool,
+    },
+    /// Pull a bundle (from a registry, or an OCI layout folder), verify it
+    /// against the trust policy, store it, and precompile its validators.
+    Pull {
+        /// HOST[:PORT]/REPO:TAG, HOST[:PORT]/REPO@sha256:…, or a folder.
+        source: String,
+        #[command(flatten)]
+        trust: TrustArgs,
+    },
+}
+
+#[derive(Args)]
+pub struct LockArgs {
+    pub contract: PathBuf,
+    #[command(flatten)]
+    pub trust: TrustArgs,
+}
+
+#[derive(Subcommand)]
+pub enum ValidatorCommand {
+    /// One line per available validator: name, version, summary.
+    List {
+        #[arg(long, value_enum, default_value_t = Format::Human)]
+        format: Format,
+        /// Also show each validator's parameters (name, type, required,
+        /// default, description).
+        #[arg(long)]
+        params: bool,
+    },
+    /// Write a new validator project (source, build settings, golden cases).
+    New {
+        #[arg(long, value_enum)]
+        lang: Lang,
+        /// Lower-case letters, digits and `-`.
+        name: String,
+        /// Where to write it [default: ./NAME].
+        dir: Option<PathBuf>,
+    },
+    /// Build a validator project into build/NAME.wasm.
+    Build {
+        #[arg(default_value = ".")]
+        dir: PathBuf,
+    },
+    /// Run golden cases through the real sandbox; exit 0 only if all match.
+    Test {
+        /// A validator project (its build/NAME.wasm and cases/), or a component.
+        #[arg(default_value = ".")]
+        target: PathBuf,
+        /// The cases folder [default: cases/ in the project, or next to the component].
+        #[arg(long, value_name = "DIR")]
+        cases: Option<PathBuf>,
+        /// Ask the judges of cases that have `judges:` live, through this
+        /// judge configuration, and write each such case's `replay` session
+        /// (its answers) instead of replaying it.
+        #[arg(long, value_name = "CONFIG")]
+        record_judges: Option<PathBuf>,
+        #[arg(long, value_enum, default_value_t = Format::Human)]
+        format: Format,
+    },
+    /// Digest, WIT version, describe() and imports of a component (or std/NAME).
+    Inspect {
+        component: PathBuf,
+        #[arg(long, value_enum, default_value_t = Format::Human)]
+        format: Format,
+    },
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug, ValueEnum, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Lang {
+    Rust,
+    Python,
+    Js,
+}
+
+impl Lang {
+    pub fn name(self) -> &'static str {
+        match self {
+            Lang::Rust => "rust",
+            Lang::Python => "python",
+            Lang::Js => "js",
+        }
+    }
+}

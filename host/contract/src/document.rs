@@ -1,0 +1,91 @@
+//! A contract as read from one file ([`Document`]), and what it records
+//! of the files it named and the bases it was composed with. Below the
+//! modules that make and use it (`parse`, `compose`, `contract_files`,
+//! `lint`), so none of them imports another to name it.
+
+use std::path::{Path, PathBuf};
+
+use crate::model::Contract;
+use crate::problem::{Code, FieldPath, Level, Problem};
+use crate::spans::Spans;
+use crate::vcc1::Origin;
+
+/// A contract as read from one file.
+#[derive(Debug, Clone)]
+pub struct Document {
+    pub path: PathBuf,
+    /// `blake3:<hex>` of the exact bytes that were parsed.
+    pub digest: String,
+    /// `vcc: 1`, or the `vccVersion` of a VCC v1 contract.
+    pub format: String,
+    pub contract: Contract,
+    pub spans: Spans,
+    /// Problems and notes found while translating a VCC v1 contract.
+    pub notes: Vec<Problem>,
+    /// For a translated contract: where native fields came from.
+    pub origin: Option<Origin>,
+    /// The bases it was composed with (`extends`, `--policy`), if any.
+    pub bases: Vec<Based>,
+    /// Files its params name (`{ $file: PATH }`), read when it was loaded;
+    /// with any, `digest` covers them too.
+    pub files: Vec<ContractFile>,
+}
+
+impl Document {
+    /// The folder relative validator paths are resolved from.
+    /// The deliverable root when no `--dir` is given: `root:`, relative
+    /// to the contract file, else the contract's folder.
+    pub fn default_root(&self) -> PathBuf {
+        match &self.contract.root {
+            Some(root) => self.dir().join(root),
+            None => self.dir().to_path_buf(),
+        }
+    }
+
+    pub fn dir(&self) -> &Path {
+        match self.path.parent() {
+            Some(dir) if !dir.as_os_str().is_empty() => dir,
+            _ => Path::new("."),
+        }
+    }
+
+    /// A problem about `field` (of the native model), with its line when
+    /// known. For a translated contract the field is the VCC one it came from.
+    pub fn problem(&self, code: Code, level: Level, field: &FieldPath, message: String) -> Problem {
+        let field = match &self.origin {
+            Some(origin) => origin.map(field),
+            None => field.clone(),
+        };
+        let field = &field;
+        let at = self.spans.find(field);
+        Problem {
+            code,
+            level,
+            message,
+            file: self.path.display().to_string(),
+            field: Some(field.render()),
+            line: at.map(|a| a.0),
+            column: at.map(|a| a.1),
+            help: None,
+        }
+    }
+}
+
+/// A base a composed contract was built on.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Based {
+    pub label: String,
+    /// `blake3:<hex>` of the base contract's bytes.
+    pub digest: String,
+    /// Criteria taken from this base as it wrote them (not overridden).
+    pub criteria: Vec<String>,
+}
+
+/// A file a contract's params name, as it was read.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ContractFile {
+    /// As written, relative to the contract file.
+    pub path: String,
+    /// `blake3:<hex>` of its bytes.
+    pub digest: String,
+}
