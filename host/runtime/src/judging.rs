@@ -41,11 +41,10 @@ impl JudgeAccess {
     /// files they name from the snapshot; every call is kept as evidence.
     pub fn complete(
         &mut self,
-        files: Option<&mut FileAccess>,
+        mut files: Option<&mut FileAccess>,
         criterion: &str,
         requests: Vec<wit::Request>,
     ) -> Vec<Result<wit::Answer, String>> {
-        let mut files = files;
         let asks: Vec<Result<Ask, String>> = requests
             .into_iter()
             .map(|r| ask(files.as_deref_mut(), r))

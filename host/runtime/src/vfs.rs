@@ -58,6 +58,8 @@ pub struct FileAccess {
 }
 
 impl FileAccess {
+    /// The snapshot's folders: made once per check, on first use (most
+    /// validators never look up a path), and shared by its runs.
     fn tree(&self) -> &Tree {
         self.tree
             .get_or_init(|| Tree::of(self.snapshot.files.keys()))

@@ -377,7 +377,6 @@ impl Bundle {
     }
 }
 
-/// The layer a config entry names: the right file, digest and media type.
 /// A bundle manifest's bytes, read as an OCI image manifest of a vcc
 /// bundle (its layers not yet read).
 pub fn parse_manifest(bytes: &[u8]) -> Result<Manifest, Refusal> {
@@ -434,6 +433,7 @@ pub fn check_config(manifest: &Manifest, bytes: &[u8]) -> Result<Config, Refusal
     Ok(config)
 }
 
+/// The layer a config entry names: the right file, digest and media type.
 fn layer_of<'a>(
     manifest: &'a Manifest,
     file: &str,

@@ -74,7 +74,7 @@ impl PublicKey {
     }
 
     /// A public key file. A PEM key is a few hundred bytes: a path that
-    /// names something endless (`/dev/zero`, a FIFO) is refused after
+    /// names something endless (`/dev/zero`) is refused after
     /// [`MAX_KEY_FILE`] bytes, not read into memory.
     pub fn read(path: &Path) -> Result<PublicKey, Refusal> {
         let bad = |e: String| Refusal::new(Code::MalformedKey, format!("{}: {e}", path.display()));
@@ -243,6 +243,18 @@ mod tests {
                 .unwrap_err()
                 .message
                 .contains("chmod 600")
+        );
+    }
+
+    #[test]
+    fn an_endless_key_file_is_refused_after_its_cap() {
+        // A trust policy naming /dev/zero as a key file: refused, not read
+        // until memory runs out.
+        let refused = PublicKey::read(Path::new("/dev/zero")).unwrap_err();
+        assert_eq!(refused.code, Code::MalformedKey);
+        assert_eq!(
+            refused.message,
+            "/dev/zero: over 65536 bytes: not a public key"
         );
     }
 }
