@@ -343,11 +343,12 @@ fn an_mcp_client_checks_lints_and_explains_and_is_admitted_nothing() {
     );
     let root = Scratch::new();
     root.write("contract.yaml", CONTRACT);
-    // A check that spins until its 5 s timeout.
+    // A check that spins until its 20 s timeout: the lint sent once the
+    // check's validator runs takes milliseconds, far inside it.
     let slow = root.write(
         "slow/contract.yaml",
         format!(
-            "vcc: 1\nid: slow\ndeliverables:\n  - {{ id: c, path: contract.yaml }}\nvalidators:\n  spin: {{ component: {:?} }}\ncriteria:\n  - {{ id: SPIN, severity: must, validator: spin, targets: [c], limits: {{ timeout: 5s }} }}\n",
+            "vcc: 1\nid: slow\ndeliverables:\n  - {{ id: c, path: contract.yaml }}\nvalidators:\n  spin: {{ component: {:?} }}\ncriteria:\n  - {{ id: SPIN, severity: must, validator: spin, targets: [c], limits: {{ timeout: 20s }} }}\n",
             vcc_test_support::fixtures::INFINITE_LOOP
         ),
     );
@@ -415,6 +416,7 @@ fn an_mcp_client_checks_lints_and_explains_and_is_admitted_nothing() {
     assert!(r["check"]["structured"]["verdict"].is_string());
     // A long check does not hold the server's other requests.
     let c = &r["concurrent"];
+    assert_eq!(c["check_dispatched_before_lint"], true, "{c}");
     assert_eq!(c["check_running_when_lint_answered"], true, "{c}");
     assert_eq!(c["lint_ok"], true, "{c}");
     assert_eq!(

@@ -233,11 +233,19 @@ fn a_build_older_than_its_sources_is_built_again_before_testing() {
     assert_eq!(run.code, 0, "{}{}", run.stdout, run.stderr);
     assert!(!run.stderr.contains("building it again"), "{}", run.stderr);
     // Change the source and the case that sees it: only a new build passes.
-    std::thread::sleep(std::time::Duration::from_millis(20));
+    // An edit is dated a minute on, so it is newer than the build however
+    // soon it comes (no wait for a coarse timestamp tick).
     let edit = |file: &str| {
         let path = dir.join(file);
         let text = std::fs::read_to_string(&path).unwrap();
         std::fs::write(&path, text.replace("TODO left in", "TODO still left in")).unwrap();
+        let later = std::time::SystemTime::now() + std::time::Duration::from_secs(60);
+        std::fs::File::options()
+            .write(true)
+            .open(&path)
+            .unwrap()
+            .set_modified(later)
+            .unwrap();
     };
     edit("cases/fail-todo/case.yaml");
     let run = author(&["validator", "test", dir_arg], &[]);

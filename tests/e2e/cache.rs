@@ -382,7 +382,7 @@ fn a_compiler_killed_holding_the_lock_blocks_no_one() {
             _ => {}
         }
     }
-    let lock = lock.expect("a KEY.lock beside the entry");
+    let lock = fs::canonicalize(lock.expect("a KEY.lock beside the entry")).unwrap();
     // Another process holds the lock (flock, as vcc takes it), as a
     // compiler would, and is killed.
     let mut holder = std::process::Command::new("python3")
@@ -405,7 +405,19 @@ fn a_compiler_killed_holding_the_lock_blocks_no_one() {
         let (cache, contract, out) = (cache.path().to_path_buf(), contract.clone(), out.clone());
         move || at_once(&cache, &contract, &out, 2)
     });
-    std::thread::sleep(std::time::Duration::from_millis(500));
+    // Killed once both have the lock file open (they poll it from then
+    // on), not after a guess of how long they take to get there.
+    let start = std::time::Instant::now();
+    while waiting_on(&lock, holder.id()) < 2
+        && start.elapsed() < std::time::Duration::from_secs(120)
+    {
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    assert_eq!(
+        waiting_on(&lock, holder.id()),
+        2,
+        "both checks wait for the lock"
+    );
     holder.kill().unwrap();
     holder.wait().unwrap();
     let reports = waiting.join().unwrap();
@@ -414,4 +426,25 @@ fn a_compiler_killed_holding_the_lock_blocks_no_one() {
         .map(|r| r["runtime"]["cache"]["misses"].as_u64().unwrap())
         .sum();
     assert_eq!(misses, 1, "one of the two compiled, the other loaded");
+}
+
+/// How many processes but `holder` have `lock` open (/proc/PID/fd).
+fn waiting_on(lock: &std::path::Path, holder: u32) -> usize {
+    let Ok(procs) = fs::read_dir("/proc") else {
+        return 0;
+    };
+    procs
+        .flatten()
+        .filter(|p| {
+            let name = p.file_name();
+            let Some(pid) = name.to_str().and_then(|n| n.parse::<u32>().ok()) else {
+                return false;
+            };
+            pid != holder
+                && fs::read_dir(p.path().join("fd")).is_ok_and(|fds| {
+                    fds.flatten()
+                        .any(|fd| fs::read_link(fd.path()).is_ok_and(|t| t == lock))
+                })
+        })
+        .count()
 }

@@ -903,48 +903,116 @@ fn params_errors_say_what_to_write() {
     }
 }
 
-/// Run `vcc ARGS` with a pseudo-terminal as stdout and stderr (util-linux
-/// `script`), with a fresh cache: what a person at a terminal sees.
-fn at_a_terminal(cache: &std::path::Path, args: &[&str]) -> String {
+/// `vcc ARGS` with a pseudo-terminal as stdout and stderr (util-linux
+/// `script`), with a fresh cache: what a person at a terminal sees. What
+/// the terminal has shown so far is in `seen` while it runs.
+fn at_a_terminal(
+    cache: &std::path::Path,
+    env: &[(&str, &str)],
+    args: &[&str],
+    seen: &std::sync::Arc<std::sync::Mutex<String>>,
+) -> String {
+    use std::io::Read as _;
     let command = std::iter::once(env!("CARGO_BIN_EXE_vcc"))
         .chain(args.iter().copied())
         .map(|a| format!("'{a}'"))
         .collect::<Vec<_>>()
         .join(" ");
-    let output = std::process::Command::new("script")
+    seen.lock().unwrap().clear();
+    let mut child = std::process::Command::new("script")
         .args(["-qec", &command, "/dev/null"])
         .env("VCC_CACHE_DIR", cache)
         .env("NO_COLOR", "1")
-        .output()
+        .envs(env.iter().copied())
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
         .expect("util-linux `script` runs");
-    String::from_utf8_lossy(&output.stdout).into_owned()
+    let mut stdout = child.stdout.take().unwrap();
+    let mut buf = [0u8; 4096];
+    while let Ok(n) = stdout.read(&mut buf) {
+        if n == 0 {
+            break;
+        }
+        seen.lock()
+            .unwrap()
+            .push_str(&String::from_utf8_lossy(&buf[..n]));
+    }
+    child.wait().unwrap();
+    seen.lock().unwrap().clone()
 }
 
 #[test]
 fn progress_is_shown_on_a_terminal_and_nowhere_else() {
+    use vcc_test_support::judge_server::{JudgeServer, Reply};
     let scratch = vcc_test_support::Scratch::new();
-    scratch.write("flag.txt", "BAD\n");
-    // A criterion that takes a while (20,000 reads), so the progress line
-    // has something to show whatever the machine's speed.
-    let contract = scratch.write(
-        "c.yaml",
+    scratch.write("out/flag.txt", "BAD\n");
+    // The criterion `slow-one` is still running when the progress line is
+    // drawn, by construction: its judge (on loopback) answers only once
+    // the terminal has shown `judging slow-one`. It never answers sooner,
+    // however fast the machine; the wait only bounds a failure.
+    let seen = std::sync::Arc::new(std::sync::Mutex::new(String::new()));
+    let shown = seen.clone();
+    let server = JudgeServer::start(move |_, n| {
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(120);
+        while n == 0
+            && !shown.lock().unwrap().contains("judging slow-one")
+            && std::time::Instant::now() < deadline
+        {
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
+        Reply::Score(5.0, "clear".into())
+    });
+    scratch.write(
+        "judges.yaml",
         format!(
-            "vcc: 1\nid: progress\ndeliverables:\n  - {{ id: flag, path: flag.txt }}\nvalidators:\n  exists: {{ component: std/file-exists }}\n  slow: {{ component: {:?} }}\ncriteria:\n  - {{ id: present, severity: must, validator: exists, targets: [flag] }}\n  - {{ id: slow-one, severity: should, validator: slow, targets: [flag], params: {{ until: GOOD, tries: 20000 }}, limits: {{ timeout: 60s }} }}\n",
-            vcc_test_support::fixtures::WAITS_FOR_CHANGE
+            "judges: 1\nendpoints:\n  - {{ id: loop, provider: openai-compatible, url: '{}', key_env: VCC_TEST_JUDGE_KEY }}\n",
+            server.url
         ),
     );
+    let contract = scratch.write(
+        "c.yaml",
+        "vcc: 1\nid: progress\nroot: out\ndeliverables:\n  - { id: flag, path: flag.txt }\njudges:\n  editor: { provider: openai-compatible, model: test-model, params: { temperature: 0, seed: 7 } }\nvalidators:\n  exists: { component: std/file-exists }\n  rubric: { component: std/rubric }\ncriteria:\n  - { id: present, severity: must, validator: exists, targets: [flag] }\n  - { id: slow-one, severity: should, validator: rubric, targets: [flag], judges: [editor], params: { rubric: { id: R1, question: Is it clear?, anchors: { '1': no, '5': yes } }, threshold: 4 } }\n",
+    );
     let contract = contract.to_str().unwrap();
+    let judges = scratch.path().join("judges.yaml");
+    let judges = judges.to_str().unwrap();
+    let env = [("VCC_TEST_JUDGE_KEY", "sk-test")];
     let cache = tempfile::tempdir().unwrap();
-    let seen = at_a_terminal(cache.path(), &["check", contract]);
-    assert!(seen.contains("judging slow-one"), "{seen:?}");
-    assert!(seen.contains("verdict: ACCEPTED"), "{seen:?}");
-    let json = at_a_terminal(cache.path(), &["check", contract, "--format", "json"]);
-    assert!(!json.contains("judging"), "{json:?}");
+    let human = at_a_terminal(
+        cache.path(),
+        &env,
+        &["check", contract, "--judges", judges],
+        &seen,
+    );
+    assert!(human.contains("judging slow-one"), "{human:?}");
+    assert!(human.contains("verdict: ACCEPTED"), "{human:?}");
+    let asked = server.received().len();
+    // The same run for a machine, and into a pipe: no progress line. (The
+    // judge's answer is cached now, so these runs wait for nothing.)
+    let json = at_a_terminal(
+        cache.path(),
+        &env,
+        &["check", contract, "--judges", judges, "--format", "json"],
+        &seen,
+    );
+    assert!(!json.contains("judging slow-one"), "{json:?}");
     assert!(json.contains("\"verdict\": \"accepted\""), "{json:?}");
-    let piped = crate::vcc_with_cache(cache.path(), &["check", contract]);
-    assert_eq!(piped.code, 0, "{}", piped.stderr);
-    assert!(!piped.stderr.contains("judging"), "{}", piped.stderr);
-    assert!(!piped.stderr.contains('\r'), "{:?}", piped.stderr);
+    let piped = std::process::Command::new(env!("CARGO_BIN_EXE_vcc"))
+        .args(["check", contract, "--judges", judges])
+        .env("VCC_CACHE_DIR", cache.path())
+        .envs(env)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&piped.stderr);
+    assert_eq!(piped.status.code(), Some(0), "{stderr}");
+    assert!(!stderr.contains("judging slow-one"), "{stderr}");
+    assert!(!stderr.contains('\r'), "{stderr:?}");
+    assert_eq!(
+        server.received().len(),
+        asked,
+        "the later runs' answers were cached"
+    );
 }
 
 /// Reports `vcc check --watch --format json` has printed so far.
@@ -999,14 +1067,24 @@ fn watch_checks_again_when_deliverables_or_the_contract_change() {
                 .push_str(&String::from_utf8_lossy(&buf[..n]));
         }
     });
+    // Each change arrives whole (written elsewhere, renamed into place):
+    // a write the watcher could see half done, on a loaded machine, would
+    // be a run of its own.
+    let elsewhere = tempfile::tempdir_in(scratch.path().parent().unwrap()).unwrap();
+    let put = |rel: &str, text: &str| {
+        let tmp = elsewhere.path().join("next");
+        std::fs::write(&tmp, text).unwrap();
+        std::fs::rename(&tmp, scratch.path().join(rel)).unwrap();
+    };
     assert_eq!(wait_for_reports(&out, 1), ["rejected"]);
-    // An excluded file is not a change; the deliverable is.
-    scratch.write("out/build.log", "compiling\n");
+    // An excluded file is not a change (a second report within a second
+    // would show it was); the deliverable is.
+    put("out/build.log", "compiling\n");
     std::thread::sleep(std::time::Duration::from_secs(1));
-    scratch.write("out/NOTES.md", "# Notes\n");
+    put("out/NOTES.md", "# Notes\n");
     assert_eq!(wait_for_reports(&out, 2), ["rejected", "accepted"]);
     // So is the contract.
-    scratch.write("c.yaml", text.replace("NOTES.md", "CHANGES.md"));
+    put("c.yaml", &text.replace("NOTES.md", "CHANGES.md"));
     let seen = wait_for_reports(&out, 3);
     let _ = child.kill();
     let _ = child.wait();

@@ -166,16 +166,21 @@ fn hard_link_to_a_file_outside_the_root() {
     // A hard link is the file itself, so it is hashed like any other; the
     // verdict is bound to those bytes. Writing through the outside name
     // while the validator runs is a change to the deliverables: withheld.
-    let (scratch, contract) = setup(
-        "flag.txt",
-        &format!("{:?}", fixtures::WAITS_FOR_CHANGE),
-        // 100,000 reads (about 2 s here) outlast the write below, which
-        // follows the validator's start at once; the generous timeout
-        // keeps a loaded machine (two test binaries, a build) from turning
-        // the fail into a timeout error.
-        ", params: { until: go, tries: 100000 }, limits: { timeout: 300s }",
+    // The write comes while the validator waits on its barrier: during
+    // the run, by construction.
+    let scratch = Scratch::new();
+    let barrier = vcc_test_support::barrier::Barrier::start(scratch.path());
+    let contract = scratch.write(
+        "contract.yaml",
+        format!(
+            "vcc: 1\nid: hostile-tree\ndeliverables:\n  - {{ id: d, path: flag.txt }}\n{}validators:\n  v: {{ component: {:?} }}\ncriteria:\n  - {{ id: AC-1, severity: must, validator: v, targets: [d], judges: [barrier], params: {{ until: go, barrier: {:?} }}, limits: {{ timeout: 600s }} }}\n",
+            vcc_test_support::barrier::CONTRACT_JUDGES,
+            fixtures::WAITS_FOR_CHANGE,
+            barrier.text
+        ),
     );
     let outside = scratch.write("outside.txt", "wait\n");
+    std::fs::create_dir_all(scratch.path().join("out")).unwrap();
     std::fs::hard_link(&outside, scratch.path().join("out/flag.txt")).unwrap();
     let child = std::process::Command::new(env!("CARGO_BIN_EXE_vcc"))
         .arg("check")
@@ -183,14 +188,19 @@ fn hard_link_to_a_file_outside_the_root() {
         .arg("--dir")
         .arg(scratch.path().join("out"))
         .args(["--format", "json"])
+        .args(barrier.args())
         .env("VCC_CACHE_DIR", crate::shared_cache())
         .stdout(std::process::Stdio::piped())
         .spawn()
         .unwrap();
-    let running = vcc_test_support::wait_for_thread(child.id(), "vcc-validate", PATIENCE);
-    std::fs::write(&outside, "go\n").unwrap();
+    let running = barrier.act_while_waiting(PATIENCE, || {
+        std::fs::write(&outside, "go\n").unwrap();
+    });
     let output = child.wait_with_output().unwrap();
-    assert!(running, "the validator never started: {output:?}");
+    assert!(
+        running,
+        "the validator never reached its barrier: {output:?}"
+    );
     let report: Value = serde_json::from_slice(&output.stdout).unwrap();
     // The validator sees the hashed bytes only; the change is still seen.
     assert_eq!(report["criteria"][0]["status"], "fail", "{report}");

@@ -3,8 +3,8 @@
 //! back, add and remove entries, truncate a huge file while vcc hashes it,
 //! or kill vcc. None of that may end in `accepted`, crash the host, or
 //! leave an earlier verdict behind. The writer in these tests acts when it
-//! sees vcc reach a phase (a thread named for it, a file open for hashing),
-//! never after a sleep.
+//! sees vcc reach a phase (its validator waiting on a barrier, a file open
+//! for hashing), never after a sleep or a loop meant to take a while.
 
 use std::fs;
 use std::io::Write;
@@ -14,23 +14,42 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
-use vcc_test_support::{Scratch, fixtures, wait_for_thread};
+use vcc_test_support::barrier::{self, Barrier};
+use vcc_test_support::{Scratch, fixtures};
 
 use crate::shared_cache;
 
 const PATIENCE: Duration = Duration::from_secs(120);
 
 /// A contract with one MUST criterion on `out/flag.txt`, judged by the
-/// `waits-for-change` fixture with `params`.
-fn flag_contract(scratch: &Scratch, params: &str) -> PathBuf {
+/// `waits-for-change` fixture with `params` (inside `{ }`) and a barrier:
+/// the validator reads the file, then waits on its judge until the test
+/// has acted (see `vcc_test_support::barrier`).
+fn flag_contract(scratch: &Scratch, params: &str) -> (PathBuf, Barrier) {
     scratch.write("out/flag.txt", "BAD\n");
-    scratch.write(
+    // A folder and a file older than any timestamp tick: a change made
+    // during the run is a change of time too, however soon it comes.
+    backdate(&scratch.path().join("out/flag.txt"));
+    backdate(&scratch.path().join("out"));
+    let barrier = Barrier::start(scratch.path());
+    let contract = scratch.write(
         "contract.yaml",
         format!(
-            "vcc: 1\nid: during\ndeliverables:\n  - {{ id: flag, path: flag.txt }}\nvalidators:\n  v: {{ component: {:?} }}\ncriteria:\n  - {{ id: AC-1, severity: must, validator: v, targets: [flag], params: {params}, limits: {{ timeout: 60s }} }}\n",
-            fixtures::WAITS_FOR_CHANGE
+            "vcc: 1\nid: during\ndeliverables:\n  - {{ id: flag, path: flag.txt }}\n{}validators:\n  v: {{ component: {:?} }}\ncriteria:\n  - {{ id: AC-1, severity: must, validator: v, targets: [flag], judges: [barrier], params: {{ {params}, barrier: {:?} }}, limits: {{ timeout: 600s }} }}\n",
+            barrier::CONTRACT_JUDGES,
+            fixtures::WAITS_FOR_CHANGE,
+            barrier.text,
         ),
-    )
+    );
+    (contract, barrier)
+}
+
+/// Set a file's or folder's modification time an hour back.
+fn backdate(path: &Path) {
+    let hour_ago = std::time::SystemTime::now() - Duration::from_secs(3600);
+    fs::File::open(path)
+        .and_then(|f| f.set_modified(hour_ago))
+        .expect("backdate");
 }
 
 fn spawn(contract: &Path, root: &Path, extra: &[&str]) -> Child {
@@ -48,14 +67,22 @@ fn spawn(contract: &Path, root: &Path, extra: &[&str]) -> Child {
         .expect("run vcc")
 }
 
-/// Wait for the validator to be running, act, and read the report.
-fn while_validating(child: Child, act: impl FnOnce()) -> (Value, i32) {
-    let running = wait_for_thread(child.id(), "vcc-validate", PATIENCE);
-    if running {
-        act();
-    }
+/// Run the check, act while its validator waits on the barrier, and read
+/// the report.
+fn while_validating(
+    contract: &Path,
+    root: &Path,
+    barrier: &Barrier,
+    act: impl FnOnce(),
+) -> (Value, i32) {
+    let [flag, file] = barrier.args();
+    let child = spawn(contract, root, &[flag.as_str(), file.as_str()]);
+    let running = barrier.act_while_waiting(PATIENCE, act);
     let output = child.wait_with_output().expect("wait for vcc");
-    assert!(running, "the validator never started: {output:?}");
+    assert!(
+        running,
+        "the validator never reached its barrier: {output:?}"
+    );
     let report: Value = serde_json::from_slice(&output.stdout)
         .unwrap_or_else(|e| panic!("no report ({e}): {output:?}"));
     (report, output.status.code().unwrap_or(-1))
@@ -76,10 +103,10 @@ fn swap_and_revert(via: &str) {
     // writer swaps GOOD in while it runs and puts BAD back (same inode,
     // same bytes in the end).
     let scratch = Scratch::new();
-    let contract = flag_contract(&scratch, &format!("{{ until: GOOD, via: {via} }}"));
+    let (contract, barrier) = flag_contract(&scratch, &format!("until: GOOD, via: {via}"));
     let out = scratch.path().join("out");
     let inode = fs::metadata(out.join("flag.txt")).unwrap().ino();
-    let (report, code) = while_validating(spawn(&contract, &out, &[]), || {
+    let (report, code) = while_validating(&contract, &out, &barrier, || {
         rewrite(&out.join("flag.txt"), "GOOD\n");
         rewrite(&out.join("flag.txt"), "BAD\n");
     });
@@ -121,9 +148,9 @@ fn swap_and_revert_through_the_host_interface() {
 #[test]
 fn a_file_renamed_away_and_back() {
     let scratch = Scratch::new();
-    let contract = flag_contract(&scratch, "{ until: GOOD }");
+    let (contract, barrier) = flag_contract(&scratch, "until: GOOD");
     let out = scratch.path().join("out");
-    let (report, code) = while_validating(spawn(&contract, &out, &[]), || {
+    let (report, code) = while_validating(&contract, &out, &barrier, || {
         fs::rename(out.join("flag.txt"), out.join("flag.bak")).unwrap();
         fs::write(out.join("flag.txt"), "GOOD\n").unwrap();
         fs::rename(out.join("flag.bak"), out.join("flag.txt")).unwrap();
@@ -140,10 +167,12 @@ fn a_file_renamed_away_and_back() {
 #[test]
 fn a_directory_entry_added_and_removed() {
     let scratch = Scratch::new();
-    let contract = flag_contract(&scratch, "{ until: GOOD }");
+    let (contract, barrier) = flag_contract(&scratch, "until: GOOD");
     let out = scratch.path().join("out");
     fs::create_dir(out.join("sub")).unwrap();
-    let (report, code) = while_validating(spawn(&contract, &out, &[]), || {
+    backdate(&out.join("sub"));
+    backdate(&out);
+    let (report, code) = while_validating(&contract, &out, &barrier, || {
         fs::write(out.join("sub/passing.md"), "GOOD\n").unwrap();
         fs::remove_file(out.join("sub/passing.md")).unwrap();
     });
@@ -261,8 +290,18 @@ fn a_kill_at_any_point_never_leaves_an_earlier_verdict() {
     // A report file says `accepted` from an earlier run. This run is
     // killed (SIGKILL) at points spread over its course: the file must
     // never again say `accepted`.
+    // Its validator never returns (a loop stopped only by a 600 s
+    // budget), so the run is still going at every kill point, however
+    // fast the machine.
     let scratch = Scratch::new();
-    let contract = flag_contract(&scratch, "{ until: never, tries: 3000000 }");
+    scratch.write("out/flag.txt", "BAD\n");
+    let contract = scratch.write(
+        "contract.yaml",
+        format!(
+            "vcc: 1\nid: during\ndeliverables:\n  - {{ id: flag, path: flag.txt }}\nvalidators:\n  v: {{ component: {:?} }}\ncriteria:\n  - {{ id: AC-1, severity: must, validator: v, targets: [flag], limits: {{ timeout: 600s }} }}\n",
+            fixtures::INFINITE_LOOP
+        ),
+    );
     let out = scratch.path().join("out");
     let report_file = scratch.path().join("reports/last.json");
     let old =

@@ -10,7 +10,8 @@ use std::process::{Command, Stdio};
 use std::time::Duration;
 
 use serde_json::{Value, json};
-use vcc_test_support::{Scratch, fixtures, wait_for_thread};
+use vcc_test_support::barrier::{self, Barrier};
+use vcc_test_support::{Scratch, fixtures};
 
 use crate::{check_json, shared_cache, vcc};
 
@@ -241,11 +242,16 @@ fn writing_excluded_files_during_a_run_is_not_a_change() {
         let scratch = Scratch::new();
         scratch.write("out/flag.txt", "BAD\n");
         scratch.write("out/target/old.o", "x");
+        // The writes happen while `waits` waits on its barrier: during
+        // the run, by construction.
+        let barrier = Barrier::start(scratch.path());
         let contract = scratch.write(
             "contract.yaml",
             format!(
-                "vcc: 1\nid: during-ex\nexclude: [target/, \"*.log\"]\ndeliverables:\n  - {{ id: flag, path: flag.txt }}\nvalidators:\n  v: {{ component: {:?} }}\n  exists: {{ component: std/file-exists }}\ncriteria:\n  - {{ id: present, severity: must, validator: exists, targets: [flag] }}\n  - {{ id: waits, severity: should, validator: v, targets: [flag], params: {{ until: GOOD, tries: 50000 }}, limits: {{ timeout: 60s }} }}\n",
-                fixtures::WAITS_FOR_CHANGE
+                "vcc: 1\nid: during-ex\nexclude: [target/, \"*.log\"]\ndeliverables:\n  - {{ id: flag, path: flag.txt }}\n{}validators:\n  v: {{ component: {:?} }}\n  exists: {{ component: std/file-exists }}\ncriteria:\n  - {{ id: present, severity: must, validator: exists, targets: [flag] }}\n  - {{ id: waits, severity: should, validator: v, targets: [flag], judges: [barrier], params: {{ until: GOOD, barrier: {:?} }}, limits: {{ timeout: 600s }} }}\n",
+                barrier::CONTRACT_JUDGES,
+                fixtures::WAITS_FOR_CHANGE,
+                barrier.text
             ),
         );
         let out = scratch.path().join("out");
@@ -253,26 +259,19 @@ fn writing_excluded_files_during_a_run_is_not_a_change() {
             .args(["check", contract.to_str().unwrap(), "--dir"])
             .arg(&out)
             .args(["--format", "json"])
+            .args(barrier.args())
             .env("VCC_CACHE_DIR", shared_cache())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .spawn()
             .unwrap();
-        let running = wait_for_thread(child.id(), "vcc-validate", Duration::from_secs(120));
-        if running {
-            write(&out);
-        }
+        let running = barrier.act_while_waiting(Duration::from_secs(120), || write(&out));
         let output = child.wait_with_output().unwrap();
-        assert!(running, "the validator never started: {output:?}");
-        let report: Value = serde_json::from_slice(&output.stdout).unwrap();
-        // The writes happened while the validator still ran.
         assert!(
-            report["criteria"][1]["summary"]
-                .as_str()
-                .unwrap()
-                .contains("after 50000 reads"),
-            "{report}"
+            running,
+            "the validator never reached its barrier: {output:?}"
         );
+        let report: Value = serde_json::from_slice(&output.stdout).unwrap();
         (report, output.status.code().unwrap_or(-1))
     };
 

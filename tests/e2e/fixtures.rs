@@ -403,14 +403,23 @@ fn blocks_on_fifo() {
 
 #[test]
 fn waits_for_change() {
-    // The guest reads flag.txt until it says "go"; the test rewrites it
-    // while the validator runs (seen as the vcc-validate thread). The guest
+    // The guest reads flag.txt, waits on its barrier (a judge on
+    // loopback), and reads it until it says "go"; the test rewrites it
+    // while the guest waits, so during the run by construction. The guest
     // only ever sees the bytes the host hashed, so it never sees "go"; and
     // the verdict, about a tree that changed under the run, is withheld.
-    let (scratch, contract) = setup(
-        fixtures::WAITS_FOR_CHANGE,
-        ", params: { until: go }, limits: { timeout: 60s }",
+    let scratch = Scratch::new();
+    let barrier = vcc_test_support::barrier::Barrier::start(scratch.path());
+    let contract = scratch.write(
+        "contract.yaml",
+        format!(
+            "vcc: 1\nid: fixture\ndeliverables:\n  - {{ id: notes, path: \"*.md\" }}\n{}validators:\n  v: {{ component: {:?} }}\ncriteria:\n  - {{ id: AC-1, severity: must, validator: v, targets: [notes], judges: [barrier], params: {{ until: go, barrier: {:?} }}, limits: {{ timeout: 600s }} }}\n",
+            vcc_test_support::barrier::CONTRACT_JUDGES,
+            fixtures::WAITS_FOR_CHANGE,
+            barrier.text
+        ),
     );
+    scratch.write("out/notes.md", "# Notes\n");
     scratch.write("out/flag.txt", "wait\n");
     let out = scratch.path().join("out");
     let child = std::process::Command::new(env!("CARGO_BIN_EXE_vcc"))
@@ -422,22 +431,20 @@ fn waits_for_change() {
             "--format",
             "json",
         ])
+        .args(barrier.args())
         .env("VCC_CACHE_DIR", crate::shared_cache())
         .stdout(std::process::Stdio::piped())
         .spawn()
         .unwrap();
-    let running = vcc_test_support::wait_for_thread(
-        child.id(),
-        "vcc-validate",
-        std::time::Duration::from_secs(120),
-    );
-    if !running {
-        let output = child.wait_with_output().unwrap();
-        panic!("the validator never started: {output:?}");
-    }
     // In place (same inode), as an agent editing its output would.
-    std::fs::write(out.join("flag.txt"), "go\n").unwrap();
+    let running = barrier.act_while_waiting(std::time::Duration::from_secs(120), || {
+        std::fs::write(out.join("flag.txt"), "go\n").unwrap();
+    });
     let output = child.wait_with_output().unwrap();
+    assert!(
+        running,
+        "the validator never reached its barrier: {output:?}"
+    );
     let report: Value = serde_json::from_slice(&output.stdout).unwrap();
     assert_eq!(report["criteria"][0]["status"], "fail", "{report}");
     assert!(
@@ -484,7 +491,9 @@ fn output_bomb() {
 fn output_bomb_kind(kind: &str) -> (Value, (String, String, String, i32)) {
     let (scratch, contract) = setup(
         fixtures::OUTPUT_BOMB,
-        &format!(", params: {{ kind: {kind} }}"),
+        // A million items take a while to build and lift on a loaded
+        // machine; the cap, not the clock, is what these cases test.
+        &format!(", params: {{ kind: {kind} }}, limits: {{ timeout: 300s }}"),
     );
     let run = run(&scratch, &contract, &[]);
     (only(&run), outcome(&run))

@@ -322,8 +322,11 @@ fn a_check_killed_mid_way_blocks_the_stop() {
         assert!(Instant::now() < deadline, "no worker process appeared");
         std::thread::sleep(Duration::from_millis(50));
     };
-    // Let it get into the check, then kill it.
-    std::thread::sleep(Duration::from_millis(1500));
+    // Once it is in the check (its validator running), kill it.
+    assert!(
+        vcc_test_support::wait_for_thread(worker, "vcc-validate", Duration::from_secs(120)),
+        "the worker never ran the validator"
+    );
     let killed = Command::new("kill")
         .args(["-9", &worker.to_string()])
         .status()

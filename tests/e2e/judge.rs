@@ -6,7 +6,7 @@
 //! configuration may live.
 
 use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use serde_json::{Value, json};
 use vcc_test_support::Scratch;
@@ -283,20 +283,17 @@ fn a_provider_error_is_an_error_never_a_pass() {
 
 #[test]
 fn a_slow_answer_past_the_deadline_is_an_error() {
+    // The answer comes long after vcc has given up (or, if vcc waited
+    // for it, as a pass the assertions below refuse): no race with the
+    // machine's speed either way.
     let server = JudgeServer::start(|_: &Received, _| {
         Reply::Slow(
-            Duration::from_secs(4),
+            Duration::from_secs(300),
             Box::new(Reply::Score(5.0, "late".into())),
         )
     });
     let s = Setup::new(&server, "openai-compatible", "");
-    let started = Instant::now();
     let run = s.check(&["--judge-deadline", "1s"]);
-    assert!(
-        started.elapsed() < Duration::from_secs(4),
-        "{:?}",
-        started.elapsed()
-    );
     assert_eq!(run.json()["verdict"], "withheld");
     let c = run.criterion("AC-1");
     assert_eq!(c["status"], "error");

@@ -467,6 +467,13 @@ mod tests {
         let key = Cache::key(&blake3::hash(b"component"), 42u64);
         cache.put(&key, b"artifact").unwrap();
         cache.remember_description(&key, r#"{"name":"x"}"#).unwrap();
+        // An hour old: the rewrite below moves its modification time
+        // however soon it comes (no wait for a coarse timestamp tick).
+        let hour_ago = std::time::SystemTime::now() - std::time::Duration::from_secs(3600);
+        fs::File::open(cache.path(&key, "cwasm"))
+            .unwrap()
+            .set_modified(hour_ago)
+            .unwrap();
         let later = (stat::now().0 + 10, 0);
         // Checked in full, and (not racy any more) its metadata recorded.
         assert_eq!(hit(cache.get_at(&key, later)), b"artifact");
@@ -475,10 +482,8 @@ mod tests {
             Lookup::Hit(a) => assert_eq!(a.description.as_deref(), Some(r#"{"name":"x"}"#)),
             _ => panic!("expected a hit"),
         }
-        // Rewritten in place with the same size: ctime moves, so the bytes
-        // are checked again and refused. (The pause outlasts the coarse
-        // clock tick file timestamps are taken from.)
-        std::thread::sleep(std::time::Duration::from_millis(50));
+        // Rewritten in place with the same size: its times move, so the
+        // bytes are checked again and refused.
         fs::write(cache.path(&key, "cwasm"), b"artifacT").unwrap();
         assert!(matches!(cache.get_at(&key, later), Lookup::Rejected(_)));
         // A seal edited by hand fails its own MAC.

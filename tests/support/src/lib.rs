@@ -6,6 +6,7 @@ use std::collections::BTreeMap;
 use std::fs;
 use std::path::{Path, PathBuf};
 
+pub mod barrier;
 pub mod judge_server;
 
 /// Fixture component paths, one constant per crate in `tests/guests`.

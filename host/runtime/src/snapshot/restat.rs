@@ -111,6 +111,9 @@ mod tests {
             fs::create_dir_all(p.parent().unwrap()).unwrap();
             fs::write(p, "x").unwrap();
         }
+        // Every entry an hour old: a change below shows in the times,
+        // however soon it comes (no wait for a coarse timestamp tick).
+        backdate(dir.path());
         let mut snap = Snapshot::take(
             dir.path(),
             WalkLimits::default(),
@@ -119,9 +122,20 @@ mod tests {
         )
         .unwrap();
         snap.walked_at.0 += 10;
-        // Past a coarse timestamp tick: a change below shows in the times.
-        std::thread::sleep(Duration::from_millis(30));
         (dir, snap)
+    }
+
+    fn backdate(path: &std::path::Path) {
+        let hour_ago = std::time::SystemTime::now() - Duration::from_secs(3600);
+        if path.is_dir() {
+            for entry in fs::read_dir(path).unwrap() {
+                backdate(&entry.unwrap().path());
+            }
+        }
+        fs::File::open(path)
+            .unwrap()
+            .set_modified(hour_ago)
+            .unwrap();
     }
 
     const FILES: &[&str] = &["a.txt", "docs/b.txt", "docs/deep/c.txt"];
