@@ -19,11 +19,14 @@ fn sizes(criterion: &Value) -> (u64, usize) {
     (evidence, criterion["findings"].as_array().unwrap().len())
 }
 
+/// The budget is generous on purpose: these cases test the output caps,
+/// not the clock, and a loaded machine (every core busy) must not turn an
+/// honest pass into a timeout.
 fn contract(scratch: &Scratch, validator: &str, path: &str, params: &str) -> std::path::PathBuf {
     scratch.write(
         "contract.yaml",
         format!(
-            "vcc: 1\nid: large\ndeliverables:\n  - {{ id: d, path: {path:?} }}\nvalidators:\n  v: {{ component: {validator} }}\ncriteria:\n  - {{ id: AC-1, severity: must, validator: v, targets: [d], params: {params}, limits: {{ timeout: 120s }} }}\n"
+            "vcc: 1\nid: large\ndeliverables:\n  - {{ id: d, path: {path:?} }}\nvalidators:\n  v: {{ component: {validator} }}\ncriteria:\n  - {{ id: AC-1, severity: must, validator: v, targets: [d], params: {params}, limits: {{ timeout: 900s }} }}\n"
         ),
     )
 }
