@@ -233,6 +233,7 @@ page_test!(quick_start_examples_run, "docs/src/guide/quick-start.md");
 page_test!(contracts_examples_run, "docs/src/guide/contracts.md");
 page_test!(agents_examples_run, "docs/src/guide/agents.md");
 page_test!(validators_examples_run, "docs/src/guide/validators.md");
+page_test!(records_examples_run, "docs/src/guide/records.md");
 page_test!(
     platform_owners_walkthrough_runs_verbatim,
     "docs/src/guide/platform-owners.md"
@@ -240,12 +241,13 @@ page_test!(
 
 /// Pages with tested examples are exactly the ones above: a new page with
 /// a `sh test` block needs its test.
-const TESTED: [&str; 6] = [
+const TESTED: [&str; 7] = [
     "README.md",
     "docs/src/guide/quick-start.md",
     "docs/src/guide/contracts.md",
     "docs/src/guide/agents.md",
     "docs/src/guide/validators.md",
+    "docs/src/guide/records.md",
     "docs/src/guide/platform-owners.md",
 ];
 

@@ -156,12 +156,19 @@ pub enum AttestCommand {
 #[derive(Subcommand)]
 pub enum LedgerCommand {
     /// Exit 0 when the log is intact; 1 when broken, naming the first bad
-    /// seq and why (edited, reordered, removed, truncated, forked).
+    /// seq and why (edited, reordered, removed, truncated, forked,
+    /// unsigned, uncovered).
     Verify {
         file: PathBuf,
-        /// The public key checkpoints must be signed by (NAME.pub).
+        /// The public key checkpoints must be signed by (NAME.pub); with
+        /// it, every entry must be covered by a checkpoint it signed.
         #[arg(long, value_name = "PUB")]
         key: Option<PathBuf>,
+        /// A checkpoint kept elsewhere (a note from `vcc ledger
+        /// checkpoint`, or a copy of FILE.checkpoints): the log must extend
+        /// it (an RFC 6962 consistency proof). Needs --key.
+        #[arg(long, value_name = "FILE", requires = "key")]
+        checkpoint: Option<PathBuf>,
         #[arg(long, value_enum, default_value_t = Format::Human)]
         format: Format,
     },
@@ -185,6 +192,18 @@ pub enum LedgerCommand {
         #[arg(long, value_enum, default_value_t = Format::Human)]
         format: Format,
     },
+    /// The latest checkpoint of a log that verifies with KEY: the note to
+    /// keep elsewhere (a CI artifact, a witness) and check later with
+    /// `verify --checkpoint` or `verify-proof --checkpoint`.
+    Checkpoint {
+        file: PathBuf,
+        /// The ledger's public key (NAME.pub).
+        #[arg(long, value_name = "PUB")]
+        key: PathBuf,
+        /// Write the note to FILE [default: stdout].
+        #[arg(long, value_name = "FILE")]
+        out: Option<PathBuf>,
+    },
     /// A receipt for entry SEQ: the entry, its inclusion path and a signed
     /// checkpoint, checkable offline with `verify-proof`.
     Prove {
@@ -198,15 +217,47 @@ pub enum LedgerCommand {
         #[arg(long, value_name = "FILE")]
         out: Option<PathBuf>,
     },
-    /// Check a receipt offline: exit 0 when the entry is proven included in
-    /// a checkpoint signed by KEY.
+    /// A consistency proof: the latest stored checkpoint extends an
+    /// earlier one (RFC 6962), checkable offline with `verify-proof`.
+    Consistency {
+        file: PathBuf,
+        /// The earlier checkpoint: one kept elsewhere (a note, or a copy of
+        /// FILE.checkpoints).
+        #[arg(
+            long,
+            value_name = "FILE",
+            required_unless_present = "from_size",
+            conflicts_with = "from_size"
+        )]
+        from: Option<PathBuf>,
+        /// The earlier checkpoint: the stored one of N entries.
+        #[arg(long, value_name = "N")]
+        from_size: Option<u64>,
+        /// Write the proof to FILE [default: stdout].
+        #[arg(long, value_name = "FILE")]
+        out: Option<PathBuf>,
+    },
+    /// Check a receipt or a consistency proof offline: exit 0 when the
+    /// entry is proven included in (or the later tree proven to extend the
+    /// earlier one of) checkpoints signed by KEY.
     VerifyProof {
         receipt: PathBuf,
         #[arg(long, value_name = "PUB")]
         key: PathBuf,
+        /// For a consistency proof: the checkpoint kept elsewhere it must
+        /// start from.
+        #[arg(long, value_name = "FILE")]
+        checkpoint: Option<PathBuf>,
     },
-    /// Remove a torn last line (a write cut off by a crash or a full disk).
-    Repair { file: PathBuf },
+    /// Remove a torn last line (a write cut off by a crash or a full disk);
+    /// with --key, also the entries after the last checkpoint KEY signed
+    /// (kept in FILE.removed).
+    Repair {
+        file: PathBuf,
+        /// The ledger's public key (NAME.pub).
+        #[arg(long, value_name = "PUB")]
+        key: Option<PathBuf>,
+    },
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -480,8 +531,10 @@ pub struct CheckArgs {
     /// Reuse the verdict the ledger holds for exactly these inputs (the
     /// contract with its files, bases and lock, the root's digest, the
     /// validators, the limits, the trust policy, vcc): no validator runs.
-    /// Needs --ledger; any difference, an `error` row or a broken ledger
-    /// computes the verdict.
+    /// Needs --ledger and --ledger-key: only an entry a checkpoint signed
+    /// by that key covers is reused. Any difference, an `error` row, no
+    /// key or a log that does not verify computes the verdict (the report
+    /// says why: `not_reused`).
     #[arg(long)]
     pub reuse: bool,
     /// Append a signed SLSA verification summary and an in-toto test result

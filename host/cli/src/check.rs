@@ -123,8 +123,11 @@ pub fn run(cli: &Cli, args: &CheckArgs, style: &Style) -> i32 {
             );
             return exit::INVALID;
         }
+        // Only what the verifier's key signed is reused: its public half
+        // checks the log (no key: nothing is, and the report says why).
+        let public = recorder.as_ref().and_then(Recorder::public_key);
         options.reuse = Some(vcc_runtime::Reuse(std::sync::Arc::new(move |key: &str| {
-            crate::ledger::prior(&ledger, key)
+            crate::ledger::prior(&ledger, public.as_ref(), key)
         })));
     }
     let after = After {

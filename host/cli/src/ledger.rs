@@ -1,7 +1,8 @@
 //! The verdict log from the command line: `--ledger FILE` (or
 //! `$VCC_LEDGER`) on `check`, `converge`, the hook and MCP appends one
 //! entry per verdict, signed checkpoints with `--ledger-key`; `vcc ledger
-//! verify|show|stats|prove|verify-proof|repair` read it.
+//! verify|show|stats|checkpoint|prove|consistency|verify-proof|repair`
+//! read it.
 //!
 //! A verdict that was asked to be logged and could not be is not a
 //! verdict: the run becomes `invalid`, as with a report that cannot be
@@ -43,6 +44,12 @@ impl Recorder {
             ledger: Ledger::new(path),
             key,
         }))
+    }
+
+    /// The public half of `--ledger-key`: what `--reuse` checks the log
+    /// with.
+    pub fn public_key(&self) -> Option<PublicKey> {
+        self.key.as_ref().map(PrivateKey::public)
     }
 
     /// Log a check's report; on failure the report becomes `invalid`.
@@ -112,30 +119,54 @@ impl Recorder {
     }
 }
 
-/// The verdict an intact ledger holds for `key`: the latest entry that was
-/// computed (not itself reused) with that reuse key and no `error` row.
-/// A broken ledger reuses nothing (and says so).
-pub fn prior(path: &Path, key: &str) -> Option<vcc_report::PriorVerdict> {
-    let ledger = Ledger::new(path);
-    match vcc_ledger::verify(&ledger, None) {
-        Ok((v, _)) if v.intact() => {}
-        Ok((v, _)) => {
-            if let Some(p) = v.problem {
-                eprintln!(
-                    "vcc: the ledger {} is not intact ({} at seq {}): nothing is reused, the verdict is computed",
-                    path.display(),
-                    p.kind.as_str(),
-                    p.seq
-                );
+/// The verdict the ledger holds for `reuse_key`: the latest entry of a
+/// full check that was computed (not itself reused) with that reuse key
+/// and no `error` row, covered by a checkpoint `key` signed, in a log that
+/// verifies with `key`. A hash chain alone proves nothing about who
+/// appended an entry: without the key nothing is reused. `Err` says why
+/// nothing is (the report's `not_reused`).
+pub fn prior(
+    path: &Path,
+    key: Option<&PublicKey>,
+    reuse_key: &str,
+) -> Result<vcc_report::PriorVerdict, String> {
+    let Some(key) = key else {
+        return Err(
+            "no --ledger-key: a logged verdict is reused only when a checkpoint signed with the verifier's ledger key covers it (anyone who can write the log can append a correctly chained entry); the verdict was computed".into(),
+        );
+    };
+    // Read once: the entries searched are the entries verified.
+    let (lines, v, _) =
+        match vcc_ledger::verify::read_and_verify(&Ledger::new(path), Some(key), None) {
+            Ok(read) => read,
+            Err(vcc_ledger::Error::Io(_, e)) if e.kind() == std::io::ErrorKind::NotFound => {
+                return Err(format!(
+                    "the ledger {} does not exist yet: nothing to reuse",
+                    path.display()
+                ));
             }
-            return None;
-        }
-        Err(_) => return None,
+            Err(e) => return Err(format!("the ledger could not be read: {e}")),
+        };
+    if let Some(p) = v.problem {
+        return Err(format!(
+            "the ledger {} does not verify with the key ({} at seq {}: {}): nothing is reused",
+            path.display(),
+            p.kind.as_str(),
+            p.seq,
+            p.message
+        ));
     }
-    let lines = ledger.read().ok()?;
-    lines.lines.iter().rev().find_map(|line| {
+    let covered = &lines.lines[..v.covered as usize];
+    let found = covered.iter().rev().find_map(|line| {
         let e: Entry = serde_json::from_slice(line).ok()?;
-        let usable = e.reuse_key.as_deref() == Some(key)
+        // A full check's rows only (a shard or a loop's end holds other
+        // rows); a kind this code does not know is not reused.
+        let full_check = matches!(
+            e.kind,
+            Kind::Check | Kind::ConvergeCheck | Kind::Hook | Kind::Mcp
+        );
+        let usable = full_check
+            && e.reuse_key.as_deref() == Some(reuse_key)
             && e.reused_from.is_none()
             && !e
                 .criteria
@@ -159,6 +190,11 @@ pub fn prior(path: &Path, key: &str) -> Option<vcc_report::PriorVerdict> {
                 })
                 .collect(),
         })
+    });
+    found.ok_or_else(|| {
+        format!(
+            "the ledger holds no signed verdict computed for these inputs (reuse key {reuse_key})"
+        )
     })
 }
 
@@ -187,7 +223,12 @@ fn git_dirty(root: &Path) -> Option<bool> {
 /// `vcc ledger …`
 pub fn run(command: &LedgerCommand) -> i32 {
     match command {
-        LedgerCommand::Verify { file, key, format } => verify(file, key.as_deref(), *format),
+        LedgerCommand::Verify {
+            file,
+            key,
+            checkpoint,
+            format,
+        } => verify(file, key.as_deref(), checkpoint.as_deref(), *format),
         LedgerCommand::Show {
             file,
             last,
@@ -201,25 +242,47 @@ pub fn run(command: &LedgerCommand) -> i32 {
             key,
             out,
         } => prove(file, *seq, key.as_deref(), out.as_deref()),
-        LedgerCommand::VerifyProof { receipt, key } => verify_proof(receipt, key),
-        LedgerCommand::Repair { file } => repair(file),
+        LedgerCommand::Checkpoint { file, key, out } => {
+            crate::ledger_proofs::checkpoint(file, key, out.as_deref())
+        }
+        LedgerCommand::Consistency {
+            file,
+            from,
+            from_size,
+            out,
+        } => crate::ledger_proofs::consistency(file, from.as_deref(), *from_size, out.as_deref()),
+        LedgerCommand::VerifyProof {
+            receipt,
+            key,
+            checkpoint,
+        } => crate::ledger_proofs::verify_proof(receipt, key, checkpoint.as_deref()),
+        LedgerCommand::Repair { file, key } => repair(file, key.as_deref()),
     }
 }
 
-fn public_key(path: &Path) -> Result<PublicKey, i32> {
-    PublicKey::read(path).map_err(|r| {
-        eprintln!("vcc ledger: --key: {}", r.message);
-        exit::INVALID
-    })
-}
-
-fn verify(file: &Path, key: Option<&Path>, format: Format) -> i32 {
-    let key = match key.map(public_key).transpose() {
+fn verify(file: &Path, key: Option<&Path>, kept: Option<&Path>, format: Format) -> i32 {
+    let key = match key.map(crate::ledger_proofs::public_key).transpose() {
         Ok(k) => k,
         Err(code) => return code,
     };
-    let (v, _) = match vcc_ledger::verify(&Ledger::new(file), key.as_ref()) {
-        Ok(v) => v,
+    // A kept checkpoint counts only when the key signed it.
+    let kept = match (kept, &key) {
+        (Some(path), Some(key)) => match crate::ledger_proofs::kept_checkpoint(path, key) {
+            Ok(cp) => Some((path.display().to_string(), cp)),
+            Err(why) => {
+                eprintln!("vcc ledger verify: --checkpoint {}: {why}", path.display());
+                return exit::INVALID;
+            }
+        },
+        _ => None,
+    };
+    let against = kept
+        .as_ref()
+        .map(|(name, checkpoint)| vcc_ledger::verify::Kept { checkpoint, name });
+    let verified =
+        vcc_ledger::verify::read_and_verify(&Ledger::new(file), key.as_ref(), against.as_ref());
+    let v = match verified {
+        Ok((_, v, _)) => v,
         Err(e) => {
             eprintln!("vcc ledger verify: {e}");
             return exit::INVALID;
@@ -236,14 +299,21 @@ fn verify(file: &Path, key: Option<&Path>, format: Format) -> i32 {
             .unwrap_or_default()
         )),
         Format::Human => {
-            let signed = match (&key, v.checkpoints) {
+            let mut signed = match (&key, v.checkpoints) {
                 (_, 0) => "no checkpoints".to_string(),
                 (Some(_), n) => format!(
-                    "{} of {n} checkpoint(s) verified with the key",
+                    "{} of {n} checkpoint(s) verified with the key, every entry covered",
                     v.checkpoints_verified
                 ),
-                (None, n) => format!("{n} checkpoint(s), signatures not checked (give --key)"),
+                (None, n) => format!(
+                    "{n} checkpoint(s), signatures not checked and entries after the last one not refused (give --key)"
+                ),
             };
+            if let (Some(size), Some((name, _))) = (v.extends, &kept) {
+                signed.push_str(&format!(
+                    "; extends the checkpoint kept in {name} (size {size})"
+                ));
+            }
             if let Some(torn) = v.torn_tail {
                 eprintln!(
                     "vcc ledger: a torn last line ({torn} bytes, a write cut off) is ignored; `vcc ledger repair` removes it"
@@ -431,46 +501,54 @@ fn prove(file: &Path, seq: u64, key: Option<&Path>, out: Option<&Path>) -> i32 {
     exit::ACCEPTED
 }
 
-fn verify_proof(receipt: &Path, key: &Path) -> i32 {
-    let key = match public_key(key) {
+fn repair(file: &Path, key: Option<&Path>) -> i32 {
+    let key = match key.map(crate::ledger_proofs::public_key).transpose() {
         Ok(k) => k,
         Err(code) => return code,
     };
-    let bytes = match crate::attach::read_capped(receipt, vcc_ledger::receipt::MAX_RECEIPT as u64) {
-        Ok(b) => b,
-        Err(e) => {
-            eprintln!("vcc ledger verify-proof: {}: {e}", receipt.display());
-            return exit::INVALID;
-        }
-    };
-    match vcc_ledger::receipt::verify_receipt(&bytes, &key) {
-        Ok(cp) => {
+    match Ledger::new(file).repair(key.as_ref()) {
+        Ok(done) if done.nothing() => {
             eprintln!(
-                "{}: the entry is in {} at size {}, signed by the key",
-                receipt.display(),
-                cp.origin,
-                cp.size
+                "{}: nothing to repair (no torn last line{})",
+                file.display(),
+                if key.is_some() {
+                    ", every entry covered by a checkpoint the key signed"
+                } else {
+                    ""
+                }
             );
             exit::ACCEPTED
         }
-        Err(why) => {
-            eprintln!("{}: NOT proven: {why}", receipt.display());
-            exit::NOT_ACCEPTED
-        }
-    }
-}
-
-fn repair(file: &Path) -> i32 {
-    match Ledger::new(file).repair() {
-        Ok(0) => {
-            eprintln!("{}: nothing to repair (no torn last line)", file.display());
-            exit::ACCEPTED
-        }
-        Ok(n) => {
-            eprintln!(
-                "{}: removed a torn last line of {n} bytes (a write cut off); the entries before it are untouched",
-                file.display()
-            );
+        Ok(done) => {
+            if done.torn > 0 {
+                eprintln!(
+                    "{}: removed a torn last line of {} bytes (a write cut off); the entries before it are untouched",
+                    file.display(),
+                    done.torn
+                );
+            }
+            if done.torn_checkpoints > 0 {
+                eprintln!(
+                    "{}.checkpoints: removed a torn last line of {} bytes",
+                    file.display(),
+                    done.torn_checkpoints
+                );
+            }
+            if let Some((first, last)) = done.uncovered {
+                eprintln!(
+                    "{}: removed seq {first} to {last}, which no checkpoint signed by the key covered, and {} checkpoint line(s) the key did not sign or that counted them; they are kept in {}.removed (look at them: a run killed before it signed, or entries someone else appended)",
+                    file.display(),
+                    done.checkpoints_removed,
+                    file.display()
+                );
+            } else if done.checkpoints_removed > 0 {
+                eprintln!(
+                    "{}: removed {} checkpoint line(s) the key did not sign or that counted entries the log does not hold; they are kept in {}.removed",
+                    file.display(),
+                    done.checkpoints_removed,
+                    file.display()
+                );
+            }
             exit::ACCEPTED
         }
         Err(e) => {

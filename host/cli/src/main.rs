@@ -22,6 +22,7 @@ mod init;
 mod instructions;
 mod judges;
 mod ledger;
+mod ledger_proofs;
 mod mcp;
 mod merge;
 mod output;

@@ -193,6 +193,13 @@ pub fn report(r: &Report, style: &Style) -> String {
             )
         );
     }
+    if let Some(why) = &r.not_reused {
+        let _ = writeln!(
+            out,
+            "{}",
+            style.paint(Paint::Yellow, &format!("not reused: {}", clean(why)))
+        );
+    }
     if let Some(l) = &r.ledger {
         let _ = writeln!(out, "ledger: {} seq {}", clean(&l.file), l.seq);
     }

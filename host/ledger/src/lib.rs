@@ -4,6 +4,9 @@
 //! 6962 Merkle tree over the lines, C2SP signed checkpoints, and offline
 //! receipts of inclusion. Nothing here depends on wasmtime.
 
+pub mod append;
+pub mod checked;
+pub mod consistency;
 pub mod entry;
 pub mod file;
 pub mod merkle;
@@ -12,6 +15,7 @@ pub mod receipt;
 pub mod stats;
 pub mod verify;
 
+pub use append::Repaired;
 pub use entry::{Entry, Kind, Outcome};
 pub use file::{Appended, Error, Ledger};
 pub use verify::{Problem, ProblemKind, Verification, verify};

@@ -161,6 +161,92 @@ pub fn verify_inclusion(leaf: &Hash, index: u64, size: u64, path: &[Hash], root:
     s_n == 0 && &r == root
 }
 
+/// A proof that the tree over `leaves[..m]` is a prefix of the tree over
+/// all of `leaves` (RFC 6962 §2.1.2 PROOF(m, D[n])), `None` when `m` is
+/// past the end. Empty when there is nothing to prove (`m` is 0 or `n`).
+pub fn consistency_proof(leaves: &[Hash], m: usize) -> Option<Vec<Hash>> {
+    if m > leaves.len() {
+        return None;
+    }
+    let mut proof = Vec::new();
+    if m > 0 && m < leaves.len() {
+        subproof(m, leaves, true, &mut proof);
+    }
+    Some(proof)
+}
+
+/// SUBPROOF(m, D[n], b) of RFC 6962 §2.1.2.
+fn subproof(m: usize, leaves: &[Hash], complete: bool, out: &mut Vec<Hash>) {
+    let n = leaves.len();
+    if m == n {
+        if !complete {
+            out.push(root(leaves));
+        }
+        return;
+    }
+    let k = split(n);
+    if m <= k {
+        subproof(m, &leaves[..k], complete, out);
+        out.push(root(&leaves[k..]));
+    } else {
+        subproof(m - k, &leaves[k..], false, out);
+        out.push(root(&leaves[..k]));
+    }
+}
+
+/// Whether `proof` shows that the tree of `first` leaves whose root is
+/// `first_root` is a prefix of the tree of `second` leaves whose root is
+/// `second_root` (RFC 9162 §2.1.4.2). The empty tree is a prefix of every
+/// tree; a tree is consistent with itself only with an empty proof.
+pub fn verify_consistency(
+    first: u64,
+    second: u64,
+    first_root: &Hash,
+    second_root: &Hash,
+    proof: &[Hash],
+) -> bool {
+    if first > second {
+        return false;
+    }
+    if first == 0 {
+        return proof.is_empty();
+    }
+    if first == second {
+        return proof.is_empty() && first_root == second_root;
+    }
+    let mut path = proof.to_vec();
+    if first.is_power_of_two() {
+        path.insert(0, *first_root);
+    }
+    let Some((&seed, rest)) = path.split_first() else {
+        return false;
+    };
+    let (mut f_n, mut s_n) = (first - 1, second - 1);
+    while f_n & 1 == 1 {
+        f_n >>= 1;
+        s_n >>= 1;
+    }
+    let (mut f_r, mut s_r) = (seed, seed);
+    for c in rest {
+        if s_n == 0 {
+            return false;
+        }
+        if f_n & 1 == 1 || f_n == s_n {
+            f_r = node_hash(c, &f_r);
+            s_r = node_hash(c, &s_r);
+            while f_n & 1 == 0 && f_n != 0 {
+                f_n >>= 1;
+                s_n >>= 1;
+            }
+        } else {
+            s_r = node_hash(&s_r, c);
+        }
+        f_n >>= 1;
+        s_n >>= 1;
+    }
+    s_n == 0 && &f_r == first_root && &s_r == second_root
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -219,6 +305,36 @@ mod tests {
                 prop_assert!(verify_inclusion(&d[i], i as u64, n as u64, &path, &root));
                 prop_assert!(!verify_inclusion(&d[(i + 1) % n], i as u64, n as u64, &path, &root) || n == 1);
             }
+        }
+
+        #[test]
+        fn every_prefix_is_proven_consistent_and_no_other_tree_is(n in 1usize..70, salt in 0usize..1000) {
+            let d = leaves(n);
+            let whole = mth(&d);
+            for m in 0..=n {
+                let proof = consistency_proof(&d, m).unwrap();
+                let prefix = mth(&d[..m]);
+                prop_assert!(verify_consistency(m as u64, n as u64, &prefix, &whole, &proof), "m={} n={}", m, n);
+                if m == 0 || m == n {
+                    continue;
+                }
+                // Another first tree of the same size: one leaf changed.
+                let mut other = d[..m].to_vec();
+                let i = salt % m;
+                other[i] = leaf_hash(b"rewritten");
+                prop_assert!(!verify_consistency(m as u64, n as u64, &mth(&other), &whole, &proof));
+                // The same first tree, a second tree with a changed old leaf:
+                // the proof of the real one does not carry over.
+                let mut forked = d.clone();
+                forked[i] = leaf_hash(b"rewritten");
+                prop_assert!(!verify_consistency(m as u64, n as u64, &prefix, &mth(&forked), &proof));
+                // A proof cut short or lengthened.
+                prop_assert!(!verify_consistency(m as u64, n as u64, &prefix, &whole, &proof[1..]));
+                let mut longer = proof.clone();
+                longer.push(whole);
+                prop_assert!(!verify_consistency(m as u64, n as u64, &prefix, &whole, &longer));
+            }
+            prop_assert!(consistency_proof(&d, n + 1).is_none());
         }
     }
 }

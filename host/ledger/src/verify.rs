@@ -9,20 +9,26 @@
 //! - `reordered`, `removed`: an entry is out of order, or missing;
 //! - `truncated`: the file holds fewer entries than a checkpoint counts;
 //! - `forked`: an earlier checkpoint is not consistent with a later one
-//!   that matches the file (the history was rewritten after it was signed);
-//! - `unsigned`: with `--key`, a checkpoint that key did not sign.
+//!   that matches the file, or the log does not extend a checkpoint kept
+//!   elsewhere (the history was rewritten after it was signed);
+//! - `unsigned`: with `--key`, a checkpoint that key did not sign;
+//! - `uncovered`: with `--key`, entries after the last checkpoint the key
+//!   signed. A chain of hashes proves nothing about who appended: anyone
+//!   who can write the file can add a correctly chained entry, so with a
+//!   key only what a signed checkpoint covers is the log.
 //!
 //! A torn last line is reported and ignored: it is not an entry.
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD as B64;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use vcc_trust::keys::PublicKey;
 
 use crate::file::{Error, Ledger, Lines, StoredCheckpoint, origin_of};
-use crate::merkle::{Frontier, Hash, leaf_hash};
+use crate::merkle::{Frontier, Hash, consistency_proof, leaf_hash, verify_consistency};
 use crate::note::{Checkpoint, Note};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -34,6 +40,7 @@ pub enum ProblemKind {
     Truncated,
     Forked,
     Unsigned,
+    Uncovered,
 }
 
 impl ProblemKind {
@@ -45,6 +52,7 @@ impl ProblemKind {
             ProblemKind::Truncated => "truncated",
             ProblemKind::Forked => "forked",
             ProblemKind::Unsigned => "unsigned",
+            ProblemKind::Uncovered => "uncovered",
         }
     }
 }
@@ -70,6 +78,13 @@ pub struct Verification {
     pub checkpoints: usize,
     /// Checkpoints whose signature by the given key was verified.
     pub checkpoints_verified: usize,
+    /// Entries the latest checkpoint that matches the file covers (with a
+    /// key: the latest one the key signed).
+    pub covered: u64,
+    /// The size of a checkpoint kept elsewhere that the log was proven to
+    /// extend (`--checkpoint`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub extends: Option<u64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub problem: Option<Problem>,
 }
@@ -80,16 +95,41 @@ impl Verification {
     }
 }
 
-/// The leaves of an intact prefix, and the roots at every size.
+/// The leaves of the file's entries, and what was learnt of its
+/// checkpoints.
 pub struct Tree {
     pub leaves: Vec<Hash>,
     pub origin: Option<String>,
+    /// The latest checkpoint that is the root of the entries it counts
+    /// (with a key: and that the key signed).
+    pub latest: Option<Checkpoint>,
+}
+
+/// A checkpoint kept away from the log (a CI artifact, a witness), whose
+/// signature the caller has checked; `name` says where it came from.
+pub struct Kept<'a> {
+    pub checkpoint: &'a Checkpoint,
+    pub name: &'a str,
 }
 
 pub fn verify(ledger: &Ledger, key: Option<&PublicKey>) -> Result<(Verification, Tree), Error> {
+    read_and_verify(ledger, key, None).map(|(_, v, tree)| (v, tree))
+}
+
+/// The log read once and verified (with `kept`: against a checkpoint kept
+/// elsewhere): for callers that go on to use the entries, which are then
+/// exactly the entries verified.
+pub fn read_and_verify(
+    ledger: &Ledger,
+    key: Option<&PublicKey>,
+    kept: Option<&Kept>,
+) -> Result<(Lines, Verification, Tree), Error> {
     let read = ledger.read()?;
-    let stored = ledger.checkpoints()?;
-    Ok(verify_parts(&read, &stored, key))
+    let bytes = ledger.checkpoint_bytes()?;
+    let stored = ledger.checkpoints_of(&bytes)?;
+    let known = key.map_or(0, |k| crate::checked::known_signed(ledger, &bytes, k));
+    let (v, tree) = verify_with(&read, &stored, key, kept, known);
+    Ok((read, v, tree))
 }
 
 /// [`verify`] of a log already read: its lines and its checkpoints.
@@ -97,6 +137,19 @@ pub fn verify_parts(
     read: &Lines,
     stored: &[StoredCheckpoint],
     key: Option<&PublicKey>,
+) -> (Verification, Tree) {
+    verify_with(read, stored, key, None, 0)
+}
+
+/// [`verify_parts`], with `kept` whether the log extends a checkpoint kept
+/// elsewhere; the first `known_signed` checkpoints are known to be signed
+/// by `key` (`checked.rs`) and their signatures are not checked again.
+pub fn verify_with(
+    read: &Lines,
+    stored: &[StoredCheckpoint],
+    key: Option<&PublicKey>,
+    kept: Option<&Kept>,
+    known_signed: usize,
 ) -> (Verification, Tree) {
     let mut problems: Vec<Problem> = Vec::new();
     let mut frontier = Frontier::default();
@@ -155,6 +208,9 @@ pub fn verify_parts(
     }
     let mut last_good: u64 = 0;
     let mut previous_size = 0;
+    // The latest checkpoint that matches the file (and is signed by the
+    // key, when one is given): what covers the entries.
+    let mut latest: Option<Checkpoint> = None;
     for (i, size, note, body) in &parsed {
         let line = i + 1;
         let (Ok(note), Some(cp)) = (note, body) else {
@@ -165,10 +221,12 @@ pub fn verify_parts(
             });
             continue;
         };
+        let mut signed = true;
         if let Some(key) = key {
-            if note.signed_by(key) {
+            if *i < known_signed || note.signed_by(key) {
                 verified += 1;
             } else {
+                signed = false;
                 problems.push(Problem {
                     seq: cp.size.saturating_sub(1),
                     kind: ProblemKind::Unsigned,
@@ -227,7 +285,12 @@ pub fn verify_parts(
             continue;
         }
         match roots.get(&cp.size) {
-            Some(root) if root == &cp.root => last_good = last_good.max(cp.size),
+            Some(root) if root == &cp.root => {
+                last_good = last_good.max(cp.size);
+                if signed && latest.as_ref().is_none_or(|l| l.size <= cp.size) {
+                    latest = Some(cp.clone());
+                }
+            }
             _ => {
                 let forked = matching_after.is_some_and(|m| m > cp.size);
                 problems.push(Problem {
@@ -255,6 +318,28 @@ pub fn verify_parts(
             }
         }
     }
+    let covered = latest.as_ref().map_or(0, |c| c.size);
+    if key.is_some() && covered < entries {
+        problems.push(Problem {
+            seq: covered,
+            kind: ProblemKind::Uncovered,
+            message: format!(
+                "{}covered by no checkpoint the key signed: appended without the key (by someone who does not hold it, or by a run killed before it signed); `vcc ledger repair FILE --key PUB` removes them if they are a run of yours cut off",
+                if covered + 1 == entries {
+                    format!("seq {covered} is ")
+                } else {
+                    format!("seq {covered} to {} are ", entries - 1)
+                }
+            ),
+        });
+    }
+    let mut extends = None;
+    if let Some(kept) = kept {
+        match extension(kept, &leaves, origin.as_deref(), &frontier.root()) {
+            Ok(size) => extends = Some(size),
+            Err(p) => problems.push(p),
+        }
+    }
     problems.sort_by_key(|p| p.seq);
     (
         Verification {
@@ -264,23 +349,88 @@ pub fn verify_parts(
             torn_tail: read.torn_tail,
             checkpoints: stored.len(),
             checkpoints_verified: verified,
+            covered,
+            extends,
             problem: problems.into_iter().next(),
         },
-        Tree { leaves, origin },
+        Tree {
+            leaves,
+            origin,
+            latest,
+        },
     )
 }
 
+/// Whether the log (its leaves, origin and root) extends the checkpoint
+/// kept elsewhere: the RFC 6962 consistency proof from the kept tree to
+/// the log's tree, made here and checked against the kept root.
+fn extension(
+    kept: &Kept,
+    leaves: &[Hash],
+    origin: Option<&str>,
+    root: &Hash,
+) -> Result<u64, Problem> {
+    let cp = kept.checkpoint;
+    let entries = leaves.len() as u64;
+    if cp.size > 0 && origin != Some(cp.origin.as_str()) {
+        return Err(Problem {
+            seq: 0,
+            kind: ProblemKind::Forked,
+            message: format!(
+                "the checkpoint kept in {} is for log {}, and this log is {}: it is another log, or its first entry was rewritten",
+                kept.name,
+                cp.origin,
+                origin.unwrap_or("empty")
+            ),
+        });
+    }
+    if cp.size > entries {
+        return Err(Problem {
+            seq: entries,
+            kind: ProblemKind::Truncated,
+            message: format!(
+                "the checkpoint kept in {} counts {} entries, and the log holds {entries}: entries from seq {entries} on were removed (or the log was rolled back)",
+                kept.name, cp.size
+            ),
+        });
+    }
+    let proven = consistency_proof(leaves, cp.size as usize)
+        .is_some_and(|proof| verify_consistency(cp.size, entries, &cp.root, root, &proof));
+    if !proven {
+        return Err(Problem {
+            seq: 0,
+            kind: ProblemKind::Forked,
+            message: format!(
+                "the log does not extend the checkpoint kept in {} (size {}): its first {} entries are not the ones that were signed then; the history was rewritten after it",
+                kept.name, cp.size, cp.size
+            ),
+        });
+    }
+    Ok(cp.size)
+}
+
 fn seq_of(line: &[u8]) -> Option<u64> {
-    serde_json::from_slice::<serde_json::Value>(line)
-        .ok()?
-        .get("seq")?
-        .as_u64()
+    serde_json::from_slice::<Head>(line).ok()?.seq
+}
+
+/// What the chain needs of an entry; the rest of it is not read here.
+#[derive(Deserialize)]
+struct Head<'a> {
+    seq: Option<u64>,
+    #[serde(borrow)]
+    prev_root: Option<Cow<'a, str>>,
 }
 
 /// What is wrong with line `i`, given the tree of the lines before it.
 fn check_line(line: &[u8], i: u64, before: &Frontier) -> Option<Problem> {
-    let value: serde_json::Value = match serde_json::from_slice(line) {
-        Ok(v) => v,
+    // An entry is a JSON object (serde would also read an array).
+    let head = if line.first() == Some(&b'{') {
+        serde_json::from_slice::<Head>(line).map_err(|e| e.to_string())
+    } else {
+        Err("not a JSON object".to_string())
+    };
+    let head = match head {
+        Ok(h) => h,
         Err(e) => {
             return Some(Problem {
                 seq: i,
@@ -289,9 +439,7 @@ fn check_line(line: &[u8], i: u64, before: &Frontier) -> Option<Problem> {
             });
         }
     };
-    let seq = value.get("seq").and_then(serde_json::Value::as_u64);
-    let prev = value.get("prev_root").and_then(serde_json::Value::as_str);
-    let (Some(seq), Some(prev)) = (seq, prev) else {
+    let (Some(seq), Some(prev)) = (head.seq, head.prev_root) else {
         return Some(Problem {
             seq: i,
             kind: ProblemKind::Edited,
@@ -323,7 +471,7 @@ fn check_line(line: &[u8], i: u64, before: &Frontier) -> Option<Problem> {
             ),
         });
     }
-    if prev != B64.encode(before.root()) {
+    if *prev != B64.encode(before.root()) {
         // The entries before it are not the history it was appended to:
         // the one before it (or, for the first, itself) was changed.
         let culprit = i.saturating_sub(1);
@@ -343,171 +491,4 @@ fn check_line(line: &[u8], i: u64, before: &Frontier) -> Option<Problem> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::entry::{Acceptance, Entry, EntryContract, Kind, Outcome};
-    use vcc_report::Verdict;
-    use vcc_trust::keys::PrivateKey;
-
-    fn entry(n: u64) -> Entry {
-        Entry {
-            seq: 0,
-            time: "2026-11-23T00:00:00.000Z".into(),
-            run_id: format!("run-{n}"),
-            kind: Kind::Check,
-            contract: EntryContract {
-                path: "/c.yaml".into(),
-                id: Some("c".into()),
-                digest: None,
-            },
-            root: None,
-            root_digest: None,
-            git: None,
-            validators: Vec::new(),
-            verdict: Verdict::Accepted,
-            reason: format!("entry {n}"),
-            criteria: Vec::new(),
-            report_digest: None,
-            vcc_version: "0".into(),
-            host_digest: None,
-            outcome: Outcome::Success,
-            acceptance_status: Acceptance::Accepted,
-            termination: None,
-            iteration: None,
-            reuse_key: None,
-            reused_from: None,
-            prev_root: String::new(),
-        }
-    }
-
-    fn ledger(n: u64, key: Option<&PrivateKey>) -> (tempfile::TempDir, Ledger) {
-        let dir = tempfile::tempdir().unwrap();
-        let l = Ledger::new(&dir.path().join("ledger.jsonl"));
-        for i in 0..n {
-            assert_eq!(l.append(entry(i), key).unwrap().seq, i);
-        }
-        (dir, l)
-    }
-
-    fn problem(l: &Ledger, key: Option<&PrivateKey>) -> Option<(ProblemKind, u64)> {
-        let (v, _) = verify(l, key.map(|k| k.public()).as_ref()).unwrap();
-        v.problem.map(|p| (p.kind, p.seq))
-    }
-
-    fn rewrite(l: &Ledger, f: impl Fn(&mut Vec<Vec<u8>>)) {
-        let mut lines = l.read().unwrap().lines;
-        f(&mut lines);
-        let mut bytes = Vec::new();
-        for line in lines {
-            bytes.extend_from_slice(&line);
-            bytes.push(b'\n');
-        }
-        std::fs::write(&l.path, bytes).unwrap();
-    }
-
-    #[test]
-    fn an_intact_ledger_verifies_and_each_tampering_is_named() {
-        let key = PrivateKey::generate().unwrap();
-        let (_d, l) = ledger(6, Some(&key));
-        let (v, _) = verify(&l, Some(&key.public())).unwrap();
-        assert!(v.intact(), "{:?}", v.problem);
-        assert_eq!(
-            (v.entries, v.checkpoints, v.checkpoints_verified),
-            (6, 6, 6)
-        );
-
-        let (_d, l) = ledger(6, Some(&key));
-        rewrite(&l, |lines| {
-            lines[2] = String::from_utf8(lines[2].clone())
-                .unwrap()
-                .replace("entry 2", "entry X")
-                .into_bytes()
-        });
-        assert_eq!(problem(&l, Some(&key)), Some((ProblemKind::Edited, 2)));
-
-        let (_d, l) = ledger(6, None);
-        rewrite(&l, |lines| {
-            lines.remove(3);
-        });
-        assert_eq!(problem(&l, None), Some((ProblemKind::Removed, 3)));
-
-        let (_d, l) = ledger(6, None);
-        rewrite(&l, |lines| lines.swap(1, 4));
-        assert_eq!(problem(&l, None), Some((ProblemKind::Reordered, 1)));
-
-        let (_d, l) = ledger(6, Some(&key));
-        rewrite(&l, |lines| lines.truncate(4));
-        assert_eq!(problem(&l, Some(&key)), Some((ProblemKind::Truncated, 4)));
-
-        // The last entry edited: only its checkpoint can tell.
-        let (_d, l) = ledger(6, Some(&key));
-        rewrite(&l, |lines| {
-            lines[5] = String::from_utf8(lines[5].clone())
-                .unwrap()
-                .replace("entry 5", "entry Y")
-                .into_bytes()
-        });
-        assert_eq!(problem(&l, Some(&key)), Some((ProblemKind::Edited, 5)));
-    }
-
-    #[test]
-    fn a_rewritten_history_with_fresh_checkpoints_is_a_fork() {
-        let key = PrivateKey::generate().unwrap();
-        let (_d, l) = ledger(4, Some(&key));
-        // The forger rewrites entry 1 and re-chains and re-signs from there
-        // (with the ledger's own key, say): the checkpoints signed before
-        // are no longer consistent with the later ones.
-        let lines = l.read().unwrap().lines;
-        std::fs::write(&l.path, [lines[0].as_slice(), b"\n"].concat()).unwrap();
-        let _ = std::fs::remove_file(l.path.with_file_name("ledger.jsonl.state"));
-        for i in 1..4 {
-            let mut e = entry(i);
-            if i == 1 {
-                e.reason = "rewritten".into();
-            }
-            l.append(e, Some(&key)).unwrap();
-        }
-        assert_eq!(problem(&l, Some(&key)), Some((ProblemKind::Forked, 1)));
-        let other = PrivateKey::generate().unwrap();
-        assert_eq!(
-            problem(&l, Some(&other)).map(|p| p.0),
-            Some(ProblemKind::Unsigned)
-        );
-    }
-
-    #[test]
-    fn a_torn_tail_is_ignored_refused_and_repaired() {
-        let (_d, l) = ledger(3, None);
-        let mut f = std::fs::OpenOptions::new()
-            .append(true)
-            .open(&l.path)
-            .unwrap();
-        std::io::Write::write_all(&mut f, b"{\"seq\":3,\"ti").unwrap();
-        let (v, _) = verify(&l, None).unwrap();
-        assert!(v.intact());
-        assert_eq!((v.entries, v.torn_tail), (3, Some(12)));
-        assert!(matches!(
-            l.append(entry(3), None),
-            Err(Error::TornTail { bytes: 12 })
-        ));
-        assert_eq!(l.repair().unwrap(), 12);
-        assert_eq!(l.append(entry(3), None).unwrap().seq, 3);
-        assert!(verify(&l, None).unwrap().0.intact());
-    }
-
-    #[test]
-    fn receipts_verify_offline_and_only_for_their_entry() {
-        let key = PrivateKey::generate().unwrap();
-        let (_d, l) = ledger(7, Some(&key));
-        for seq in [0, 3, 6] {
-            let r = crate::receipt::prove(&l, seq, None).unwrap();
-            let bytes = serde_json::to_vec(&r).unwrap();
-            let cp = crate::receipt::verify_receipt(&bytes, &key.public()).unwrap();
-            assert_eq!(cp.size, 7);
-            let mut forged = r.clone();
-            forged.entry = forged.entry.replace(&format!("entry {seq}"), "entry Z");
-            let bytes = serde_json::to_vec(&forged).unwrap();
-            assert!(crate::receipt::verify_receipt(&bytes, &key.public()).is_err());
-        }
-    }
-}
+pub(crate) mod tests;

@@ -224,6 +224,11 @@ pub struct Report {
     /// for the very same inputs (`vcc check --reuse`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reused: Option<Reused>,
+    /// `vcc check --reuse` that reused nothing: why the verdict was
+    /// computed (no ledger key to check the log with, a log that does not
+    /// verify, no signed entry for these inputs).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub not_reused: Option<String>,
     /// Where the verdict was logged (`--ledger`). Added after the entry was
     /// appended: the entry's `report_digest` is of the report without it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -630,6 +635,7 @@ impl Report {
             gate: None,
             run: RunInfo::start(None),
             reused: None,
+            not_reused: None,
             ledger: None,
             judging: None,
             partition: None,

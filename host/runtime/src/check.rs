@@ -97,8 +97,9 @@ pub struct CheckOptions {
     pub partition: Option<vcc_report::partition::Partition>,
 }
 
-/// A verdict by reuse key, when the caller holds one.
-pub type Lookup = dyn Fn(&str) -> Option<PriorVerdict> + Send + Sync;
+/// The verdict the caller holds for a reuse key, or why none can be
+/// reused (said in the report: `not_reused`).
+pub type Lookup = dyn Fn(&str) -> Result<PriorVerdict, String> + Send + Sync;
 
 /// Looks up a verdict by reuse key (`vcc check --reuse`).
 #[derive(Clone)]
@@ -201,6 +202,7 @@ pub fn check(loader: &Loader, doc: &Document, root: &Path, options: &CheckOption
         gate: None,
         run: RunInfo::start(crate::git::head_commit(root)),
         reused: None,
+        not_reused: None,
         ledger: None,
         judging: None,
         partition: None,
@@ -320,10 +322,22 @@ fn run(
     // verdict. With --reuse, an earlier verdict for it runs no validator.
     let key = reuse_key(doc, options, &snapshot, &validators.loaded);
     report.runtime.reuse_key = Some(key.clone());
-    let prior = if snapshot.truncated.is_none() {
-        options.reuse.as_ref().and_then(|r| (r.0)(&key))
-    } else {
-        None
+    let prior = match (&options.reuse, &snapshot.truncated) {
+        (None, _) => None,
+        (Some(_), Some(_)) => {
+            report.not_reused = Some(
+                "the walk of the root was cut short: a verdict is reused only for a whole root"
+                    .into(),
+            );
+            None
+        }
+        (Some(reuse), None) => match (reuse.0)(&key) {
+            Ok(prior) => Some(prior),
+            Err(why) => {
+                report.not_reused = Some(why);
+                None
+            }
+        },
     };
     report.reused = prior.as_ref().map(|p| p.reused.clone());
 

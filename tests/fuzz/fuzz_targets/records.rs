@@ -1,6 +1,6 @@
 //! The readers of records that outlive a run, fed hostile bytes: ledger
-//! files with their checkpoints, C2SP notes and checkpoints, receipts, and
-//! attestation lines. The first byte picks the reader. None may panic, and
+//! files with their checkpoints, C2SP notes and checkpoints, receipts and
+//! consistency proofs, kept checkpoints, and attestation lines. The first byte picks the reader. None may panic, and
 //! nothing arbitrary bytes say may verify against a key they were not
 //! signed with.
 #![no_main]
@@ -47,6 +47,10 @@ fuzz_target!(|data: &[u8]| {
         }
         2 => {
             assert!(vcc_ledger::receipt::verify_receipt(rest, key()).is_err());
+            assert!(vcc_ledger::consistency::verify_proof(rest, key(), None).is_err());
+            if let Ok(note) = vcc_ledger::consistency::kept_note(rest) {
+                assert!(vcc_ledger::consistency::signed_checkpoint(&note, key(), "it").is_err());
+            }
         }
         _ => {
             if let Ok(text) = std::str::from_utf8(rest) {

@@ -65,6 +65,7 @@ fn report(criteria: Vec<CriterionReport>) -> Report {
         gate: None,
         run: crate::RunInfo::default(),
         reused: None,
+        not_reused: None,
         ledger: None,
         judging: None,
         partition: None,

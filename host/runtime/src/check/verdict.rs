@@ -272,6 +272,7 @@ pub fn unreadable_contract(path: &Path, problems: Vec<Problem>, cache: CacheStat
         gate: None,
         run: RunInfo::start(None),
         reused: None,
+        not_reused: None,
         ledger: None,
         judging: None,
         partition: None,
