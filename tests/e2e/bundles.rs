@@ -393,20 +393,18 @@ fn adding_criteria_and_raising_severity_is_allowed() {
     );
 }
 
-/// A weakening move, caught by lint and check alike.
-fn assert_weakens(contract_text: &str, edit: impl Fn(&str) -> String, needle: &str) {
+/// A weakening move, caught by lint and check alike; the problem.
+fn assert_weakens(
+    contract_text: &str,
+    edit: impl Fn(&str) -> String,
+    needle: &str,
+) -> serde_json::Value {
     let world = World::new();
     let (trust, contract) = locked_team(&world, contract_text);
     std::fs::write(&contract, edit(contract_text)).unwrap();
     let run = check(&world, &contract, &trust, &[]);
     assert_refused(&run, "WEAKENS_BASE");
-    let problem = run.json()["problems"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|p| p["code"] == "WEAKENS_BASE")
-        .cloned()
-        .unwrap();
+    let problem = weakens_base(&run);
     assert!(
         problem["message"].as_str().unwrap().contains(needle),
         "{problem}"
@@ -414,11 +412,23 @@ fn assert_weakens(contract_text: &str, edit: impl Fn(&str) -> String, needle: &s
     let lint = world.vcc(&["lint", &s(&contract), "--trust", &s(&trust)]);
     assert_eq!(lint.code, 2);
     assert!(lint.stderr.contains("WEAKENS_BASE"), "{}", lint.stderr);
+    problem
+}
+
+/// The `WEAKENS_BASE` problem of a JSON report.
+fn weakens_base(run: &crate::Run) -> serde_json::Value {
+    run.json()["problems"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["code"] == "WEAKENS_BASE")
+        .cloned()
+        .unwrap_or_else(|| panic!("no WEAKENS_BASE in {}", run.stdout))
 }
 
 #[test]
 fn weakening_removes_a_base_criterion_by_dropping_extends() {
-    assert_weakens(
+    let problem = assert_weakens(
         TEAM,
         |t| {
             t.replace(
@@ -428,6 +438,59 @@ fn weakening_removes_a_base_criterion_by_dropping_extends() {
         },
         "removes every criterion",
     );
+    // The field to restore, named (it was once empty).
+    assert_eq!(problem["field"], "extends", "{problem}");
+}
+
+/// The worker adds `root: decoy` to the team's contract: the base's
+/// criteria would judge `decoy/` (a NOTES.md written to pass) while the
+/// real NOTES.md, which fails the base, is never read. Once ACCEPTED under
+/// `--locked`; the root belongs to the base like its excludes.
+#[test]
+fn forgery_host_a_team_root_moves_the_base_onto_a_decoy() {
+    let world = World::new();
+    let (trust, contract) = locked_team(&world, TEAM);
+    let team = contract.parent().unwrap();
+    std::fs::write(team.join("NOTES.md"), "").unwrap();
+    std::fs::create_dir_all(team.join("decoy")).unwrap();
+    std::fs::write(team.join("decoy/NOTES.md"), "all done\n").unwrap();
+    std::fs::write(team.join("decoy/CHANGELOG.md"), "changes\n").unwrap();
+    let honest = check(&world, &contract, &trust, &["--locked"]);
+    assert_eq!(honest.code, 1, "{}", honest.stdout);
+    assert_eq!(honest.criterion("notes-exist")["status"], "fail");
+
+    std::fs::write(
+        &contract,
+        TEAM.replace("id: team\n", "id: team\nroot: decoy\n"),
+    )
+    .unwrap();
+    let run = check(&world, &contract, &trust, &["--locked"]);
+    assert_refused(&run, "WEAKENS_BASE");
+    let problem = weakens_base(&run);
+    assert_eq!(problem["field"], "root", "{problem}");
+    assert_eq!(problem["line"], 3, "{problem}");
+    assert!(
+        problem["message"].as_str().unwrap().contains(
+            "the deliverable root is `.` in acme/security#baseline@1.2.0; it cannot be moved to `decoy`"
+        ),
+        "{problem}"
+    );
+    // Nor can such a contract be locked.
+    let locked = world.vcc(&["lock", &s(&contract), "--trust", &s(&trust)]);
+    assert_eq!(locked.code, 2, "{}", locked.stderr);
+    assert!(
+        locked.stderr.contains("WEAKENS_BASE") && locked.stderr.contains("root (line 3)"),
+        "{}",
+        locked.stderr
+    );
+    // The command line may still say where the deliverables are.
+    let by_flag = check(
+        &world,
+        &contract,
+        &trust,
+        &["--locked", "--dir", &s(&team.join("decoy"))],
+    );
+    assert_refused(&by_flag, "WEAKENS_BASE");
 }
 
 #[test]
@@ -477,6 +540,33 @@ fn weakening_makes_a_required_deliverable_optional() {
             t.replace("  - { id: changelog, path: CHANGELOG.md }\n", "  - { id: changelog, path: CHANGELOG.md }\n  - { id: notes, path: NOTES.md, required: false }\n")
         },
         "cannot be made optional",
+    );
+}
+
+#[test]
+fn weakening_moves_a_base_deliverable() {
+    assert_weakens(
+        TEAM,
+        |t| {
+            t.replace(
+                "  - { id: changelog, path: CHANGELOG.md }\n",
+                "  - { id: changelog, path: CHANGELOG.md }\n  - { id: notes, path: decoy/NOTES.md }\n",
+            )
+        },
+        "deliverable `notes` is `NOTES.md` in acme/security#baseline@1.2.0; it cannot be moved to `decoy/NOTES.md`",
+    );
+}
+
+#[test]
+fn weakening_retargets_a_base_criterion() {
+    assert_weakens(
+        TEAM,
+        |t| {
+            format!(
+                "{t}  - {{ id: notes-exist, severity: must, validator: exists, targets: [changelog], params: {{ min: 1 }} }}\n"
+            )
+        },
+        "its targets cannot be changed",
     );
 }
 
@@ -564,6 +654,38 @@ fn policy_from_outside_is_required_together_with_the_project() {
         &check(&world, &contract, &trust, &["--policy", &s(&inside)]),
         "TRUST_IN_ROOT",
     );
+}
+
+/// CI's recipe, `--locked --policy BUNDLE#CONTRACT`, on a project that
+/// does not extend the base and moves its root to a decoy folder: the
+/// policy's criteria would judge the decoy. Once ACCEPTED.
+#[test]
+fn forgery_host_a_root_moves_a_policy_base_onto_a_decoy() {
+    let world = World::new();
+    let plain = "vcc: 1\nid: plain\nroot: decoy\ndeliverables:\n  - { id: changelog, path: CHANGELOG.md }\nvalidators:\n  exists: { component: std/file-exists }\ncriteria:\n  - { id: changelog, severity: must, validator: exists, targets: [changelog] }\n";
+    let (trust, contract) = locked_team(&world, plain);
+    let team = contract.parent().unwrap();
+    std::fs::remove_file(team.join("NOTES.md")).unwrap();
+    std::fs::create_dir_all(team.join("decoy")).unwrap();
+    std::fs::write(team.join("decoy/NOTES.md"), "all done\n").unwrap();
+    std::fs::write(team.join("decoy/CHANGELOG.md"), "changes\n").unwrap();
+    let policy = ["--locked", "--policy", "acme/security#baseline"];
+    let run = check(&world, &contract, &trust, &policy);
+    assert_refused(&run, "WEAKENS_BASE");
+    let problem = weakens_base(&run);
+    assert_eq!(problem["field"], "root", "{problem}");
+    assert!(
+        problem["message"].as_str().unwrap().contains(
+            "the deliverable root is `.` in policy acme/security#baseline@1.2.0; it cannot be moved to `decoy`"
+        ),
+        "{problem}"
+    );
+    // Without `root:`, the policy judges the project's folder: rejected.
+    std::fs::write(&contract, plain.replace("root: decoy\n", "")).unwrap();
+    lock(&world, &contract, &trust);
+    let honest = check(&world, &contract, &trust, &policy);
+    assert_eq!(honest.code, 1, "{}", honest.stdout);
+    assert_eq!(honest.criterion("notes-exist")["status"], "fail");
 }
 
 #[test]

@@ -5,6 +5,7 @@
 mod agents;
 mod attest;
 mod authoring;
+mod bases;
 mod book;
 mod bundles;
 mod cache;

@@ -25,8 +25,9 @@ pub struct Evaluation {
 pub struct Ready {
     pub sources: Sources,
     pub prepared: Prepared,
-    /// The deliverable root: `--dir`, else the contract's `root:`, else
-    /// its folder.
+    /// The deliverable root: `--dir`, else the contract's `root:` (a
+    /// base's, for a contract built on one that states none), else its
+    /// folder.
     pub root: PathBuf,
     /// Where the gates' signed approvals are read from.
     pub approvals: PathBuf,
@@ -87,14 +88,13 @@ impl Ready {
                 )));
             }
         };
-        let root = dir.map_or_else(|| doc.default_root(), Path::to_path_buf);
         let (path, digest) = (doc.path.clone(), doc.digest.clone());
         let approvals = crate::approvals::dir_for(&sources.path, gate.approvals.as_deref());
-        match crate::gate::prepare(runtime, doc, &sources, &root, gate) {
+        match crate::gate::prepare(runtime, doc, &sources, dir, gate) {
             Ok(prepared) => Ok(Ready {
                 sources,
+                root: prepared.root.clone(),
                 prepared,
-                root,
                 approvals,
             }),
             Err(problems) => Err(Box::new(refused_report(
@@ -217,14 +217,14 @@ pub fn lint_problems(
         Ok(read) => read,
         Err(problems) => return (None, problems),
     };
-    let root = dir.map_or_else(|| doc.default_root(), Path::to_path_buf);
     let digest = doc.digest.clone();
-    let prepared = match crate::gate::prepare(runtime, doc, &sources, &root, gate) {
+    let prepared = match crate::gate::prepare(runtime, doc, &sources, dir, gate) {
         Ok(prepared) => prepared,
         Err(problems) => return (Some(digest), problems),
     };
     let doc = &prepared.doc;
-    let (mut problems, _) = vcc_runtime::lint_with_validators(runtime.loader(), doc, Some(&root));
+    let (mut problems, _) =
+        vcc_runtime::lint_with_validators(runtime.loader(), doc, Some(&prepared.root));
     problems.extend(prepared.judging.problems(doc));
     (Some(doc.digest.clone()), problems)
 }

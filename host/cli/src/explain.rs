@@ -92,8 +92,7 @@ pub fn brief(
         }]
     })?;
     let (sources, doc) = vcc_contract::Sources::read_mapped(path, mapping)?;
-    let root = dir.map_or_else(|| doc.default_root(), Path::to_path_buf);
-    let prepared = crate::gate::prepare(runtime, doc, &sources, &root, gate)?;
+    let prepared = crate::gate::prepare(runtime, doc, &sources, dir, gate)?;
     let mut check = format!("vcc check {}", path.display());
     if let Some(d) = dir {
         check.push_str(&format!(" --dir {}", d.display()));

@@ -31,8 +31,10 @@ use vcc_trust::verify::{Verified, verify};
 use crate::args::{GateArgs, LockArgs, TrustArgs};
 use crate::bundles::{open_store, registry_refusal};
 
+mod bases;
 mod lock;
 
+pub use bases::prepare;
 pub use lock::lock;
 
 /// A bundle verified against the trust policy.
@@ -390,6 +392,8 @@ fn inside(path: &Path, root: &Path) -> bool {
 /// composed.
 pub struct Prepared {
     pub doc: Document,
+    /// The deliverable root: `--dir`, else the composed contract's.
+    pub root: PathBuf,
     /// The bundle each base came from, by the base's label.
     pub base_bundles: HashMap<String, BundleRef>,
     /// The keys the trust policy names for records (`records:`).
@@ -402,9 +406,9 @@ pub struct Prepared {
     pub judging: std::sync::Arc<vcc_judge::Setup>,
 }
 
-/// Everything before evaluation (see the module comment). `Err`: the
-/// problems that make the check invalid.
-pub fn prepare(
+/// Everything before evaluation (see the module comment), at `root`.
+/// `Err`: the problems that make the check invalid.
+fn prepare_at(
     runtime: &Runtime,
     doc: Document,
     sources: &vcc_contract::Sources,
@@ -488,7 +492,7 @@ pub fn prepare(
                 let mut p = doc.problem(
                     Code::WeakensBase,
                     Level::Error,
-                    &FieldPath::root(),
+                    &FieldPath::root().key("extends"),
                     format!(
                         "the contract no longer extends {}#{}, which vcc.lock records: that removes every criterion of the base",
                         base.bundle, base.contract
@@ -593,6 +597,9 @@ pub fn prepare(
     let mut doc = compose(doc, &composed);
     doc.contract.extends = None;
     doc.notes.extend(notes);
+    let approvals = crate::approvals::dir_for(&sources.path, gate.approvals.as_deref());
+    doc.notes
+        .extend(bases::approvals_hidden_from(&doc, &bases, &approvals, root));
     if let Some(policy) = g.policy.as_ref().filter(|p| p.require_signed) {
         let unsigned = vcc_contract::require_signed(&doc, &policy.path);
         doc.notes.extend(unsigned);
@@ -611,6 +618,7 @@ pub fn prepare(
     });
     Ok(Prepared {
         doc,
+        root: root.to_path_buf(),
         base_bundles,
         record_signers,
         policy_digest: g.policy.as_ref().map(|p| p.digest.clone()),

@@ -3,21 +3,29 @@
 //! workspace). The contract a check evaluates holds every base's
 //! deliverables and criteria, with the project's on top.
 //!
-//! A project may add deliverables, validators and criteria, raise a base
-//! criterion's severity, and make an optional base deliverable required.
-//! It may not weaken a base (`WEAKENS_BASE`, naming what it weakens):
-//! lower a criterion's severity; change its validator (by binding another
-//! one, or rebinding the validator's name), its params or its targets;
-//! make a required deliverable optional or move its path; declare the
-//! contract advisory; exclude files the base does not exclude (`exclude`,
-//! `gitignore`). The base's excludes apply to the composed contract. The budget of `vcc converge` is the lower of the
-//! two, limit by limit. Dropping `extends` altogether is caught against
-//! `vcc.lock`, which records it (see the CLI).
+//! A project may add deliverables, validators, judges, criteria and gates,
+//! raise a base criterion's severity, make an optional base deliverable
+//! required, and tighten limits. It may not weaken a base (`WEAKENS_BASE`,
+//! naming what it weakens), and everything a base's criteria see or are
+//! judged by is such a thing: move the deliverable root (`root`); lower a
+//! criterion's severity; change its validator (by binding another one, or
+//! rebinding the validator's name; `not_evaluated` unbinds it), its params,
+//! targets, judges or limits; make a required deliverable optional or move
+//! its path; redefine a base's judge or gate; rename its provenance policy
+//! or drop a requirement of it; declare the contract advisory; exclude
+//! files the base does not exclude (`exclude`, `gitignore`). The base's
+//! root, excludes, gates and provenance policy apply to the composed
+//! contract; its limits and the budget of `vcc converge` are the lower of
+//! the two, limit by limit. Dropping `extends` altogether is caught against
+//! `vcc.lock`, which records it, and a gate that would hide the approvals
+//! folder from a base's criteria against the root (see the CLI's `gate`).
 
 use std::collections::{BTreeSet, HashMap};
+use std::path::{Component, Path};
+use std::sync::Arc;
 
 pub use crate::document::Based;
-use crate::document::Document;
+use crate::document::{Document, Inherited};
 use crate::model::ValidatorRef;
 use crate::problem::{Code, FieldPath, Level, Problem};
 
@@ -47,6 +55,15 @@ pub fn compose(mut project: Document, bases: &[Base]) -> Document {
     project
 }
 
+/// A `root:` as the folders it names: `.` parts dropped, so `./`, `.` and
+/// no root at all are alike the folder of the contract built on the base.
+fn root_parts(root: Option<&str>) -> Vec<Component<'_>> {
+    Path::new(root.unwrap_or("."))
+        .components()
+        .filter(|c| *c != Component::CurDir)
+        .collect()
+}
+
 fn merge(project: &mut Document, base: &Base) -> Vec<Problem> {
     let mut problems = Vec::new();
     let root = FieldPath::root();
@@ -59,6 +76,41 @@ fn merge(project: &mut Document, base: &Base) -> Vec<Problem> {
         ));
         p
     };
+    // What is taken from the base as it wrote it, for problems about it.
+    let from_base = Arc::new(base.doc.clone());
+    let mut taken_parts: Vec<(FieldPath, FieldPath)> = Vec::new();
+
+    // The root: the base's criteria judge the folder the base names
+    // (relative to the contract built on it, like the project's own
+    // `root:`; none: that contract's folder). Moving it would have them
+    // judge a decoy while the real files are never read. A contract that
+    // says nothing takes the base's, and then an earlier base's binds.
+    let stated = project.contract.root.is_some()
+        || project.inherited.iter().any(|p| p.at == root.key("root"));
+    if !stated {
+        project.contract.root = b.root.clone();
+        taken_parts.push((root.key("root"), root.key("root")));
+    } else if root_parts(project.contract.root.as_deref()) != root_parts(b.root.as_deref()) {
+        let theirs = b.root.as_deref().unwrap_or(".");
+        let mine = project.contract.root.as_deref().unwrap_or(".");
+        let mut p = weakens(
+            project,
+            &root.key("root"),
+            format!(
+                "the deliverable root is `{theirs}` in {label}; it cannot be moved to `{mine}`: the criteria of {label} would judge the files there instead"
+            ),
+        );
+        p.help = Some(if b.root.is_none() {
+            format!(
+                "remove `root:` (the criteria of {label} judge the contract's folder), or give the folder on the command line (--dir)"
+            )
+        } else {
+            format!(
+                "write `root: {theirs}`, as {label} does, or give the folder on the command line (--dir)"
+            )
+        });
+        problems.push(p);
+    }
 
     if project.contract.advisory && !b.advisory {
         problems.push(weakens(
@@ -70,7 +122,7 @@ fn merge(project: &mut Document, base: &Base) -> Vec<Problem> {
 
     // Deliverables: the project's, then the base's it does not redeclare.
     let mut extra = Vec::new();
-    for bd in &b.deliverables {
+    for (j, bd) in b.deliverables.iter().enumerate() {
         match project
             .contract
             .deliverables
@@ -101,7 +153,14 @@ fn merge(project: &mut Document, base: &Base) -> Vec<Problem> {
                     ));
                 }
             }
-            None => extra.push(bd.clone()),
+            None => {
+                let list = root.key("deliverables");
+                taken_parts.push((
+                    list.index(project.contract.deliverables.len() + extra.len()),
+                    list.index(j),
+                ));
+                extra.push(bd.clone());
+            }
         }
     }
     project.contract.deliverables.extend(extra);
@@ -134,11 +193,11 @@ fn merge(project: &mut Document, base: &Base) -> Vec<Problem> {
         })
         .collect();
     for (name, v) in base_validators {
-        project
-            .contract
-            .validators
-            .entry(name.clone())
-            .or_insert_with(|| v.clone());
+        if !project.contract.validators.contains_key(name) {
+            project.contract.validators.insert(name.clone(), v.clone());
+            let at = root.key("validators").key(name);
+            taken_parts.push((at.clone(), at));
+        }
     }
     // Judges: the base's names keep the base's model and sampling; a
     // project may add judges, never change one the base defines.
@@ -156,6 +215,8 @@ fn merge(project: &mut Document, base: &Base) -> Vec<Problem> {
             Some(_) => {}
             None => {
                 project.contract.judges.insert(name.clone(), j.clone());
+                let at = root.key("judges").key(name);
+                taken_parts.push((at.clone(), at));
             }
         }
     }
@@ -164,7 +225,7 @@ fn merge(project: &mut Document, base: &Base) -> Vec<Problem> {
     // base's), then the base's it does not redeclare.
     let mut inherited = Vec::new();
     let mut taken = Vec::new();
-    for bc in &b.criteria {
+    for (j, bc) in b.criteria.iter().enumerate() {
         let Some(i) = project.contract.criteria.iter().position(|c| c.id == bc.id) else {
             if rebound.get(bc.validator.as_str()) == Some(&true) {
                 problems.push(weakens(
@@ -176,6 +237,11 @@ fn merge(project: &mut Document, base: &Base) -> Vec<Problem> {
                     ),
                 ));
             }
+            let list = root.key("criteria");
+            taken_parts.push((
+                list.index(project.contract.criteria.len() + taken.len()),
+                list.index(j),
+            ));
             inherited.push(bc.id.clone());
             taken.push(bc.clone());
             continue;
@@ -240,6 +306,18 @@ fn merge(project: &mut Document, base: &Base) -> Vec<Problem> {
                 ),
             ));
         }
+        // Limits decide whether the validator finishes; a base's may not
+        // be traded for others on its own criterion.
+        if pc.limits != bc.limits {
+            problems.push(weakens(
+                project,
+                &at.key("limits"),
+                format!(
+                    "criterion `{}` of {label} runs with other limits; they cannot be changed",
+                    bc.id
+                ),
+            ));
+        }
     }
     project.contract.criteria.extend(taken);
 
@@ -272,44 +350,209 @@ fn merge(project: &mut Document, base: &Base) -> Vec<Problem> {
     );
     project.contract.exclude = exclude;
     project.contract.gitignore |= b.gitignore;
-
-    if project.contract.limits.is_none() {
-        project.contract.limits = b.limits.clone();
+    // The list now starts with the base's patterns, in the base's order.
+    let excludes = root.key("exclude");
+    project
+        .inherited
+        .retain(|p| !p.at.0.starts_with(&excludes.0));
+    for i in 0..b.exclude.len() {
+        taken_parts.push((excludes.index(i), excludes.index(i)));
     }
+
+    // A base's limits bind its criteria (and the verifier's judge
+    // spending it allows): the lower limit of each holds.
+    if project.contract.limits.is_none() && b.limits.is_some() {
+        taken_parts.push((root.key("limits"), root.key("limits")));
+    }
+    let limits = project.contract.limits.take();
+    project.contract.limits = crate::model::Limits::tightest(limits, b.limits.as_ref());
     // A base's budget binds the loop too: the lower limit of each holds.
     let budget = project.contract.budget.take();
     project.contract.budget = crate::model::Budget::tightest(budget, b.budget.as_ref());
     // A base's gates and provenance policy hold too; a project may not
     // redefine them (that could drop an approval the base needs).
-    for g in &b.gates {
-        if project.contract.gates.iter().any(|p| p.id == g.id) {
+    for (j, g) in b.gates.iter().enumerate() {
+        if let Some(i) = project.contract.gates.iter().position(|p| p.id == g.id) {
             problems.push(weakens(
                 project,
-                &root.key("gates"),
+                &root.key("gates").index(i),
                 format!(
                     "gate `{}` is the base's ({label}); the contract may not redefine it",
                     g.id
                 ),
             ));
         } else {
+            taken_parts.push((
+                root.key("gates").index(project.contract.gates.len()),
+                root.key("gates").index(j),
+            ));
             project.contract.gates.push(g.clone());
         }
     }
     match (&project.contract.provenance, &b.provenance) {
-        (None, Some(p)) => project.contract.provenance = Some(p.clone()),
-        (Some(mine), Some(theirs)) if theirs.require.iter().any(|r| !mine.require.contains(r)) => {
+        (None, Some(p)) => {
+            project.contract.provenance = Some(p.clone());
+            taken_parts.push((root.key("provenance"), root.key("provenance")));
+        }
+        (Some(mine), Some(theirs))
+            if mine.id != theirs.id || theirs.require.iter().any(|r| !mine.require.contains(r)) =>
+        {
             problems.push(weakens(
                 project,
                 &root.key("provenance"),
-                format!("the provenance policy drops requirements of the base's ({label})"),
+                format!(
+                    "the provenance policy `{}` of {label} requires {}; a contract on it keeps that id and every requirement",
+                    theirs.id,
+                    theirs.require.join(", ")
+                ),
             ));
         }
         _ => {}
     }
+    project
+        .inherited
+        .extend(taken_parts.into_iter().map(|(at, from)| Inherited {
+            at,
+            from,
+            base: from_base.clone(),
+        }));
     project.bases.push(Based {
         label: label.clone(),
         digest: base.doc.digest.clone(),
         criteria: inherited,
     });
     problems
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    use super::*;
+
+    fn doc(path: &str, text: &str) -> Document {
+        crate::parse(Path::new(path), text.as_bytes()).expect("a contract")
+    }
+
+    const BASE: &str = "vcc: 1\nid: base\ndeliverables:\n  - { id: notes, path: NOTES.md }\nvalidators:\n  e: { component: std/file-exists }\ncriteria:\n  - { id: notes, severity: must, validator: e, targets: [notes] }\n";
+
+    fn weakened(project: &str, bases: &[(&str, &str)]) -> Vec<Problem> {
+        let bases: Vec<Document> = bases.iter().map(|(p, t)| doc(p, t)).collect();
+        let bases: Vec<Base> = bases
+            .iter()
+            .map(|d| Base {
+                label: d.path.display().to_string(),
+                doc: d,
+            })
+            .collect();
+        compose(doc("team/contract.yaml", project), &bases)
+            .notes
+            .into_iter()
+            .filter(|p| p.code == Code::WeakensBase)
+            .collect()
+    }
+
+    #[test]
+    fn a_root_written_otherwise_is_the_same_root() {
+        let team = "vcc: 1\nid: team\nroot: ./site/\n";
+        let base = BASE.replace("id: base\n", "id: base\nroot: site\n");
+        assert!(weakened(team, &[("base.yaml", &base)]).is_empty());
+        assert!(weakened("vcc: 1\nid: team\nroot: .\n", &[("base.yaml", BASE)]).is_empty());
+        let moved = weakened("vcc: 1\nid: team\nroot: ..\n", &[("base.yaml", BASE)]);
+        assert_eq!(moved.len(), 1, "{moved:?}");
+        assert_eq!(moved[0].field.as_deref(), Some("root"));
+        assert_eq!(moved[0].line, Some(3));
+    }
+
+    /// A contract that states no root takes the first base's, and a second
+    /// base may not move it either.
+    #[test]
+    fn two_bases_must_agree_on_the_root() {
+        let site = BASE.replace("id: base\n", "id: base\nroot: site\n");
+        let composed = {
+            let (a, b) = (doc("a.yaml", BASE), doc("b.yaml", &site));
+            compose(
+                doc("team/contract.yaml", "vcc: 1\nid: team\n"),
+                &[
+                    Base {
+                        label: "a".into(),
+                        doc: &a,
+                    },
+                    Base {
+                        label: "b".into(),
+                        doc: &b,
+                    },
+                ],
+            )
+        };
+        let problem = composed
+            .notes
+            .iter()
+            .find(|p| p.code == Code::WeakensBase)
+            .expect("the second base moves the first one's root");
+        assert!(problem.message.contains("`site` in b"), "{problem:?}");
+        // It is about the root the first base gave: its file.
+        assert_eq!(problem.file, "a.yaml");
+    }
+
+    #[test]
+    fn problems_about_taken_parts_name_the_base_and_its_line() {
+        let composed = {
+            let base = doc("ci/policy.yaml", BASE);
+            compose(
+                doc("team/contract.yaml", "vcc: 1\nid: team\n"),
+                &[Base {
+                    label: "policy".into(),
+                    doc: &base,
+                }],
+            )
+        };
+        let at = FieldPath::root()
+            .key("criteria")
+            .index(0)
+            .key("targets")
+            .index(0);
+        let p = composed.problem(Code::UnknownTarget, Level::Error, &at, "x".into());
+        assert_eq!(p.file, "ci/policy.yaml");
+        assert_eq!(p.line, Some(8));
+        assert_eq!(p.field.as_deref(), Some("criteria[0].targets[0]"));
+        let own = composed.problem(
+            Code::InvalidId,
+            Level::Error,
+            &FieldPath::root().key("id"),
+            "x".into(),
+        );
+        assert_eq!(own.file, "team/contract.yaml");
+    }
+
+    #[test]
+    fn limits_are_the_lower_of_the_two() {
+        let base = BASE.replace(
+            "id: base\n",
+            "id: base\nlimits: { timeout: 300ms, judge_calls: 4 }\n",
+        );
+        let (base, team) = (
+            doc("base.yaml", &base),
+            doc(
+                "team/contract.yaml",
+                "vcc: 1\nid: team\nlimits: { timeout: 5s, memory: 64MiB, judge_calls: 100 }\n",
+            ),
+        );
+        let limits = compose(
+            team,
+            &[Base {
+                label: "base".into(),
+                doc: &base,
+            }],
+        )
+        .contract
+        .limits
+        .expect("limits");
+        assert_eq!(
+            limits.timeout.map(|t| t.0),
+            Some(std::time::Duration::from_millis(300))
+        );
+        assert_eq!(limits.memory.map(|m| m.0), Some(64 << 20));
+        assert_eq!(limits.judge_calls, Some(4));
+    }
 }

@@ -4,6 +4,7 @@
 //! `lint`), so none of them imports another to name it.
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use crate::model::Contract;
 use crate::problem::{Code, FieldPath, Level, Problem};
@@ -29,6 +30,20 @@ pub struct Document {
     /// Files its params name (`{ $file: PATH }`), read when it was loaded;
     /// with any, `digest` covers them too.
     pub files: Vec<ContractFile>,
+    /// The parts of a composed contract that came from a base, so a
+    /// problem about one names the base's file and line, not this file's.
+    pub inherited: Vec<Inherited>,
+}
+
+/// A part of a composed contract taken from a base as the base wrote it.
+#[derive(Debug, Clone)]
+pub struct Inherited {
+    /// Where it sits in the composed contract (`criteria[5]`).
+    pub at: FieldPath,
+    /// Where it sits in the base (`criteria[0]`).
+    pub from: FieldPath,
+    /// The base as read (a bundle's base is named by its label).
+    pub base: Arc<Document>,
 }
 
 impl Document {
@@ -52,6 +67,18 @@ impl Document {
     /// A problem about `field` (of the native model), with its line when
     /// known. For a translated contract the field is the VCC one it came from.
     pub fn problem(&self, code: Code, level: Level, field: &FieldPath, message: String) -> Problem {
+        // The last part taken that holds the field: a later base may have
+        // replaced what an earlier one gave.
+        if let Some(part) = self
+            .inherited
+            .iter()
+            .rev()
+            .find(|part| field.0.starts_with(&part.at.0))
+        {
+            let mut in_base = part.from.clone();
+            in_base.0.extend_from_slice(&field.0[part.at.0.len()..]);
+            return part.base.problem(code, level, &in_base, message);
+        }
         let field = match &self.origin {
             Some(origin) => origin.map(field),
             None => field.clone(),

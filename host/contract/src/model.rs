@@ -32,7 +32,8 @@ pub struct Contract {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub title: Option<String>,
     /// The deliverable root, relative to this file [default: the file's
-    /// folder]; `--dir` overrides it.
+    /// folder]; `--dir` overrides it. A contract built on a base has the
+    /// base's root (`WEAKENS_BASE` if it moves it).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub root: Option<String>,
     /// Gitignore patterns, relative to the deliverable root, for files and
@@ -476,7 +477,7 @@ pub enum FailAction {
 }
 
 /// Per validator run.
-#[derive(Debug, Clone, Default, Deserialize, Serialize, JsonSchema)]
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 #[schemars(extend("patternProperties" = {"^x-": {}}))]
 pub struct Limits {
@@ -506,6 +507,25 @@ pub struct Limits {
 }
 
 impl Limits {
+    /// Each limit at the lower of the two (absent: no limit), as a base
+    /// and the contract built on it hold together: the contract may
+    /// tighten a base's limits (its judge spending above all), never
+    /// loosen them.
+    pub fn tightest(a: Option<Limits>, b: Option<&Limits>) -> Option<Limits> {
+        let Some(b) = b else { return a };
+        let Some(a) = a else { return Some(b.clone()) };
+        Some(Limits {
+            timeout: lower(a.timeout.map(|t| t.0), b.timeout.map(|t| t.0)).map(DurationSpec),
+            memory: lower(a.memory.map(|m| m.0), b.memory.map(|m| m.0)).map(ByteSize),
+            judge_calls: lower(a.judge_calls, b.judge_calls),
+            judge_tokens: lower(a.judge_tokens, b.judge_tokens),
+            judge_cost: lower(a.judge_cost, b.judge_cost),
+            judge_deadline: lower(a.judge_deadline.map(|t| t.0), b.judge_deadline.map(|t| t.0))
+                .map(DurationSpec),
+            extensions: a.extensions,
+        })
+    }
+
     /// Whether any of the per-run judge limits is set.
     pub fn has_judge_limits(&self) -> bool {
         self.judge_calls.is_some()
@@ -631,20 +651,22 @@ impl Budget {
     pub fn tightest(a: Option<Budget>, b: Option<&Budget>) -> Option<Budget> {
         let Some(b) = b else { return a };
         let Some(a) = a else { return Some(b.clone()) };
-        fn low<T: PartialOrd + Copy>(x: Option<T>, y: Option<T>) -> Option<T> {
-            match (x, y) {
-                (Some(x), Some(y)) => Some(if y < x { y } else { x }),
-                (x, y) => x.or(y),
-            }
-        }
         Some(Budget {
-            iterations: low(a.iterations, b.iterations),
-            time: low(a.time.map(|t| t.0), b.time.map(|t| t.0)).map(DurationSpec),
-            cost: low(a.cost, b.cost),
-            tokens: low(a.tokens, b.tokens),
-            stagnation: low(a.stagnation, b.stagnation),
+            iterations: lower(a.iterations, b.iterations),
+            time: lower(a.time.map(|t| t.0), b.time.map(|t| t.0)).map(DurationSpec),
+            cost: lower(a.cost, b.cost),
+            tokens: lower(a.tokens, b.tokens),
+            stagnation: lower(a.stagnation, b.stagnation),
             extensions: a.extensions,
         })
+    }
+}
+
+/// The lower of two limits, where an absent one is no limit.
+fn lower<T: PartialOrd + Copy>(x: Option<T>, y: Option<T>) -> Option<T> {
+    match (x, y) {
+        (Some(x), Some(y)) => Some(if y < x { y } else { x }),
+        (x, y) => x.or(y),
     }
 }
 

@@ -185,6 +185,7 @@ pub fn parse_mapped(
         notes: Vec::new(),
         origin,
         bases: Vec::new(),
+        inherited: Vec::new(),
         files: Vec::new(),
     };
     doc.notes = raw_notes
