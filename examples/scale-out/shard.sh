@@ -6,8 +6,10 @@
 #
 # K comes from the engine running it: $VCC_SHARD_INDEX (0-based, e.g. a
 # GitHub Actions matrix value) or $JOB_COMPLETION_INDEX (a Kubernetes
-# Indexed Job); N from $VCC_SHARDS. Exit 0 or 1: a shard report was written
-# (merge decides); exit 2: this shard could not judge its rows.
+# Indexed Job); N from $VCC_SHARDS. Set $VCC_TRUST to the trust policy the
+# merge will use: the merge refuses shards checked under another one.
+# Exit 0 or 1: a shard report was written (merge decides); exit 2: this
+# shard could not judge its rows.
 set -uo pipefail
 contract="$1"
 out="$2"

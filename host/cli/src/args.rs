@@ -6,9 +6,11 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 
 mod agents;
 mod artifacts;
+mod merge;
 
 pub use agents::{ConvergeArgs, HookArgs, HookCommand, McpArgs};
 pub use artifacts::{BundleCommand, KeyCommand, Lang, LockArgs, ValidatorCommand};
+pub use merge::MergeArgs;
 
 #[derive(Parser)]
 #[command(
@@ -40,7 +42,7 @@ pub enum Command {
     Check(Box<CheckArgs>),
     /// Put shard reports (`vcc check --partition`) back together and apply
     /// the termination law once over their union.
-    Merge(MergeArgs),
+    Merge(Box<MergeArgs>),
     /// Run the integrity pass alone (exit 0 when clean, 2 on any error).
     Lint(LintArgs),
     /// The contract as the worker's brief: numbered criteria, what checks
@@ -558,38 +560,6 @@ pub struct CheckArgs {
 
 fn parse_partition(text: &str) -> Result<vcc_report::partition::Partition, String> {
     vcc_report::partition::Partition::parse(text)
-}
-
-#[derive(Args)]
-pub struct MergeArgs {
-    /// Shard reports: the JSON `vcc check --partition … --report` wrote,
-    /// signed (a DSSE envelope) or not.
-    #[arg(required = true, num_args = 1..)]
-    pub shards: Vec<PathBuf>,
-    /// The trust policy whose `attestations:` keys must have signed every
-    /// shard [default: $VCC_TRUST, else ~/.config/vcc/trust.yaml]; without
-    /// an `attestations:` rule, unsigned shards are merged.
-    #[arg(long, value_name = "FILE")]
-    pub trust: Option<PathBuf>,
-    /// human (to stderr), json, junit, sarif, markdown or gitlab (to stdout).
-    #[arg(long, value_enum, default_value_t = CheckFormat::Human)]
-    pub format: CheckFormat,
-    /// Also write the merged report (JSON) to FILE.
-    #[arg(long, value_name = "FILE")]
-    pub report: Option<PathBuf>,
-    #[arg(long, value_name = "FILE")]
-    pub report_junit: Option<PathBuf>,
-    #[arg(long, value_name = "FILE")]
-    pub report_sarif: Option<PathBuf>,
-    #[arg(long, value_name = "FILE")]
-    pub report_markdown: Option<PathBuf>,
-    #[arg(long, value_name = "FILE")]
-    pub report_gitlab: Option<PathBuf>,
-    #[arg(long, value_name = "FILE")]
-    pub report_html: Option<PathBuf>,
-    /// Exit 0 for an advisory verdict, as `vcc check --allow-advisory`.
-    #[arg(long)]
-    pub allow_advisory: bool,
 }
 
 fn parse_size(text: &str) -> Result<vcc_contract::ByteSize, String> {

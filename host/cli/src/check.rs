@@ -19,10 +19,9 @@ use vcc_trust::keys::PrivateKey;
 
 use crate::args::{CheckArgs, CheckFormat, Cli};
 use crate::attest::Attester;
-use crate::deliver::{Delivery, unwritable};
+use crate::deliver::Delivery;
 use crate::evaluate::evaluate;
 use crate::ledger::Recorder;
-use crate::output::write_atomically;
 use crate::render::Style;
 use crate::settings::runtime;
 
@@ -187,24 +186,12 @@ fn report_files(args: &CheckArgs) -> Vec<(PathBuf, FileFormat)> {
 /// Until the run ends, each report file says it did not finish. `Err`: one
 /// cannot be written (said in the format asked), the exit code.
 fn unfinished_first(args: &CheckArgs, style: &Style) -> Result<(), i32> {
-    let unfinished: Vec<Report> = args
+    let names: Vec<String> = args
         .contracts
         .iter()
-        .map(|c| Report::unfinished(&c.display().to_string()))
+        .map(|c| c.display().to_string())
         .collect();
-    for (path, format) in report_files(args) {
-        if let Err(err) =
-            write_atomically(&path, vcc_formats::render(format, &unfinished).as_bytes())
-        {
-            // No run whose report cannot be kept: say so, in the format asked.
-            let mut reports = unfinished;
-            for r in &mut reports {
-                r.reason = unwritable(&path, &err);
-            }
-            return Err(delivery(args, None).emit(reports, style));
-        }
-    }
-    Ok(())
+    delivery(args, None).unfinished_first(&names, style)
 }
 
 /// One check of every contract given; the worst exit code.
@@ -241,7 +228,13 @@ fn once(
                 attester.attest(&mut report);
             }
             if let Some(recorder) = &after.recorder {
-                recorder.check(Kind::Check, &mut report);
+                // A shard is a share of a check, not one: `vcc merge` decides.
+                let kind = if args.partition.is_some() {
+                    Kind::Shard
+                } else {
+                    Kind::Check
+                };
+                recorder.check(kind, &mut report);
             }
             report
         })

@@ -40,7 +40,7 @@ pub fn run() -> i32 {
         Command::Lint(args) => lint(&cli, args, &style),
         Command::Explain(args) => crate::explain::run(&cli, args, &style),
         Command::Check(args) => crate::check::run(&cli, args, &style),
-        Command::Merge(args) => crate::merge::run(args, &style),
+        Command::Merge(args) => crate::merge::run(&cli, args, &style),
         Command::Validator(ValidatorCommand::List { format, params }) => {
             validator_list(&cli, *format, *params)
         }

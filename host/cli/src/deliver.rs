@@ -47,6 +47,27 @@ impl Delivery<'_> {
         self.emit(reports, style)
     }
 
+    /// Before a run: each report file says the run did not finish (one
+    /// report per name, in the file's own format), so a crash, a kill or
+    /// a refusal never leaves an earlier verdict behind. `Err`: one cannot
+    /// be written (said in the format asked), the exit code.
+    pub fn unfinished_first(&self, names: &[String], style: &Style) -> Result<(), i32> {
+        let unfinished: Vec<Report> = names.iter().map(|n| Report::unfinished(n)).collect();
+        for (path, format) in &self.files {
+            if let Err(err) =
+                write_atomically(path, vcc_formats::render(*format, &unfinished).as_bytes())
+            {
+                // No run whose report cannot be kept: say so, in the format asked.
+                let mut reports = unfinished;
+                for r in &mut reports {
+                    r.reason = unwritable(path, &err);
+                }
+                return Err(self.emit(reports, style));
+            }
+        }
+        Ok(())
+    }
+
     /// Print the reports as asked; the worst exit code.
     pub fn emit(&self, reports: Vec<Report>, style: &Style) -> i32 {
         for r in &reports {

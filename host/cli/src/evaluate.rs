@@ -155,9 +155,7 @@ impl Ready {
         }
         // Approvals are verified here, against the trust policy in force;
         // a folder of them inside the root is vcc's, not a deliverable.
-        if let Some(rel) = crate::approvals::root_exclude(&self.approvals, &self.root) {
-            options.host_exclude.push(rel);
-        }
+        options.host_exclude.extend(self.host_exclude());
         if !doc.contract.gates.is_empty() {
             options.approvals =
                 crate::approvals::load(&self.approvals, self.prepared.policy.as_ref());
@@ -178,9 +176,20 @@ impl Ready {
                 .as_deref()
                 .unwrap_or("no-policy")
         );
-        Evaluation {
-            report: vcc_runtime::check(runtime.loader(), doc, &self.root, &options),
-        }
+        let mut report = vcc_runtime::check(runtime.loader(), doc, &self.root, &options);
+        // What binds the contract beyond its document, for whoever holds
+        // the report to (`vcc merge` binds shards to it).
+        report.contract.sources = Some(self.sources.fingerprint());
+        report.contract.policy = self.prepared.policy_digest.clone();
+        Evaluation { report }
+    }
+
+    /// Folders under the root that are vcc's, not deliverables: what a
+    /// check leaves out of the walk besides the contract's excludes.
+    pub fn host_exclude(&self) -> Vec<String> {
+        crate::approvals::root_exclude(&self.approvals, &self.root)
+            .into_iter()
+            .collect()
     }
 }
 

@@ -443,7 +443,11 @@ fn stats(file: &Path, by: StatsBy, format: Format) -> i32 {
                 "success/all"
             );
             for (name, g) in &groups {
-                for (level, c) in [("check", &g.checks), ("loop", &g.loops)] {
+                for (level, c) in [
+                    ("check", &g.checks),
+                    ("loop", &g.loops),
+                    ("shard", &g.shards),
+                ] {
                     if c.rows == 0 {
                         continue;
                     }

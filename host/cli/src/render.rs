@@ -120,6 +120,24 @@ pub fn report(r: &Report, style: &Style) -> String {
         None => clean(&r.contract.path).into_owned(),
     };
     let _ = writeln!(out, "{} {name}", style.paint(Paint::Bold, "vcc check"));
+    if let Some(m) = &r.merged {
+        let bound = match m.binding {
+            vcc_report::partition::Binding::Contract => "the contract and the root as read now",
+            vcc_report::partition::Binding::Digests => "the digests given",
+            vcc_report::partition::Binding::Unbound => "nothing (--unbound)",
+        };
+        let _ = writeln!(
+            out,
+            "merged: {} of {} shard(s), bound to {bound}{}",
+            m.shards.len(),
+            m.total,
+            if m.unsigned {
+                "; UNSIGNED (--allow-unsigned)"
+            } else {
+                ""
+            }
+        );
+    }
     for p in &r.problems {
         out.push_str(&problem(p, style));
     }

@@ -3,8 +3,11 @@
 //! admission (`success | blocked | failed | skipped`, `accepted |
 //! withheld`), so a history can be counted with honest denominators.
 //!
-//! The mapping, for a check: accepted → success; rejected, withheld and
-//! advisory → blocked (the work can still be fixed); invalid → failed. For
+//! The mapping, for a check (and a merge of shards): accepted → success;
+//! rejected, withheld and advisory → blocked (the work can still be
+//! fixed); invalid → failed. A shard (`check --partition`) decides
+//! nothing alone: skipped, whatever its rows say (its merge is the
+//! check). For
 //! a loop's end: accepted → success; a budget, stagnation, abort, attempts,
 //! a changed contract, a command that failed or could not start, unreadable
 //! usage, an invalid contract → failed; interrupted or unfinished →
@@ -14,9 +17,9 @@ use serde::{Deserialize, Serialize};
 use vcc_report::converge::{ConvergeReport, Termination};
 use vcc_report::{Report, Status, Verdict};
 
-/// What produced an entry. Check-level rows (`check`, `converge_check`,
-/// `hook`, `mcp`) and loop-level rows (`converge_end`) are never counted
-/// together.
+/// What produced an entry. Check-level rows (`check`, `merge`,
+/// `converge_check`, `hook`, `mcp`), loop-level rows (`converge_end`) and
+/// shards (`shard`) are never counted together.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Kind {
@@ -25,11 +28,19 @@ pub enum Kind {
     ConvergeEnd,
     Hook,
     Mcp,
+    /// `vcc check --partition`: one share of a contract's rows.
+    Shard,
+    /// `vcc merge`: the shards put together, the verdict of the whole.
+    Merge,
 }
 
 impl Kind {
     pub fn is_loop(self) -> bool {
         self == Kind::ConvergeEnd
+    }
+
+    pub fn is_shard(self) -> bool {
+        self == Kind::Shard
     }
 
     pub fn as_str(self) -> &'static str {
@@ -39,6 +50,8 @@ impl Kind {
             Kind::ConvergeEnd => "converge_end",
             Kind::Hook => "hook",
             Kind::Mcp => "mcp",
+            Kind::Shard => "shard",
+            Kind::Merge => "merge",
         }
     }
 }
@@ -202,7 +215,11 @@ impl Entry {
                     .map(|b| format!("{}@{} {}", b.name, b.version, b.manifest)),
             });
         }
-        let outcome = Outcome::of_check(report.verdict);
+        let outcome = if kind.is_shard() {
+            Outcome::Skipped
+        } else {
+            Outcome::of_check(report.verdict)
+        };
         Entry {
             seq: 0,
             time: vcc_report::now_rfc3339(),
@@ -309,5 +326,16 @@ mod tests {
         );
         assert_eq!(Outcome::of_loop(Termination::Interrupted), Outcome::Skipped);
         assert_eq!(acceptance(Outcome::Blocked), Acceptance::Withheld);
+    }
+
+    #[test]
+    fn a_shard_is_no_outcome_of_its_own() {
+        let mut report = Report::unfinished("c.yaml");
+        report.verdict = Verdict::Rejected;
+        let shard = Entry::of_check(Kind::Shard, &report, None, None);
+        assert_eq!(shard.outcome, Outcome::Skipped);
+        assert!(shard.to_line().contains("\"kind\":\"shard\""));
+        let merge = Entry::of_check(Kind::Merge, &report, None, None);
+        assert_eq!(merge.outcome, Outcome::Blocked);
     }
 }

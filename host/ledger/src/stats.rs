@@ -1,8 +1,9 @@
 //! `vcc ledger stats`: outcomes counted with their denominators written
 //! out, as the verify-gated admission paper asks — all rows, the rows
 //! whose outcome is known (not `skipped`), and the share of successes of
-//! each. Check-level rows and loop-level rows are counted apart, never
-//! mixed: a loop's end is not one more check.
+//! each. Check-level rows, loop-level rows and shards are counted apart,
+//! never mixed: a loop's end is not one more check, and a shard is a
+//! share of one (its merge is the check).
 
 use std::collections::BTreeMap;
 
@@ -53,6 +54,8 @@ impl Counts {
 pub struct Group {
     pub checks: Counts,
     pub loops: Counts,
+    /// `vcc check --partition` rows: `skipped`, their merge decides.
+    pub shards: Counts,
 }
 
 pub fn stats(entries: &[Entry], by: By) -> BTreeMap<String, Group> {
@@ -70,6 +73,8 @@ pub fn stats(entries: &[Entry], by: By) -> BTreeMap<String, Group> {
         let group = out.entry(key).or_default();
         if e.kind.is_loop() {
             group.loops.add(e.outcome);
+        } else if e.kind.is_shard() {
+            group.shards.add(e.outcome);
         } else {
             group.checks.add(e.outcome);
         }

@@ -317,7 +317,7 @@ pub struct Reused {
     pub run_id: String,
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct ContractInfo {
     /// As it was given.
     pub path: String,
@@ -342,6 +342,14 @@ pub struct ContractInfo {
     /// file; `digest` covers them.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub files: Vec<ContractFileInfo>,
+    /// `blake3:<hex>` over every byte the contract was read from: its
+    /// file, the files its params name, its `vcc.lock` (and a VCC v1
+    /// mapping). What `vcc merge` binds shards to, with `policy`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sources: Option<String>,
+    /// `blake3:<hex>` of the trust policy in force, when there was one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub policy: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -627,6 +635,8 @@ impl Report {
                 advisory: false,
                 bases: Vec::new(),
                 files: Vec::new(),
+                sources: None,
+                policy: None,
             },
             deliverables: None,
             criteria: Vec::new(),

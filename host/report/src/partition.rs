@@ -2,18 +2,26 @@
 //! contract's rows, and `vcc merge` puts the shards back together and
 //! applies the termination law once, over their union. Criteria are
 //! independent, so a fleet splits them the way nextest splits tests; the
-//! host decides only when every shard is in and they judged the same
-//! contract, the same deliverables, with the same validators.
+//! host decides only when every shard is in, they judged the same
+//! contract, the same deliverables, with the same validators and vcc —
+//! and that contract and those deliverables are the ones the merge was
+//! told to decide about ([`Expected`], `bind.rs`): a self-consistent set of
+//! shards from an old commit is still the wrong set.
 //!
 //! Nothing here reads a file: the CLI reads the shards (and checks their
-//! signatures), this decides.
+//! signatures), the contract and the root; this decides.
 
 use std::collections::{BTreeMap, BTreeSet};
 
 use serde::{Deserialize, Serialize};
-use vcc_contract::Severity;
+use vcc_contract::{Contract, Severity};
 
-use crate::{CriterionReport, Report, Verdict, law};
+use crate::{CriterionReport, Report, RunInfo, Verdict, law};
+
+mod bind;
+
+pub use bind::{Expect, Expected};
+use bind::{check_fields, check_shard, problems_of};
 
 /// How rows are dealt to shards.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -70,15 +78,17 @@ impl Partition {
     }
 
     /// The shard (1-based) a row goes to, at `position` among all rows.
+    /// `total` is at least 1 (a shard report saying 0 is refused before).
     pub fn shard_of(scheme: Scheme, total: u32, id: &str, position: usize) -> u32 {
+        let total = u64::from(total.max(1));
         match scheme {
             Scheme::Hash => {
                 let h = blake3::hash(format!("vcc partition {id}").as_bytes());
                 let mut first = [0u8; 8];
                 first.copy_from_slice(&h.as_bytes()[..8]);
-                (u64::from_le_bytes(first) % u64::from(total)) as u32 + 1
+                (u64::from_le_bytes(first) % total) as u32 + 1
             }
-            Scheme::Count => (position as u64 % u64::from(total)) as u32 + 1,
+            Scheme::Count => (position as u64 % total) as u32 + 1,
         }
     }
 
@@ -107,6 +117,36 @@ pub struct Row {
     pub severity: Severity,
 }
 
+/// Every row of the whole contract, in the order shards deal them: the
+/// criteria (with those of its bases), then the host's rows for required
+/// deliverables no MUST targets, then the provenance policy's. A shard
+/// lists them; a merge that read the contract compares.
+pub fn rows_of(contract: &Contract) -> Vec<Row> {
+    let mut rows: Vec<Row> = contract
+        .criteria
+        .iter()
+        .map(|c| Row {
+            id: c.id.clone(),
+            severity: c.severity,
+        })
+        .collect();
+    rows.extend(
+        vcc_contract::model::presence_checks(contract)
+            .into_iter()
+            .map(|d| Row {
+                id: vcc_contract::model::presence_id(&d.id),
+                severity: Severity::Must,
+            }),
+    );
+    if let Some(policy) = &contract.provenance {
+        rows.push(Row {
+            id: vcc_contract::model::provenance_id(&policy.id),
+            severity: Severity::Must,
+        });
+    }
+    rows
+}
+
 /// What a shard report says of its partition (`partition` in the report).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct PartitionInfo {
@@ -115,6 +155,30 @@ pub struct PartitionInfo {
     pub total: u32,
     /// Every row of the contract, in order: what the merge must see.
     pub rows: Vec<Row>,
+}
+
+/// What a merge checked its shards against.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Binding {
+    /// `--contract`: the merge read the contract (with its files, lock
+    /// and trust policy) and walked the root itself.
+    Contract,
+    /// `--expect-contract` and `--expect-root`: digests it was given.
+    Digests,
+    /// `--unbound`: nothing but each other. The report says so.
+    #[default]
+    Unbound,
+}
+
+impl Binding {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Binding::Contract => "contract",
+            Binding::Digests => "digests",
+            Binding::Unbound => "unbound",
+        }
+    }
 }
 
 /// What a merged report says of the shards it came from (`merged`).
@@ -127,6 +191,13 @@ pub struct MergeInfo {
     /// Shards that were not given: their rows are `skip` rows.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub missing: Vec<u32>,
+    /// What the shards were checked against.
+    #[serde(default)]
+    pub binding: Binding,
+    /// Merged without a signature by a key the trust policy names for
+    /// shards (`--allow-unsigned`): the rows are the files' word.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub unsigned: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -149,20 +220,20 @@ pub struct Shard {
 }
 
 /// Merge shard reports into the report of the whole contract; `Err` is
-/// why they cannot be merged (the merge is then `invalid`).
-pub fn merge(shards: Vec<Shard>) -> Result<Report, String> {
+/// why they cannot be merged (the merge is then `invalid`). Every shard
+/// must hold what `expected` says; the merged report is a run of its own
+/// (its own run id, no ledger entry, no reuse key of a slice).
+pub fn merge(shards: Vec<Shard>, expected: &Expected) -> Result<Report, String> {
     let Some(first) = shards.first() else {
         return Err("no shard report given".into());
     };
-    let info = |s: &Shard| -> Result<PartitionInfo, String> {
-        s.report.partition.clone().ok_or_else(|| {
-            format!(
-                "{} is not a shard report (it has no `partition`: write shards with `vcc check --partition`)",
-                s.file
-            )
-        })
-    };
-    let base = info(first)?;
+    let mut infos = Vec::new();
+    for s in &shards {
+        let info = check_shard(s)?;
+        check_fields(s, expected)?;
+        infos.push(info);
+    }
+    let base = infos[0].clone();
     let base_file = first.file.clone();
     let same = |what: &str, a: Option<&str>, b: Option<&str>, file: &str| -> Result<(), String> {
         if a != b {
@@ -184,14 +255,7 @@ pub fn merge(shards: Vec<Shard>) -> Result<Report, String> {
     );
     let mut by_index: BTreeMap<u32, &Shard> = BTreeMap::new();
     let mut validators: BTreeMap<String, (String, String)> = BTreeMap::new();
-    for s in &shards {
-        let p = info(s)?;
-        if s.report.verdict == Verdict::Invalid {
-            return Err(format!(
-                "{} is invalid ({}): its rows were not judged",
-                s.file, s.report.reason
-            ));
-        }
+    for (s, p) in shards.iter().zip(&infos) {
         if (p.scheme, p.total) != (base.scheme, base.total) || p.rows != base.rows {
             return Err(format!(
                 "{} was cut differently from {base_file} (another scheme, number of shards or contract rows)",
@@ -216,6 +280,12 @@ pub fn merge(shards: Vec<Shard>) -> Result<Report, String> {
             host(&s.report).as_deref(),
             &s.file,
         )?;
+        if s.report.contract.advisory != first.report.contract.advisory {
+            return Err(format!(
+                "{} and {base_file} disagree on whether the contract is advisory (`contract.advisory`): shards of one check must share it",
+                s.file
+            ));
+        }
         if let Some(other) = by_index.insert(p.index, s) {
             return Err(format!(
                 "shard {} of {} given twice ({} and {})",
@@ -265,26 +335,20 @@ pub fn merge(shards: Vec<Shard>) -> Result<Report, String> {
         }
     }
     let shards_ref: Vec<ShardRef> = by_index
-        .values()
-        .map(|s| ShardRef {
-            index: s.report.partition.as_ref().map_or(0, |p| p.index),
+        .iter()
+        .map(|(index, s)| ShardRef {
+            index: *index,
             file: s.file.clone(),
             run: s.report.run.id.clone(),
             signed_by: s.signed_by.clone(),
         })
         .collect();
-    // The lowest shard given carries what all share (contract, root).
-    let lowest = by_index.keys().next().copied().unwrap_or(1);
-    let pos = shards
-        .iter()
-        .position(|s| {
-            s.report
-                .partition
-                .as_ref()
-                .is_some_and(|p| p.index == lowest)
-        })
-        .unwrap_or(0);
-    let mut merged = shards[pos].report.clone();
+    // The lowest shard given carries what all share (contract, root,
+    // vcc); what belongs to its slice alone is replaced below.
+    let Some(lowest) = by_index.values().next() else {
+        return Err("no shard report given".into());
+    };
+    let mut merged = lowest.report.clone();
     merged.criteria = base
         .rows
         .iter()
@@ -303,23 +367,43 @@ pub fn merge(shards: Vec<Shard>) -> Result<Report, String> {
             })
         })
         .collect();
-    let mut problems = Vec::new();
-    for s in by_index.values() {
-        for p in &s.report.problems {
-            if !problems.contains(p) {
-                problems.push(p.clone());
-            }
-        }
-    }
-    merged.problems = problems;
+    let given: Vec<&Report> = by_index.values().map(|s| &s.report).collect();
+    merged.problems = problems_of(&given, expected);
+    merged.run = RunInfo::start(None);
     merged.partial = Vec::new();
     merged.partition = None;
     merged.ledger = None;
+    merged.reused = None;
+    merged.runtime.reuse_key = None;
+    merged.judging = judging_of(&given);
+    // Each shard's cache use is of its machine and slice: the fleet's is
+    // their sum.
+    let cache = &mut merged.runtime.cache;
+    (cache.hits, cache.misses, cache.rejected, cache.embedded) = (0, 0, 0, 0);
+    for r in &given {
+        let c = &r.runtime.cache;
+        cache.hits = cache.hits.saturating_add(c.hits);
+        cache.misses = cache.misses.saturating_add(c.misses);
+        cache.rejected = cache.rejected.saturating_add(c.rejected);
+        cache.embedded = cache.embedded.saturating_add(c.embedded);
+    }
+    if let Some(d) = merged.deliverables.as_mut() {
+        let mut changed: Vec<String> = given
+            .iter()
+            .filter_map(|r| r.deliverables.as_ref())
+            .flat_map(|d| d.changed.iter().cloned())
+            .collect();
+        changed.sort();
+        changed.dedup();
+        d.changed = changed;
+    }
     merged.merged = Some(MergeInfo {
         scheme: base.scheme,
         total: base.total,
         shards: shards_ref,
         missing: missing.clone(),
+        binding: expected.binding,
+        unsigned: expected.unsigned,
     });
     merged.verdict = law::decide(
         merged.contract.advisory,
@@ -364,278 +448,37 @@ pub fn merge(shards: Vec<Shard>) -> Result<Report, String> {
             merged.reason
         );
     }
+    // What the verdict rests on, said where every format shows it.
+    if expected.binding == Binding::Unbound {
+        merged.reason.push_str(
+            "; merged --unbound: the shards were checked against each other only, not against the contract and the deliverables they claim",
+        );
+    }
+    if expected.unsigned {
+        merged.reason.push_str(
+            "; merged --allow-unsigned: no key the trust policy names for shards signed them, so their rows are the files' word",
+        );
+    }
     Ok(merged)
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn rows(n: usize) -> Vec<Row> {
-        (0..n)
-            .map(|i| Row {
-                id: format!("C-{i}"),
-                severity: if i % 3 == 0 {
-                    Severity::Should
-                } else {
-                    Severity::Must
-                },
-            })
-            .collect()
+/// The shards' use of AI judges, summed: each shard's is of its slice.
+fn judging_of(given: &[&Report]) -> Option<crate::judge::JudgingInfo> {
+    let mut all = given.iter().filter_map(|r| r.judging.as_ref());
+    let mut sum = all.next()?.clone();
+    // Each shard recorded its own session, if any: no one file is the run's.
+    sum.recorded = None;
+    for j in all {
+        let (u, v) = (&mut sum.usage, &j.usage);
+        u.calls = u.calls.saturating_add(v.calls);
+        u.cached = u.cached.saturating_add(v.cached);
+        u.replayed = u.replayed.saturating_add(v.replayed);
+        u.failed = u.failed.saturating_add(v.failed);
+        u.tokens = u.tokens.saturating_add(v.tokens);
+        u.cost += v.cost;
     }
-
-    use crate::{DeliverablesInfo, Status};
-    use proptest::prelude::*;
-
-    /// A whole report with these rows' statuses, as one check writes it.
-    fn whole(rows: &[(Row, Status)], advisory: bool) -> Report {
-        let mut r = Report::unfinished("c.yaml");
-        r.contract.digest = Some("blake3:c".into());
-        r.contract.id = Some("c".into());
-        r.contract.advisory = advisory;
-        r.runtime.host_digest = Some("blake3:h".into());
-        r.deliverables = Some(DeliverablesInfo {
-            root: ".".into(),
-            root_absolute: "/r".into(),
-            root_digest: "blake3:r".into(),
-            files: 1,
-            bytes: 1,
-            unreadable: Vec::new(),
-            changed: Vec::new(),
-            excluded: Default::default(),
-            attached: Vec::new(),
-            subjects: Vec::new(),
-        });
-        r.criteria = rows
-            .iter()
-            .map(|(row, status)| {
-                let mut c =
-                    CriterionReport::not_judged(&row.id, row.severity, format!("{status:?}"));
-                c.status = *status;
-                c.validator.name = "v".into();
-                c.validator.digest = Some("blake3:v".into());
-                c
-            })
-            .collect();
-        r.verdict = law::decide(advisory, r.criteria.iter().map(|c| (c.severity, c.status)));
-        r.reason = crate::verdict_reason(r.verdict, &r.criteria, "c");
-        r
-    }
-
-    /// The shards a partitioned check of that report would write.
-    fn shards(whole: &Report, rows: &[Row], scheme: Scheme, total: u32) -> Vec<Shard> {
-        (1..=total)
-            .map(|index| {
-                let p = Partition {
-                    scheme,
-                    index,
-                    total,
-                };
-                let mine = p.assign(rows);
-                let mut r = whole.clone();
-                r.criteria.retain(|c| mine.contains(&c.id));
-                r.partition = Some(PartitionInfo {
-                    scheme,
-                    index,
-                    total,
-                    rows: rows.to_vec(),
-                });
-                r.verdict = Verdict::Withheld;
-                Shard {
-                    file: format!("shard-{index}.json"),
-                    report: r,
-                    signed_by: Vec::new(),
-                }
-            })
-            .collect()
-    }
-
-    fn status() -> impl Strategy<Value = Status> {
-        prop_oneof![
-            6 => Just(Status::Pass),
-            1 => Just(Status::Fail),
-            1 => Just(Status::Skip),
-            1 => Just(Status::Error),
-        ]
-    }
-
-    fn severity() -> impl Strategy<Value = Severity> {
-        prop_oneof![
-            Just(Severity::Must),
-            Just(Severity::Should),
-            Just(Severity::May)
-        ]
-    }
-
-    proptest! {
-        /// For random contracts and random N, the merged shards give
-        /// exactly the unsharded rows and verdict.
-        #[test]
-        fn merged_shards_are_the_unsharded_check(
-            rows in prop::collection::vec((severity(), status()), 1..60),
-            total in 1u32..12,
-            hash in any::<bool>(),
-            advisory in any::<bool>(),
-        ) {
-            let rows: Vec<(Row, Status)> = rows
-                .into_iter()
-                .enumerate()
-                .map(|(i, (severity, status))| (Row { id: format!("AC-{i}"), severity }, status))
-                .collect();
-            let ids: Vec<Row> = rows.iter().map(|(r, _)| r.clone()).collect();
-            let whole = whole(&rows, advisory);
-            let scheme = if hash { Scheme::Hash } else { Scheme::Count };
-            let merged = merge(shards(&whole, &ids, scheme, total)).unwrap();
-            prop_assert_eq!(merged.verdict, whole.verdict);
-            prop_assert_eq!(merged.reason, whole.reason);
-            let got: Vec<(String, Status)> = merged.criteria.iter().map(|c| (c.id.clone(), c.status)).collect();
-            let want: Vec<(String, Status)> = whole.criteria.iter().map(|c| (c.id.clone(), c.status)).collect();
-            prop_assert_eq!(got, want);
-            let info = merged.merged.unwrap();
-            prop_assert_eq!(info.shards.len() as u32, total);
-            prop_assert!(info.missing.is_empty());
-        }
-
-        /// Without one shard the merge never accepts, and its rows are
-        /// visible `skip` rows.
-        #[test]
-        fn a_missing_shard_is_never_accepted(
-            n in 2usize..40,
-            total in 2u32..8,
-            drop in 0u32..8,
-        ) {
-            let rows: Vec<(Row, Status)> = (0..n)
-                .map(|i| (Row { id: format!("AC-{i}"), severity: Severity::Must }, Status::Pass))
-                .collect();
-            let ids: Vec<Row> = rows.iter().map(|(r, _)| r.clone()).collect();
-            let whole = whole(&rows, false);
-            let mut given = shards(&whole, &ids, Scheme::Hash, total);
-            let gone = (drop % total) as usize;
-            given.remove(gone);
-            let merged = merge(given).unwrap();
-            prop_assert_eq!(merged.verdict, Verdict::Withheld);
-            prop_assert_eq!(merged.criteria.len(), n);
-            prop_assert_eq!(merged.merged.unwrap().missing, vec![gone as u32 + 1]);
-        }
-    }
-
-    #[test]
-    fn shards_of_other_checks_duplicates_and_strangers_are_refused() {
-        let rows: Vec<(Row, Status)> = (0..6)
-            .map(|i| {
-                (
-                    Row {
-                        id: format!("AC-{i}"),
-                        severity: Severity::Must,
-                    },
-                    Status::Pass,
-                )
-            })
-            .collect();
-        let ids: Vec<Row> = rows.iter().map(|(r, _)| r.clone()).collect();
-        let w = whole(&rows, false);
-        let refused = |mut s: Vec<Shard>, change: &dyn Fn(&mut Vec<Shard>)| {
-            change(&mut s);
-            merge(s).unwrap_err()
-        };
-        let e = refused(shards(&w, &ids, Scheme::Hash, 3), &|s| {
-            s[1].report.deliverables.as_mut().unwrap().root_digest = "blake3:other".into();
-        });
-        assert!(
-            e.contains("judged different deliverables (root digests)"),
-            "{e}"
-        );
-        let e = refused(shards(&w, &ids, Scheme::Hash, 3), &|s| {
-            s[2].report.contract.digest = Some("blake3:other".into());
-        });
-        assert!(e.contains("judged different contracts"), "{e}");
-        let e = refused(shards(&w, &ids, Scheme::Hash, 3), &|s| {
-            let again = Shard {
-                file: "again.json".into(),
-                report: s[0].report.clone(),
-                signed_by: Vec::new(),
-            };
-            s.push(again);
-        });
-        assert!(e.contains("shard 1 of 3 given twice"), "{e}");
-        let e = refused(shards(&w, &ids, Scheme::Hash, 3), &|s| {
-            if let Some(c) = s[0].report.criteria.first_mut() {
-                c.validator.digest = Some("blake3:another".into());
-            } else {
-                s[0].report.contract.digest = Some("blake3:other".into());
-            }
-        });
-        assert!(
-            e.contains("validator `v`") || e.contains("judged different contracts"),
-            "{e}"
-        );
-        let e = refused(shards(&w, &ids, Scheme::Hash, 3), &|s| {
-            s[1].report.partition = None;
-        });
-        assert!(e.contains("is not a shard report"), "{e}");
-        // Files that changed under one shard: every row passing is not enough.
-        let mut given = shards(&w, &ids, Scheme::Hash, 3);
-        given[1].report.deliverables.as_mut().unwrap().changed = vec!["doc.md".into()];
-        let merged = merge(given).unwrap();
-        assert_eq!(merged.verdict, Verdict::Withheld);
-        assert!(merged.reason.contains("shard-2.json"), "{}", merged.reason);
-        // A row moved to the wrong shard (a hand-edited shard).
-        let e = refused(shards(&w, &ids, Scheme::Count, 2), &|s| {
-            let moved = s[0].report.criteria.remove(0);
-            s[1].report.criteria.push(moved);
-        });
-        assert!(e.contains("holds rows"), "{e}");
-    }
-
-    #[test]
-    fn partitions_parse_and_refuse_with_the_fix() {
-        let p = Partition::parse("hash:2/8").unwrap();
-        assert_eq!((p.scheme, p.index, p.total), (Scheme::Hash, 2, 8));
-        assert_eq!(Partition::parse("count:1/1").unwrap().label(), "count:1/1");
-        for bad in [
-            "hash:0/3", "hash:4/3", "rand:1/2", "hash:1", "1/2", "hash:a/b",
-        ] {
-            let err = Partition::parse(bad).unwrap_err();
-            assert!(err.contains("write hash:K/N or count:K/N"), "{bad}: {err}");
-        }
-    }
-
-    #[test]
-    fn every_row_is_in_exactly_one_shard_and_hash_moves_no_row_when_one_is_added() {
-        for scheme in [Scheme::Hash, Scheme::Count] {
-            for total in 1..=9 {
-                let all = rows(40);
-                let mut seen: Vec<String> = (1..=total)
-                    .flat_map(|index| {
-                        Partition {
-                            scheme,
-                            index,
-                            total,
-                        }
-                        .assign(&all)
-                    })
-                    .collect();
-                seen.sort();
-                let mut ids: Vec<String> = all.iter().map(|r| r.id.clone()).collect();
-                ids.sort();
-                assert_eq!(seen, ids, "{scheme:?} {total}");
-            }
-        }
-        let before = rows(40);
-        let mut after = before.clone();
-        after.insert(
-            7,
-            Row {
-                id: "NEW".into(),
-                severity: Severity::Must,
-            },
-        );
-        for r in &before {
-            let at = |rows: &[Row]| rows.iter().position(|x| x.id == r.id).unwrap();
-            assert_eq!(
-                Partition::shard_of(Scheme::Hash, 5, &r.id, at(&before)),
-                Partition::shard_of(Scheme::Hash, 5, &r.id, at(&after))
-            );
-        }
-    }
+    Some(sum)
 }
+
+#[cfg(test)]
+mod tests;

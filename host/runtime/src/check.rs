@@ -37,7 +37,7 @@ use criterion::Ctx;
 use verdict::{
     apply_the_law, finish, host_rows, look_again, mark_suspects, normal_path, store_evidence,
 };
-pub use verdict::{root_digest, unreadable_contract};
+pub use verdict::{root_digest, root_look, unreadable_contract};
 
 /// The version of wasmtime this host embeds (a test keeps it equal to the
 /// workspace pin in Cargo.lock).
@@ -194,6 +194,9 @@ pub fn check(loader: &Loader, doc: &Document, root: &Path, options: &CheckOption
                     digest: f.digest.clone(),
                 })
                 .collect(),
+            // What binds the contract beyond its document: the caller's.
+            sources: None,
+            policy: None,
         },
         deliverables: None,
         criteria: Vec::new(),
@@ -246,7 +249,7 @@ fn run(
         ),
         None => match &options.partition {
             Some(p) => {
-                let rows = all_rows(doc);
+                let rows = vcc_report::partition::rows_of(&doc.contract);
                 if !doc.contract.gates.is_empty() {
                     return Err(
                         "a contract with gates cannot be partitioned: a gate's row depends on criteria other shards judge, and on approvals of the whole; check it whole"
@@ -746,37 +749,6 @@ fn evaluate(
 /// A criterion's report, its evidence bytes (stored after the runs), and
 /// whether it saw a deliverable change.
 type Evaluated = (CriterionReport, Vec<Evidence>, bool);
-
-/// Every row of the whole contract, in the order shards deal them: the
-/// criteria (with those of its bases), then the host's rows for required
-/// deliverables no MUST targets, then the provenance policy's.
-fn all_rows(doc: &Document) -> Vec<vcc_report::partition::Row> {
-    use vcc_report::partition::Row;
-    let contract = &doc.contract;
-    let mut rows: Vec<Row> = contract
-        .criteria
-        .iter()
-        .map(|c| Row {
-            id: c.id.clone(),
-            severity: c.severity,
-        })
-        .collect();
-    rows.extend(
-        vcc_contract::model::presence_checks(contract)
-            .into_iter()
-            .map(|d| Row {
-                id: vcc_contract::model::presence_id(&d.id),
-                severity: Severity::Must,
-            }),
-    );
-    if let Some(policy) = &contract.provenance {
-        rows.push(Row {
-            id: vcc_contract::model::provenance_id(&policy.id),
-            severity: Severity::Must,
-        });
-    }
-    rows
-}
 
 #[cfg(test)]
 mod tests {

@@ -28,7 +28,7 @@ use std::time::Duration;
 pub use cache::{Cache, DEFAULT_MAX_SIZE, OpenError};
 pub use check::{
     Attached, CheckOptions, DEFAULT_MEMORY, DEFAULT_TIMEOUT, Reuse, WASMTIME_VERSION, check,
-    lint_with_validators, root_digest, unreadable_contract,
+    lint_with_validators, root_digest, root_look, unreadable_contract,
 };
 pub use evict::{CacheStats, Pruned};
 pub use progress::{Now, Progress, Task};

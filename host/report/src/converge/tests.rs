@@ -57,6 +57,8 @@ fn report(criteria: Vec<CriterionReport>) -> Report {
             advisory: false,
             bases: vec![],
             files: vec![],
+            sources: None,
+            policy: None,
         },
         deliverables: None,
         criteria,

@@ -227,6 +227,21 @@ pub fn root_digest(
     root: &Path,
     options: &CheckOptions,
 ) -> Result<String, String> {
+    root_look(loader, doc, root, options)
+        .map(|(digest, _)| digest)
+        .map_err(|why| format!("{why}: an approval is of every file"))
+}
+
+/// The deliverables as a check of `doc` over `root` with `options` walks
+/// them: the root digest and, with `options.subjects`, every file by
+/// sha256 and blake3 (an attestation's subjects). `Err`: a walk that did
+/// not see every file (a limit), or a file that could not be read.
+pub fn root_look(
+    loader: &Loader,
+    doc: &Document,
+    root: &Path,
+    options: &CheckOptions,
+) -> Result<(String, Vec<SubjectFile>), String> {
     let snapshot = Snapshot::take_with(
         root,
         options.walk.clone(),
@@ -236,9 +251,14 @@ pub fn root_digest(
     )
     .map_err(|e| e.to_string())?;
     if let Some(why) = &snapshot.truncated {
-        return Err(format!("{why}: an approval is of every file"));
+        return Err(why.to_string());
     }
-    Ok(digest_string(&snapshot.root_digest))
+    let subjects = if options.subjects {
+        super::subjects(&snapshot)?
+    } else {
+        Vec::new()
+    };
+    Ok((digest_string(&snapshot.root_digest), subjects))
 }
 
 /// A report for a contract that could not even be read.
@@ -264,6 +284,8 @@ pub fn unreadable_contract(path: &Path, problems: Vec<Problem>, cache: CacheStat
             advisory: false,
             bases: Vec::new(),
             files: Vec::new(),
+            sources: None,
+            policy: None,
         },
         deliverables: None,
         criteria: Vec::new(),
