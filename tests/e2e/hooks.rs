@@ -1,9 +1,12 @@
 //! Stop hooks for Codex, Cursor and Gemini CLI (hook inputs in each
 //! harness's documented shape, fed through the real binary), subagents judged by their own contracts, and the hook
 //! failing closed: a check that is killed or runs past --timeout blocks
-//! the stop, in every harness.
+//! the stop, in every harness. What the agent can reach around the hook
+//! decides nothing: the folder it stops in, a transcript it writes, the
+//! hook's state.
 
 use std::io::Write as _;
+use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -55,12 +58,35 @@ impl Session {
 
     /// The hook fed these bytes on stdin, whatever they are.
     fn spawn_bytes(&self, harness: &str, args: &[&str], input: &[u8]) -> Child {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_vcc"))
+        self.spawn_env(harness, args, input, &[])
+    }
+
+    /// The hook, with these variables set as the harness sets them (no
+    /// project variable otherwise).
+    fn spawn_env(
+        &self,
+        harness: &str,
+        args: &[&str],
+        input: &[u8],
+        env: &[(&str, &Path)],
+    ) -> Child {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_vcc"));
+        command
             .args(["hook", harness, "--contract", "contract.yaml"])
             .args(args)
             .current_dir("/")
-            .env("VCC_CACHE_DIR", self.cache.path())
-            .env_remove("CLAUDE_PROJECT_DIR")
+            .env("VCC_CACHE_DIR", self.cache.path());
+        for var in [
+            "CLAUDE_PROJECT_DIR",
+            "CURSOR_PROJECT_DIR",
+            "GEMINI_PROJECT_DIR",
+        ] {
+            command.env_remove(var);
+        }
+        for (var, value) in env {
+            command.env(var, value);
+        }
+        let mut child = command
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
@@ -72,6 +98,32 @@ impl Session {
 
     fn hook(&self, harness: &str, args: &[&str], input: &Value) -> (Run, Value) {
         finish(self.spawn(harness, args, input))
+    }
+
+    /// What Claude Code sends a Stop hook, from `cwd`.
+    fn claude_stop(&self, session: &str, cwd: &Path) -> Value {
+        json!({
+            "session_id": session,
+            "transcript_path": null,
+            "cwd": cwd,
+            "permission_mode": "default",
+            "hook_event_name": "Stop",
+            "stop_hook_active": false
+        })
+    }
+
+    /// What Gemini CLI sends its AfterAgent hook.
+    fn gemini_after_agent(&self, session: &str) -> Value {
+        json!({
+            "session_id": session,
+            "transcript_path": "",
+            "cwd": self.root.path(),
+            "hook_event_name": "AfterAgent",
+            "timestamp": "2026-11-26T07:00:00Z",
+            "prompt": "Write the report.",
+            "prompt_response": "Done.",
+            "stop_hook_active": false
+        })
     }
 
     /// What Codex sends a Stop hook (codex-rs/hooks `StopCommandInput`).
@@ -404,6 +456,11 @@ fn each_harness_transcript_is_read_for_the_calls_it_records() {
                     i["transcript_path"] = json!(path);
                     i
                 }
+                "gemini" => {
+                    let mut i = s.gemini_after_agent(&format!("t-{required}"));
+                    i["transcript_path"] = json!(path);
+                    i
+                }
                 _ => {
                     let mut i = s.codex_stop(&format!("t-{required}"));
                     i["transcript_path"] = json!(path);
@@ -419,5 +476,463 @@ fn each_harness_transcript_is_read_for_the_calls_it_records() {
             };
             assert_eq!(blocked, !accepted, "{harness} requiring {required}: {out}");
         }
+    }
+}
+
+/// The reason of a block in Claude Code's and Codex's shape.
+fn reason(out: &Value) -> &str {
+    assert_eq!(out["decision"], "block", "{out}");
+    out["reason"].as_str().unwrap()
+}
+
+/// A configuration error in Claude Code's, Codex's and Gemini CLI's
+/// shape: the session stops, the person reads why, nothing is accepted.
+fn halted(out: &Value) -> &str {
+    assert_eq!(out["continue"], false, "{out}");
+    assert!(out.get("decision").is_none(), "{out}");
+    let message = out["stopReason"].as_str().unwrap();
+    assert!(
+        message.contains("CONFIGURATION ERROR") && message.contains("NOT accepted"),
+        "{message}"
+    );
+    message
+}
+
+/// The agent writes the report the contract wants into a folder of its
+/// own, `cd`s there and stops. With the documented `--dir .` the hook
+/// judged the folder the agent stood in: ACCEPTED on the decoy. The root
+/// is pinned at the session's first stop, from the harness's project
+/// folder ($CLAUDE_PROJECT_DIR).
+#[test]
+fn forgery_host_hook_stop_in_a_decoy_folder() {
+    let s = Session::new();
+    let project = [("CLAUDE_PROJECT_DIR", s.root.path())];
+    let stop = |cwd: &Path| s.claude_stop("decoy-1", cwd).to_string();
+    let hook = |cwd: &Path| {
+        finish(s.spawn_env(
+            "claude-code",
+            &["--dir", "."],
+            stop(cwd).as_bytes(),
+            &project,
+        ))
+    };
+    let (run, out) = hook(s.root.path());
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(reason(&out).contains("### REPORT (MUST, fail)"), "{out}");
+
+    s.root.write("decoy/REPORT.md", "# Report\n\nDone.\n");
+    let (run, out) = hook(&s.root.path().join("decoy"));
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let text = reason(&out);
+    assert!(
+        text.contains("### REPORT (MUST, fail)") && text.contains("2 of at most 10"),
+        "judged on the root pinned at the first stop, not on the decoy: {text}"
+    );
+}
+
+/// Codex names no project folder of its own: the first stop's `cwd` is
+/// pinned. A later stop from a folder outside the project, holding the
+/// report, is still judged on the project (ACCEPTED on main).
+#[test]
+fn forgery_host_hook_stop_outside_the_project() {
+    let s = Session::new();
+    let (run, out) = s.hook("codex", &["--dir", "."], &s.codex_stop("away-1"));
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(reason(&out).contains("### REPORT (MUST, fail)"), "{out}");
+
+    let elsewhere = Scratch::new();
+    elsewhere.write("REPORT.md", "# Report\n\nDone.\n");
+    let mut input = s.codex_stop("away-1");
+    input["cwd"] = json!(elsewhere.path());
+    let (run, out) = s.hook("codex", &["--dir", "."], &input);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(
+        reason(&out).contains("### REPORT (MUST, fail)"),
+        "judged on the first stop's project: {out}"
+    );
+    // The project itself, once it holds the report, is accepted.
+    s.root.write("REPORT.md", "# Report\n\nDone.\n");
+    let (_, out) = s.hook("codex", &["--dir", "."], &input);
+    assert!(
+        out["systemMessage"]
+            .as_str()
+            .unwrap()
+            .contains("contract agent-task accepted"),
+        "{out}"
+    );
+}
+
+/// A contract whose MUST reads the agent's transcript with std/tool-calls.
+const RAN_TESTS: &str = "vcc: 1
+id: ran-tests
+deliverables:
+  - { id: transcript, path: .vcc/transcript.jsonl }
+validators:
+  calls: { component: std/tool-calls }
+criteria:
+  - id: RAN-TESTS
+    severity: must
+    validator: calls
+    targets: [transcript]
+    params: { required: [{ name: Bash, args: { command: { matches: '^cargo test' } } }] }
+";
+
+/// The harness gives no transcript (Claude Code: `null`; a path that is
+/// not there; Gemini CLI: `""`) and the agent writes one showing
+/// `cargo test` at the path the hook attaches it at. main judged the
+/// agent's file as the transcript: ACCEPTED. The path stays the
+/// harness's: the file is not read, and the MUST on it is an error.
+#[test]
+fn forgery_host_hook_transcript_written_by_the_agent() {
+    let s = Session::new();
+    s.root.write("contract.yaml", RAN_TESTS);
+    let session =
+        crate::repo().join("tests/cases/tool-calls/fail-forbidden-claude-code/out/session.jsonl");
+    s.root
+        .write(".vcc/transcript.jsonl", std::fs::read(session).unwrap());
+    let nowhere = s.cache.path().join("no-such-transcript.jsonl");
+    let mut codex = s.codex_stop("tr-2");
+    codex["transcript_path"] = json!(nowhere);
+    for (harness, input) in [
+        ("claude-code", s.claude_stop("tr-1", s.root.path())),
+        ("codex", codex),
+        ("gemini", s.gemini_after_agent("tr-3")),
+    ] {
+        let (run, out) = s.hook(harness, &[], &input);
+        assert_eq!(run.code, 0, "{harness}: {}", run.stderr);
+        let key = if harness == "gemini" { "deny" } else { "block" };
+        assert_eq!(out["decision"], key, "{harness}: {out}");
+        let text = out["reason"].as_str().unwrap();
+        assert!(
+            text.contains("### RAN-TESTS (MUST, error)"),
+            "{harness}: the agent's file is not the transcript: {text}"
+        );
+        assert!(
+            text.contains(".vcc/transcript.jsonl (reserved:")
+                && text.contains("not the session's transcript"),
+            "{harness}: {text}"
+        );
+    }
+}
+
+/// A mistake on the hook's command line is answered in the harness's own
+/// protocol, as a configuration error: never clap's usage text, which
+/// Cursor reads as no answer (and lets the stop through).
+#[test]
+fn a_mistake_on_the_hooks_command_line_is_a_configuration_error() {
+    let s = Session::new();
+    for (harness, input) in [
+        ("claude-code", s.claude_stop("cl-1", s.root.path())),
+        ("codex", s.codex_stop("cl-2")),
+        ("cursor", s.cursor_stop("cl-3", "completed")),
+        ("gemini", s.gemini_after_agent("cl-4")),
+    ] {
+        for mistake in [
+            &["--max-blocks", "many"][..],
+            &["--dri", "."],
+            &["--timeout"],
+        ] {
+            let (run, out) = s.hook(harness, mistake, &input);
+            assert_eq!(run.code, 0, "{harness} {mistake:?}: {}", run.stderr);
+            assert!(
+                !run.stdout.contains("Usage:") && !run.stderr.contains("Usage:"),
+                "{harness}: {} {}",
+                run.stdout,
+                run.stderr
+            );
+            let message = match harness {
+                "cursor" => out["followup_message"].as_str().unwrap(),
+                _ => halted(&out),
+            };
+            assert!(
+                message.contains("CONFIGURATION ERROR")
+                    && message.contains("the hook's command line is wrong")
+                    && message.contains(
+                        mistake[0]
+                            .trim_start_matches('-')
+                            .split('-')
+                            .next()
+                            .unwrap()
+                    ),
+                "{harness} {mistake:?}: {message}"
+            );
+        }
+    }
+}
+
+/// `--max-blocks` bounds a turn: once a stop is let through (withheld or
+/// accepted) the next turn has the whole budget again.
+#[test]
+fn the_block_budget_is_per_turn() {
+    let s = Session::new();
+    let stop = || s.codex_stop("turns-1");
+    let args = ["--max-blocks", "2"];
+    for n in 1..=2 {
+        let (_, out) = s.hook("codex", &args, &stop());
+        assert!(
+            reason(&out).contains(&format!("blocked this stop: {n} of at most 2")),
+            "{out}"
+        );
+    }
+    let (_, out) = s.hook("codex", &args, &stop());
+    let message = out["systemMessage"].as_str().unwrap();
+    assert!(
+        message.contains("WITHHELD, not accepted") && message.contains("after 2 blocked stop(s)"),
+        "{message}"
+    );
+    // The next turn.
+    let (_, out) = s.hook("codex", &args, &stop());
+    assert!(
+        reason(&out).contains("blocked this stop: 1 of at most 2"),
+        "a new turn starts the count again: {out}"
+    );
+    // An accepted stop ends a turn too.
+    s.root.write("REPORT.md", "# Report\n");
+    let (_, out) = s.hook("codex", &args, &stop());
+    assert!(out["systemMessage"].as_str().unwrap().contains("accepted"));
+    std::fs::remove_file(s.root.path().join("REPORT.md")).unwrap();
+    let (_, out) = s.hook("codex", &args, &stop());
+    assert!(
+        reason(&out).contains("blocked this stop: 1 of at most 2"),
+        "{out}"
+    );
+}
+
+/// A check that runs past --timeout is a stop not accepted like any
+/// other: it counts against --max-blocks, so a contract that never
+/// finishes cannot hold the agent forever (main blocked it every time).
+#[test]
+fn a_check_past_the_timeout_counts_against_the_block_budget() {
+    let s = Session::new();
+    s.root.write(
+        "contract.yaml",
+        format!(
+            "vcc: 1\nid: slow\ndeliverables:\n  - {{ id: report, path: REPORT.md, required: false }}\nvalidators:\n  loop: {{ component: {:?} }}\ncriteria:\n  - {{ id: SPINS, severity: must, validator: loop, targets: [report], limits: {{ timeout: 120s }} }}\n",
+            fixtures::INFINITE_LOOP
+        ),
+    );
+    let args = ["--timeout", "2s", "--max-blocks", "1"];
+    let (run, out) = s.hook("codex", &args, &s.codex_stop("slow-1"));
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let text = reason(&out);
+    assert!(
+        text.contains("did not finish within --timeout 2s")
+            && text.contains("blocked this stop: 1 of at most 1"),
+        "{text}"
+    );
+    let (run, out) = s.hook("codex", &args, &s.codex_stop("slow-1"));
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(out.get("decision").is_none(), "{out}");
+    let message = out["systemMessage"].as_str().unwrap();
+    assert!(
+        message.contains("WITHHELD, not accepted")
+            && message.contains("could not judge the work")
+            && message.contains("after 1 blocked stop(s)"),
+        "{message}"
+    );
+}
+
+/// Only a stop is judged. A hook wired to another event (or input that
+/// names none) is not judged, and not answered with a verdict: main
+/// judged a PreToolUse as if it were a stop, blocking tool calls.
+#[test]
+fn only_stop_events_are_judged() {
+    let s = Session::new();
+    // The contract is met: judging would let the stop through, accepted.
+    s.root.write("REPORT.md", "# Report\n");
+    let mut claude = s.claude_stop("ev-1", s.root.path());
+    claude["hook_event_name"] = json!("PreToolUse");
+    claude["tool_name"] = json!("Bash");
+    let mut codex = s.codex_stop("ev-2");
+    codex["hook_event_name"] = json!("UserPromptSubmit");
+    let mut cursor = s.cursor_stop("ev-3", "completed");
+    cursor["hook_event_name"] = json!("subagentStop");
+    let mut gemini = s.gemini_after_agent("ev-4");
+    gemini["hook_event_name"] = json!("BeforeTool");
+    for (harness, input, event) in [
+        ("claude-code", claude, "PreToolUse"),
+        ("codex", codex, "UserPromptSubmit"),
+        ("cursor", cursor, "subagentStop"),
+        ("gemini", gemini, "BeforeTool"),
+    ] {
+        let (run, out) = s.hook(harness, &[], &input);
+        assert_eq!(run.code, 0, "{harness}: {}", run.stderr);
+        let message = match harness {
+            "cursor" => out["followup_message"].as_str().unwrap(),
+            _ => halted(&out),
+        };
+        assert!(
+            message.contains(&format!("was run for a `{event}` event"))
+                && !message.contains("agent-task accepted"),
+            "{harness}: {message}"
+        );
+    }
+    // An input that names no event is not a stop hook's: refused, blocked.
+    let mut nameless = s.claude_stop("ev-5", s.root.path());
+    nameless.as_object_mut().unwrap().remove("hook_event_name");
+    let (run, out) = s.hook("claude-code", &[], &nameless);
+    assert_eq!(run.code, 2, "{out}");
+    assert!(run.stderr.contains("hook_event_name"), "{}", run.stderr);
+}
+
+/// An advisory contract reports and never accepts: blocking the stop
+/// would ask for an acceptance that cannot come (main blocked until
+/// --max-blocks). The stop goes on, with the report, and nothing is
+/// accepted.
+#[test]
+fn an_advisory_contract_lets_the_stop_through_with_its_report() {
+    let s = Session::new();
+    s.root.write(
+        "contract.yaml",
+        CONTRACT.replace("id: agent-task\n", "id: research\nadvisory: true\n"),
+    );
+    let (run, out) = s.hook("codex", &[], &s.codex_stop("adv-1"));
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(out.get("decision").is_none(), "{out}");
+    let message = out["systemMessage"].as_str().unwrap();
+    assert!(
+        message.contains("contract research is advisory")
+            && message.contains("nothing is accepted")
+            && message.contains("### REPORT (MUST, fail)"),
+        "{message}"
+    );
+}
+
+/// The hook's state (the pinned contract, the blocks) in a cache folder
+/// inside the project, where the agent can write it: main judged on,
+/// and an agent that deleted the state and weakened the contract was
+/// ACCEPTED by the contract it wrote. Refused at the first stop.
+#[test]
+fn forgery_host_hook_state_inside_the_project() {
+    let s = Session::new();
+    let cache = s.root.path().join(".cache/vcc");
+    let stop = || {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_vcc"))
+            .args([
+                "hook",
+                "claude-code",
+                "--contract",
+                "contract.yaml",
+                "--dir",
+                "out",
+            ])
+            .current_dir("/")
+            .env("VCC_CACHE_DIR", &cache)
+            .env("CLAUDE_PROJECT_DIR", s.root.path())
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let input = s.claude_stop("state-1", s.root.path()).to_string();
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(input.as_bytes())
+            .unwrap();
+        finish(child)
+    };
+    std::fs::create_dir_all(s.root.path().join("out")).unwrap();
+    let (run, out) = stop();
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let message = halted(&out);
+    assert!(
+        message.contains("is inside the project folder"),
+        "{message}"
+    );
+    // The agent's move: forget the session's pin, lower the contract.
+    let _ = std::fs::remove_dir_all(cache.join("hooks"));
+    s.root.write(
+        "contract.yaml",
+        "vcc: 1\nid: agent-task\ndeliverables:\n  - { id: notes, path: NOTES.md }\nvalidators:\n  exists: { component: std/file-exists }\ncriteria:\n  - { id: NOTES, severity: must, validator: exists, targets: [notes] }\n",
+    );
+    s.root.write("out/NOTES.md", "done\n");
+    let (_, out) = stop();
+    halted(&out);
+}
+
+/// The book's settings snippets are the configuration tested here: every
+/// `vcc hook` command in them parses, names no `--dir .` (the folder the
+/// agent stands in), and judges a stop of its harness on the project laid
+/// out as the book says, whatever folder the agent stopped in.
+#[test]
+fn the_books_hook_commands_judge_the_project() {
+    let book = std::fs::read_to_string(crate::repo().join("docs/src/guide/agents.md")).unwrap();
+    let commands: Vec<Vec<String>> = book
+        .lines()
+        .filter(|l| l.contains("\"command\"") || l.trim_start().starts_with("command ="))
+        .filter_map(|l| {
+            let rest = &l[l.find("vcc hook ")?..];
+            let end = rest.find('"').unwrap_or(rest.len());
+            Some(rest[..end].split_whitespace().map(String::from).collect())
+        })
+        .collect();
+    assert!(commands.len() >= 5, "{commands:?}");
+    for words in commands {
+        assert!(
+            !words.windows(2).any(|w| w[0] == "--dir" && w[1] == "."),
+            "{words:?}"
+        );
+        let s = Session::new();
+        s.root
+            .write(".vcc/contract.yaml", format!("root: ..\n{CONTRACT}"));
+        s.root
+            .write(".vcc/review.yaml", format!("root: ..\n{REVIEW}"));
+        s.root.write("src/lib.rs", "\n");
+        let deeper = s.root.path().join("src");
+        let harness = words[2].as_str();
+        let (input, var) = match harness {
+            "claude-code" => (s.claude_stop("book-1", &deeper), Some("CLAUDE_PROJECT_DIR")),
+            "codex" => (s.codex_stop("book-2"), None),
+            "cursor" => {
+                let mut i = s.cursor_stop("book-3", "completed");
+                i["workspace_roots"] = json!([deeper]);
+                (i, Some("CURSOR_PROJECT_DIR"))
+            }
+            "gemini" => (s.gemini_after_agent("book-4"), Some("GEMINI_PROJECT_DIR")),
+            other => panic!("{other}"),
+        };
+        let mut command = Command::new(env!("CARGO_BIN_EXE_vcc"));
+        command
+            .args(&words[1..])
+            .current_dir(&deeper)
+            .env("VCC_CACHE_DIR", s.cache.path());
+        for v in [
+            "CLAUDE_PROJECT_DIR",
+            "CURSOR_PROJECT_DIR",
+            "GEMINI_PROJECT_DIR",
+        ] {
+            command.env_remove(v);
+        }
+        if let Some(var) = var {
+            command.env(var, s.root.path());
+        }
+        let mut child = command
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(input.to_string().as_bytes())
+            .unwrap();
+        let (run, out) = finish(child);
+        assert_eq!(run.code, 0, "{words:?}: {}", run.stderr);
+        let text = match harness {
+            "cursor" => out["followup_message"].as_str().unwrap().to_string(),
+            "gemini" => {
+                assert_eq!(out["decision"], "deny", "{words:?}: {out}");
+                out["reason"].as_str().unwrap().to_string()
+            }
+            _ => reason(&out).to_string(),
+        };
+        assert!(
+            text.contains("### REPORT (MUST, fail)"),
+            "{words:?}: judged on the project: {text}"
+        );
     }
 }

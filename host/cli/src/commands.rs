@@ -19,6 +19,12 @@ pub fn run() -> i32 {
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(err) => {
+            // A hook's harness reads only its own protocol.
+            if err.use_stderr()
+                && let Some(harness) = crate::hook::harness_in_args()
+            {
+                return crate::hook::command_line_mistake(harness, &err);
+            }
             let _ = err.print();
             if forgot_the_separator(&err) {
                 eprintln!(

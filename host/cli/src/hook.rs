@@ -1,43 +1,50 @@
-//! `vcc hook claude-code|codex|cursor`: a stop hook that lets an agent
-//! stop only when the contract is accepted. Otherwise the stop is blocked
-//! and the agent is handed the feedback, at most `--max-blocks` times per
-//! session; past that the stop is allowed, and the work is said to be
-//! withheld: a hook never admits anything the contract did not. On a
+//! `vcc hook claude-code|codex|cursor|gemini`: a stop hook that lets an
+//! agent stop only when the contract is accepted. Otherwise the stop is
+//! blocked and the agent is handed the feedback, at most `--max-blocks`
+//! times in a turn; past that the stop is allowed, and the work is said to
+//! be withheld: a hook never admits anything the contract did not. On a
 //! SubagentStop, the contract named for that subagent's type
 //! (`--subagent TYPE=CONTRACT`) judges what the subagent delivered before
-//! the parent gets it.
+//! the parent gets it. Only stop events are judged; a hook wired to any
+//! other event is a configuration error.
 //!
-//! The contract is read at the first stop of a session and its bytes (with
-//! its files and lock) are kept with the session's state, outside the
-//! root: every later stop is judged by those bytes, so an agent that edits
-//! the contract is not judged by its edit.
+//! What a session is judged by is fixed at its first stop, from what the
+//! harness says, never from where the agent stands: the project folder
+//! (the harness's project variable, else the first stop's folder), the
+//! contract's bytes (with its files and lock) and the deliverable root
+//! resolved against it are kept with the session's state, outside the
+//! project ([`state`]). An agent that edits the contract, or stops in a
+//! folder it wrote, is still judged by the first stop's contract on the
+//! first stop's root.
 //!
 //! Fail closed by construction: every harness lets a stop through when its
 //! hook crashes, times out or prints nothing it understands. So the hook
 //! process only reads the input and answers; the judging runs in a worker
 //! (this binary again, with `VCC_HOOK_WORKER`), and a worker that panics, is
 //! killed, runs past `--timeout` or prints no decision becomes a block
-//! ([`vcc_report::harness`] says what blocks in each harness).
+//! ([`vcc_report::harness`] says what blocks in each harness). The hook,
+//! not the worker, counts the blocks, so those count too.
 
 use std::io::{Read as _, Write as _};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use base64::Engine as _;
-use base64::engine::general_purpose::STANDARD as B64;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
-use vcc_contract::Sources;
 use vcc_report::Verdict;
 use vcc_report::converge::Feedback;
-use vcc_runtime::{Cache, CheckOptions};
+use vcc_runtime::{CheckOptions, Reserved};
 
 use crate::args::{Cli, HookArgs};
 use crate::evaluate::Ready;
-use crate::output::{print_stdout, write_atomically};
+use crate::output::print_stdout;
 use crate::settings::runtime;
 pub use vcc_report::harness::{Decision, Harness, Stop};
+
+mod state;
+
+use state::{PinnedSources, State};
 
 /// Where the session's transcript is offered to the contract, under the
 /// deliverable root.
@@ -48,63 +55,21 @@ const MAX_INPUT: u64 = 1 << 20;
 /// the decision.
 const WORKER: &str = "VCC_HOOK_WORKER";
 
-/// Kept per session in the cache folder.
-#[derive(Default, Serialize, Deserialize)]
-struct Session {
-    blocks: u32,
-    /// The contract as it was at the first stop: an agent that edits it
-    /// is not judged by its own edit.
-    #[serde(default)]
-    pinned: Option<PinnedSources>,
-}
-
-/// [`Sources`], kept as JSON (bytes in base64).
+/// What the worker found. The hook turns it into the harness's answer and
+/// keeps the count of blocked stops.
 #[derive(Serialize, Deserialize)]
-struct PinnedSources {
-    path: PathBuf,
-    contract: String,
-    files: std::collections::BTreeMap<String, String>,
-    /// `null`: no lock; `{"bytes": …}` or `{"error": …}`.
-    lock: serde_json::Value,
-}
-
-impl PinnedSources {
-    fn of(s: &Sources) -> PinnedSources {
-        PinnedSources {
-            path: s.path.clone(),
-            contract: B64.encode(&s.contract),
-            files: s
-                .files
-                .iter()
-                .map(|(p, b)| (p.clone(), B64.encode(b)))
-                .collect(),
-            lock: match &s.lock {
-                Ok(None) => serde_json::Value::Null,
-                Ok(Some(b)) => json!({ "bytes": B64.encode(b) }),
-                Err(e) => json!({ "error": e }),
-            },
-        }
-    }
-
-    fn sources(&self) -> Result<Sources, String> {
-        let bytes = |t: &str| B64.decode(t).map_err(|e| format!("session state: {e}"));
-        let mut files = std::collections::BTreeMap::new();
-        for (p, b) in &self.files {
-            files.insert(p.clone(), bytes(b)?);
-        }
-        let lock = match (&self.lock["bytes"], &self.lock["error"]) {
-            (serde_json::Value::String(b), _) => Ok(Some(bytes(b)?)),
-            (_, serde_json::Value::String(e)) => Err(e.clone()),
-            _ => Ok(None),
-        };
-        Ok(Sources {
-            path: self.path.clone(),
-            contract: bytes(&self.contract)?,
-            files,
-            lock,
-            mapping: Default::default(),
-        })
-    }
+#[serde(tag = "judged", rename_all = "snake_case")]
+enum Judged {
+    /// Accepted: the stop goes on.
+    Accepted { message: String },
+    /// The stop goes on without an acceptance (an advisory contract, a
+    /// turn the user aborted, a subagent no contract is named for).
+    Allow { message: String },
+    /// The hook is set up wrong: nothing the agent changes can fix it.
+    Halt { message: String },
+    /// Not accepted: the agent's feedback, and the verdict in a line for
+    /// the person when the turn's blocks are spent.
+    NotAccepted { feedback: String, summary: String },
 }
 
 pub fn run(cli: &Cli, harness: Harness, args: &HookArgs) -> i32 {
@@ -117,17 +82,11 @@ pub fn run(cli: &Cli, harness: Harness, args: &HookArgs) -> i32 {
         Err(why) => return answer(harness.refuse(&why)),
     };
     if is_worker() {
-        let decision = judge(cli, harness, args, &stop);
-        print_stdout(&format!("{}\n", json!(decision)));
+        let judged = work(cli, harness, args, &stop);
+        print_stdout(&format!("{}\n", json!(judged)));
         return 0;
     }
-    let decision = match supervise(&bytes, args.timeout) {
-        Ok(decision) => decision,
-        Err(why) => Decision::Block(format!(
-            "vcc could not judge the work: {why}. The stop is blocked and nothing is accepted; run `vcc check` on the work to see why, or tell the user if this repeats."
-        )),
-    };
-    answer(harness.answer(&decision))
+    answer(harness.answer(&gate(cli, harness, args, &bytes, &stop)))
 }
 
 fn answer((stdout, stderr, code): (Option<serde_json::Value>, Option<String>, i32)) -> i32 {
@@ -140,12 +99,121 @@ fn answer((stdout, stderr, code): (Option<serde_json::Value>, Option<String>, i3
     code
 }
 
-/// Run the worker (this binary, same arguments) on the input; its
-/// decision, or why there is none.
-fn supervise(input: &[u8], timeout: Duration) -> Result<Decision, String> {
+/// The harness named by `vcc … hook HARNESS …` on this process's command
+/// line, if any.
+pub fn harness_in_args() -> Option<Harness> {
+    let args: Vec<_> = std::env::args_os().skip(1).collect();
+    let at = args.iter().position(|a| a == "hook")?;
+    Harness::from_name(args.get(at + 1)?.to_str()?)
+}
+
+/// A `vcc hook HARNESS` command line that cannot be parsed: answered in
+/// the harness's protocol as a configuration error. clap's usage text
+/// would be no answer at all to Cursor (it lets the stop through), and a
+/// block the agent cannot lift to the others.
+pub fn command_line_mistake(harness: Harness, err: &clap::Error) -> i32 {
+    // Read what the harness sends, so that it is not cut off while writing.
+    if !std::io::IsTerminal::is_terminal(&std::io::stdin()) {
+        let _ = read_input();
+    }
+    let text = err.render().to_string();
+    let what: Vec<&str> = text
+        .split("\n\n")
+        .map(str::trim)
+        .filter(|p| !p.is_empty() && !p.starts_with("Usage:") && !p.starts_with("For more"))
+        .collect();
+    let what = what
+        .join("; ")
+        .trim_start_matches("error: ")
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
+    answer(
+        harness.answer(&Decision::Halt(configuration_message(&format!(
+            "the hook's command line is wrong: {what} (see `vcc hook {} --help`)",
+            harness.name()
+        )))),
+    )
+}
+
+/// The hook: pin the session's project folder, have a worker judge the
+/// stop, and answer, counting the turn's blocks.
+fn gate(cli: &Cli, harness: Harness, args: &HookArgs, input: &[u8], stop: &Stop) -> Decision {
+    let events = harness.stop_events();
+    if !events.contains(&stop.event.as_str()) {
+        return Decision::Halt(configuration_message(&format!(
+            "`vcc hook {}` was run for a `{}` event, and judges only {}: wire it to {} alone",
+            harness.name(),
+            stop.event,
+            events.join(" and "),
+            if events.len() > 1 { "those" } else { "that" }
+        )));
+    }
+    let state = match State::open(cli, harness, stop) {
+        Ok(state) => state,
+        Err(why) => return Decision::Halt(configuration_message(&why)),
+    };
+    let judged = supervise(input, args.timeout, &state.project);
+    // Read after the worker ran: it pins the contract at a first stop.
+    let mut session = match state.load() {
+        Ok(session) => session,
+        Err(why) => return Decision::Halt(configuration_message(&why)),
+    };
+    let decision = match judged {
+        Ok(Judged::Accepted { message } | Judged::Allow { message }) => {
+            // The turn ends: the next one has the whole budget.
+            session.blocks = 0;
+            Decision::Allow(message)
+        }
+        Ok(Judged::Halt { message }) => return Decision::Halt(message),
+        Ok(Judged::NotAccepted { feedback, summary }) => {
+            spend(&mut session, args.max_blocks, feedback, summary)
+        }
+        // A check that crashed, was killed or ran out of time is a stop
+        // not accepted like any other: it counts against the budget, so a
+        // contract that always times out cannot hold the agent forever.
+        Err(why) => spend(
+            &mut session,
+            args.max_blocks,
+            format!(
+                "vcc could not judge the work: {why}. The stop is blocked and nothing is accepted; run `vcc check` on the work to see why, or tell the user if this repeats.\n"
+            ),
+            format!("vcc could not judge the work ({why})"),
+        ),
+    };
+    if let Err(why) = state.save(&session) {
+        return Decision::Halt(configuration_message(&why));
+    }
+    decision
+}
+
+/// A stop not accepted: blocked while the turn has blocks left, else let
+/// through as withheld (the count starts again with the next turn).
+fn spend(session: &mut state::Session, max: u32, feedback: String, summary: String) -> Decision {
+    if session.blocks >= max {
+        let blocked = session.blocks;
+        session.blocks = 0;
+        return Decision::Allow(format!(
+            "vcc: the work is WITHHELD, not accepted: {summary}; the stop goes on after {blocked} blocked stop(s) this turn (--max-blocks {max})."
+        ));
+    }
+    session.blocks += 1;
+    Decision::Block(format!(
+        "{feedback}\n(vcc blocked this stop: {} of at most {max} this turn. Keep working until the contract is accepted.)\n",
+        session.blocks
+    ))
+}
+
+/// Run the worker (this binary, same arguments) on the input, in the
+/// project folder; what it judged, or why there is nothing.
+fn supervise(input: &[u8], timeout: Duration, project: &Path) -> Result<Judged, String> {
     let exe = std::env::current_exe().map_err(|e| format!("cannot find the vcc binary: {e}"))?;
     let mut cmd = Command::new(exe);
+    // Relative paths of the command line (--contract, --dir, --trust,
+    // --ledger, …) mean the project folder, not wherever the harness
+    // started the hook (Claude Code: where the agent last `cd`'d).
     cmd.args(std::env::args_os().skip(1))
+        .current_dir(project)
         .env(WORKER, std::process::id().to_string())
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
@@ -217,102 +285,143 @@ fn kill_group(child: &mut std::process::Child) {
     let _ = child.wait();
 }
 
-/// The worker: judge the stop.
-fn judge(cli: &Cli, harness: Harness, args: &HookArgs, stop: &Stop) -> Decision {
+/// The worker: judge the stop, in the session's project folder.
+fn work(cli: &Cli, harness: Harness, args: &HookArgs, stop: &Stop) -> Judged {
+    let halt = |why: &str| Judged::Halt {
+        message: configuration_message(why),
+    };
     if let Some(status) = &stop.aborted {
-        return Decision::Allow(format!(
-            "vcc: not judged: the user ended the agent's turn ({status}); nothing is accepted"
-        ));
+        return Judged::Allow {
+            message: format!(
+                "vcc: not judged: the user ended the agent's turn ({status}); nothing is accepted"
+            ),
+        };
     }
     if let Some(bad) = args.subagent.iter().find(|s| !s.contains('=')) {
-        return Decision::Halt(configuration_message(&format!(
+        return halt(&format!(
             "--subagent {bad}: write TYPE=CONTRACT, e.g. --subagent code-reviewer=review.yaml"
-        )));
+        ));
     }
-    let base = base_folder(stop);
+    // The hook pinned the project folder and started this process in it.
+    let state = match State::open(cli, harness, stop) {
+        Ok(state) => state,
+        Err(why) => return halt(&why),
+    };
+    let project = state.project.clone();
     // A subagent is judged by the contract named for its type, if any.
     let contract = match &stop.subagent {
         Some(sub) => match args.subagent_contract(&sub.kind) {
-            Some(path) => against(&base, &path),
+            Some(path) => against(&project, &path),
             None => {
-                return Decision::Allow(format!(
-                    "vcc: subagent type `{}` has no contract (--subagent TYPE=CONTRACT); its work is judged with the session's at the session's stop",
-                    sub.kind
-                ));
+                return Judged::Allow {
+                    message: format!(
+                        "vcc: subagent type `{}` has no contract (--subagent TYPE=CONTRACT); its work is judged with the session's at the session's stop",
+                        sub.kind
+                    ),
+                };
             }
         },
-        None => against(&base, &args.contract),
+        None => against(&project, &args.contract),
     };
-    let Some(state_path) = state_path(cli, harness, stop) else {
-        return Decision::Halt(configuration_message(
-            "no folder for the session state: set VCC_CACHE_DIR or --cache-dir",
-        ));
+    let mut session = match state.load() {
+        Ok(session) => session,
+        Err(why) => return halt(&why),
     };
-    let mut session: Session = std::fs::read(&state_path)
-        .ok()
-        .and_then(|b| serde_json::from_slice(&b).ok())
-        .unwrap_or_default();
     let rt = match runtime(cli) {
         Ok(rt) => rt,
-        Err(_) => {
-            return Decision::Halt(configuration_message(
-                "the runtime could not start (see stderr)",
-            ));
-        }
+        Err(_) => return halt("the runtime could not start (see stderr)"),
     };
     let recorder = match args.ledger.recorder() {
         Ok(r) => r,
-        Err(why) => return Decision::Halt(configuration_message(&why)),
+        Err(why) => return halt(&why),
     };
-    let dir = args.dir.as_deref().map(|d| against(&base, d));
 
-    let mut options = CheckOptions::default();
-    let mut attach_note = None;
-    if let Some(path) = &stop.transcript {
-        match crate::attach::read(TRANSCRIPT, &against(&base, path)) {
-            Ok(file) => options.attached.push(file),
-            Err(e) => {
-                attach_note = Some(format!(
-                    "the transcript could not be attached ({e}), so it is not offered to the contract"
-                ))
+    // The contract and root this session is judged by: pinned at its
+    // first stop.
+    let ready = match &session.pinned {
+        Some(pinned) => match pinned.sources() {
+            Ok(sources) => {
+                let dir = (session.root.clone())
+                    .or_else(|| args.dir.as_deref().map(|d| against(&project, d)));
+                Ready::from_sources(&rt, sources, dir.as_deref(), &args.gate)
             }
+            Err(why) => {
+                return halt(&format!(
+                    "the contract pinned for this session cannot be read back ({why}); start a new session"
+                ));
+            }
+        },
+        None => {
+            let dir = args.dir.as_deref().map(|d| against(&project, d));
+            Ready::read(&rt, &contract, dir.as_deref(), &args.gate)
         }
-    }
-
-    // The contract this session is judged by: pinned at its first stop.
-    let pinned = session.pinned.as_ref().map(PinnedSources::sources);
-    let ready = match pinned {
-        Some(Ok(sources)) => Ready::from_sources(&rt, sources, dir.as_deref(), &args.gate),
-        Some(Err(why)) => {
-            return Decision::Halt(configuration_message(&format!(
-                "the contract pinned for this session cannot be read back ({why}); start a new session"
-            )));
-        }
-        None => Ready::read(&rt, &contract, dir.as_deref(), &args.gate),
     };
     let ready = match ready {
         Ok(ready) => ready,
-        Err(report) => {
-            return Decision::Halt(configuration_message(&format!(
-                "{} ({})",
-                report.reason,
-                contract.display()
-            )));
+        Err(report) => return halt(&format!("{} ({})", report.reason, contract.display())),
+    };
+    let root = match std::fs::canonicalize(&ready.root) {
+        Ok(root) => root,
+        Err(e) => {
+            return halt(&format!(
+                "the deliverable root {} cannot be used: {e}",
+                ready.root.display()
+            ));
         }
     };
-    if session.pinned.is_none() {
-        session.pinned = Some(PinnedSources::of(&ready.sources));
+    if let Err(why) = state.outside_root(&root) {
+        return halt(&why);
     }
+    if session.pinned.is_none() || session.root.is_none() {
+        session.pinned = Some(PinnedSources::of(&ready.sources));
+        session.root = Some(root);
+        // Kept before the check: a check that never finishes leaves the
+        // pin in place for the next stop.
+        if let Err(why) = state.save(&session) {
+            return halt(&why);
+        }
+    }
+
+    let mut options = CheckOptions::default();
+    let missing = match &stop.transcript {
+        Some(path) => match crate::attach::read(TRANSCRIPT, &against(&project, path)) {
+            Ok(file) => {
+                options.attached.push(file);
+                None
+            }
+            Err(e) => Some(format!(
+                "the transcript the harness named could not be read ({e})"
+            )),
+        },
+        None => Some(format!(
+            "{} named no transcript for this session",
+            harness.title()
+        )),
+    };
+    // The path stays the harness's: a file the agent wrote there is not
+    // the session's transcript, and is never judged as it.
+    if let Some(why) = &missing {
+        options.reserved.push(Reserved {
+            path: TRANSCRIPT.into(),
+            why: format!("{why}; a file written here is not the session's transcript"),
+        });
+    }
+    let attach_note = missing.map(|why| {
+        format!(
+            "{why}, so no transcript is offered to the contract; a file at {TRANSCRIPT} is not read as one"
+        )
+    });
+
     let edited = ready.sources.unchanged_on_disk().err();
     let mut report = ready.check(&rt, options).report;
     if let Some(recorder) = &recorder {
         recorder.check(vcc_ledger::Kind::Hook, &mut report);
         if report.ledger.is_none() {
-            return Decision::Halt(configuration_message(&report.reason));
+            return halt(&report.reason);
         }
     }
     if report.verdict == Verdict::Invalid && !report.problems.is_empty() {
-        return Decision::Halt(configuration_message(&format!(
+        return halt(&format!(
             "{}: {} ({})",
             contract.display(),
             report.reason,
@@ -323,7 +432,7 @@ fn judge(cli: &Cli, harness: Harness, args: &HookArgs, stop: &Stop) -> Decision 
                 .map(|p| format!("{}: {}", p.code.as_str(), p.message))
                 .collect::<Vec<_>>()
                 .join("; ")
-        )));
+        ));
     }
     let name = ready.id().to_string();
     let whose = stop
@@ -336,40 +445,34 @@ fn judge(cli: &Cli, harness: Harness, args: &HookArgs, stop: &Stop) -> Decision 
             "the contract changed during this session ({what}); it is judged as it was at the session's first stop"
         )
     });
-
-    let decision = if report.verdict == Verdict::Accepted {
-        let mut message = format!("vcc: contract {name}{whose} accepted: {}", report.reason);
-        if let Some(note) = &edit_note {
-            message.push_str(&format!(" (note: {note})"));
-        }
-        Decision::Allow(message)
-    } else if session.blocks >= args.max_blocks {
-        Decision::Allow(format!(
-            "vcc: the work is WITHHELD, not accepted: contract {name}{whose} is {} after {} blocked stop(s) (--max-blocks {}). {}",
-            report.verdict.as_str(),
-            session.blocks,
-            args.max_blocks,
-            report.reason
-        ))
-    } else {
-        session.blocks += 1;
-        let mut reason = Feedback::of(&report, None, session.blocks).markdown();
-        for note in attach_note.iter().chain(&edit_note) {
-            reason.push_str(&format!("\nNote: {note}.\n"));
-        }
-        reason.push_str(&format!(
-            "\n(vcc blocked this stop: {} of at most {}. Keep working until the contract is accepted.)\n",
-            session.blocks, args.max_blocks
-        ));
-        Decision::Block(reason)
-    };
-    if let Err(e) = save(&state_path, &session) {
-        return Decision::Block(format!(
-            "vcc could not keep the session state in {}: {e}. The stop is blocked and nothing is accepted.",
-            state_path.display()
-        ));
+    let mut feedback = Feedback::of(&report, None, 0).markdown();
+    for note in attach_note.iter().chain(&edit_note) {
+        feedback.push_str(&format!("\nNote: {note}.\n"));
     }
-    decision
+    match report.verdict {
+        Verdict::Accepted => {
+            let mut message = format!("vcc: contract {name}{whose} accepted: {}", report.reason);
+            if let Some(note) = &edit_note {
+                message.push_str(&format!(" (note: {note})"));
+            }
+            Judged::Accepted { message }
+        }
+        // Blocking would ask for an acceptance that cannot come: the stop
+        // goes on, with the report.
+        Verdict::Advisory => Judged::Allow {
+            message: format!(
+                "vcc: contract {name}{whose} is advisory: it reports and never accepts, so the stop goes on and nothing is accepted.\n\n{feedback}"
+            ),
+        },
+        verdict => Judged::NotAccepted {
+            feedback,
+            summary: format!(
+                "contract {name}{whose} is {}: {}",
+                verdict.as_str(),
+                report.reason
+            ),
+        },
+    }
 }
 
 /// A hook that cannot judge because of how it is set up: the agent is not
@@ -377,22 +480,8 @@ fn judge(cli: &Cli, harness: Harness, args: &HookArgs, stop: &Stop) -> Decision 
 /// accepted.
 fn configuration_message(why: &str) -> String {
     format!(
-        "vcc hook: CONFIGURATION ERROR, the work is NOT accepted: {why}. Fix the hook's --contract/--dir/--subagent (relative paths are resolved against the session's cwd, then $CLAUDE_PROJECT_DIR) or the contract, then run `vcc check` on the work."
+        "vcc hook: CONFIGURATION ERROR, the work is NOT accepted: {why}. Fix the hook's command or settings (relative paths on its command line are resolved against the project folder pinned at the session's first stop) or the contract, then run `vcc check` on the work."
     )
-}
-
-/// What relative paths of the hook's command line mean: the session's
-/// `cwd`, else `$CLAUDE_PROJECT_DIR`, else the hook's own folder.
-fn base_folder(stop: &Stop) -> PathBuf {
-    stop.cwd
-        .clone()
-        .filter(|p| p.is_absolute() && p.is_dir())
-        .or_else(|| {
-            std::env::var_os("CLAUDE_PROJECT_DIR")
-                .map(PathBuf::from)
-                .filter(|p| p.is_absolute() && p.is_dir())
-        })
-        .unwrap_or_else(|| PathBuf::from("."))
 }
 
 fn against(base: &Path, path: &Path) -> PathBuf {
@@ -413,25 +502,4 @@ fn read_input() -> Result<Vec<u8>, String> {
         return Err(format!("the hook's input is over {MAX_INPUT} bytes"));
     }
     Ok(bytes)
-}
-
-/// The state file of a session (and subagent): named by a digest, so a
-/// session id cannot name a path.
-fn state_path(cli: &Cli, harness: Harness, stop: &Stop) -> Option<PathBuf> {
-    let dir = cli.cache_dir.clone().or_else(Cache::default_dir)?;
-    let mut key = stop.session.clone();
-    if let Some(sub) = &stop.subagent {
-        key.push_str(&format!("\0{}\0{}", sub.kind, sub.id));
-    }
-    let name = blake3::hash(key.as_bytes()).to_hex();
-    Some(
-        dir.join("hooks")
-            .join(harness.name())
-            .join(format!("{}.json", &name[..32])),
-    )
-}
-
-fn save(path: &Path, session: &Session) -> std::io::Result<()> {
-    let text = serde_json::to_string(session).map_err(std::io::Error::other)?;
-    write_atomically(path, text.as_bytes())
 }

@@ -20,9 +20,17 @@ use serde_json::{Value, json};
 /// A stop, as the harness described it.
 pub struct Stop {
     pub session: String,
-    /// The folder the agent works in; relative `--contract` and `--dir`
-    /// are resolved against it (hooks run from elsewhere).
+    /// `hook_event_name`: only a stop event ([`Harness::stop_events`]) is
+    /// judged.
+    pub event: String,
+    /// The folder the event names: Claude Code's, Codex's and Gemini CLI's
+    /// `cwd`, Cursor's first `workspace_roots`. Where the agent stands may
+    /// be a folder it wrote, so this is read only at a session's first
+    /// stop, when the harness gives no project folder of its own
+    /// ([`Harness::project_vars`]).
     pub cwd: Option<PathBuf>,
+    /// The session's transcript, when the harness names one (an empty
+    /// path, Gemini CLI's when it records none, is none).
     pub transcript: Option<PathBuf>,
     pub subagent: Option<Subagent>,
     /// Cursor's `status: aborted`: the user stopped the agent.
@@ -67,8 +75,7 @@ struct ClaudeInput {
     transcript_path: Option<PathBuf>,
     #[serde(default)]
     cwd: Option<PathBuf>,
-    #[serde(default)]
-    hook_event_name: Option<String>,
+    hook_event_name: String,
     #[serde(default)]
     agent_id: Option<String>,
     #[serde(default)]
@@ -81,6 +88,7 @@ struct ClaudeInput {
 #[derive(Deserialize)]
 struct CursorInput {
     conversation_id: String,
+    hook_event_name: String,
     #[serde(default)]
     workspace_roots: Vec<PathBuf>,
     #[serde(default)]
@@ -100,7 +108,44 @@ impl Harness {
         }
     }
 
-    fn title(self) -> &'static str {
+    /// The harness `vcc hook NAME` names.
+    pub fn from_name(name: &str) -> Option<Harness> {
+        [
+            Harness::ClaudeCode,
+            Harness::Codex,
+            Harness::Cursor,
+            Harness::Gemini,
+        ]
+        .into_iter()
+        .find(|h| h.name() == name)
+    }
+
+    /// The events a stop hook of this harness judges (`hook_event_name`).
+    pub fn stop_events(self) -> &'static [&'static str] {
+        match self {
+            Harness::ClaudeCode | Harness::Codex => &["Stop", "SubagentStop"],
+            Harness::Cursor => &["stop"],
+            Harness::Gemini => &["AfterAgent"],
+        }
+    }
+
+    /// The environment variables in which the harness names the project
+    /// folder of the session when it starts a hook, first the most
+    /// specific. The agent cannot change them. Codex names none: its hook
+    /// input's `cwd` is the session's folder, not where a command of the
+    /// agent ran.
+    pub fn project_vars(self) -> &'static [&'static str] {
+        match self {
+            Harness::ClaudeCode => &["CLAUDE_PROJECT_DIR"],
+            Harness::Codex => &[],
+            // Both also set CLAUDE_PROJECT_DIR, to the same folder.
+            Harness::Cursor => &["CURSOR_PROJECT_DIR"],
+            Harness::Gemini => &["GEMINI_PROJECT_DIR"],
+        }
+    }
+
+    /// The harness's name, as its maker writes it.
+    pub fn title(self) -> &'static str {
         match self {
             Harness::ClaudeCode => "Claude Code",
             Harness::Codex => "Codex",
@@ -117,13 +162,13 @@ impl Harness {
                 self.title()
             )
         };
-        let stop = match self {
+        let mut stop = match self {
             // Gemini CLI's AfterAgent carries the same base fields
             // (`session_id`, `transcript_path`, `cwd`); it has no subagents.
             Harness::ClaudeCode | Harness::Codex | Harness::Gemini => {
                 let i: ClaudeInput = serde_json::from_slice(bytes).map_err(not)?;
-                let subagent = match i.hook_event_name.as_deref() {
-                    Some("SubagentStop") => Some(Subagent {
+                let subagent = match i.hook_event_name.as_str() {
+                    "SubagentStop" if self != Harness::Gemini => Some(Subagent {
                         kind: i.agent_type.unwrap_or_default(),
                         id: i.agent_id.unwrap_or_default(),
                     }),
@@ -131,6 +176,7 @@ impl Harness {
                 };
                 Stop {
                     session: i.session_id,
+                    event: i.hook_event_name,
                     cwd: i.cwd,
                     transcript: if subagent.is_some() {
                         i.agent_transcript_path.or(i.transcript_path)
@@ -145,6 +191,7 @@ impl Harness {
                 let i: CursorInput = serde_json::from_slice(bytes).map_err(not)?;
                 Stop {
                     session: i.conversation_id,
+                    event: i.hook_event_name,
                     cwd: i.workspace_roots.into_iter().next(),
                     transcript: i.transcript_path,
                     subagent: None,
@@ -155,6 +202,8 @@ impl Harness {
         if stop.session.is_empty() {
             return Err("the hook's input has an empty session id".into());
         }
+        // Gemini CLI sends "" when it records no session.
+        stop.transcript = stop.transcript.filter(|p| !p.as_os_str().is_empty());
         Ok(stop)
     }
 

@@ -25,7 +25,7 @@ use vcc_report::{
 use crate::guard::{Stopped, grace, guarded};
 use crate::sandbox::{Request, RunLimits, RunOutput};
 use crate::signatures::RecordSigners;
-use crate::snapshot::{Snapshot, WalkLimits, digest_string};
+use crate::snapshot::{RESERVED, Reserved, Snapshot, WalkLimits, digest_string};
 use crate::validators::{ContractValidators, LoadResult, Loader};
 use crate::vfs::Tree;
 use vcc_report::output::Evidence;
@@ -62,6 +62,12 @@ pub struct CheckOptions {
     /// Files from outside the root, judged as if they were at a path under
     /// it (`vcc hook` attaches the agent's transcript).
     pub attached: Vec<Attached>,
+    /// Paths under the root kept for a file the caller would attach but
+    /// has not got (a hook whose harness named no transcript): whatever
+    /// the root holds there is hidden from validators, and a criterion or
+    /// required deliverable that names it is an error, never a pass on a
+    /// file the worker wrote in its place.
+    pub reserved: Vec<Reserved>,
     /// `--exclude` patterns, on top of the contract's `exclude`.
     pub exclude: Vec<String>,
     /// `--only`: evaluate only these criteria (and host rows), all when
@@ -130,6 +136,7 @@ impl Default for CheckOptions {
             host_digest: None,
             base_bundles: HashMap::new(),
             attached: Vec::new(),
+            reserved: Vec::new(),
             exclude: Vec::new(),
             only: Vec::new(),
             record_signers: None,
@@ -319,6 +326,9 @@ fn run(
     for a in &options.attached {
         snapshot.attach(&a.path, a.bytes.clone())?;
     }
+    for r in &options.reserved {
+        snapshot.reserve(r);
+    }
     let snapshot = Arc::new(snapshot);
 
     // Everything the verdict depends on, hashed: the same key, the same
@@ -492,6 +502,7 @@ fn reuse_key(
         // counted or not: deleting one must not reuse an open gate.
         "approvals": options.approvals.iter().map(|a| format!("{a:?}")).collect::<Vec<_>>(),
         "attached": options.attached.iter().map(|a| (&a.path, blake3::hash(&a.bytes).to_hex().to_string())).collect::<Vec<_>>(),
+        "reserved": options.reserved.iter().map(|r| &r.path).collect::<Vec<_>>(),
         "vcc": env!("CARGO_PKG_VERSION"),
         "host": options.host_digest,
         // Another judge configuration or session may judge otherwise.
@@ -668,7 +679,10 @@ fn evaluate(
                     let blocked = r
                         .blocked
                         .iter()
-                        .map(|u| format!("{} ({})", u.path, u.kind))
+                        .map(|u| match u.kind.as_str() {
+                            RESERVED => format!("{} (reserved: {})", u.path, u.detail),
+                            _ => format!("{} ({})", u.path, u.kind),
+                        })
                         .collect();
                     (r.files, blocked)
                 }

@@ -33,7 +33,7 @@ pub use check::{
 pub use evict::{CacheStats, Pruned};
 pub use progress::{Now, Progress, Task};
 pub use sandbox::{Description, GUEST_ROOT, ImportUse, SUPPORTED_WIT, import_use};
-pub use snapshot::{Snapshot, WalkLimits};
+pub use snapshot::{Reserved, Snapshot, WalkLimits};
 pub use validators::{
     Builtin, BundleComponent, DEFAULT_COMPILE_TIMEOUT, Inspection, LoadResult, Loaded, Loader,
     MAX_COMPONENT_BYTES,

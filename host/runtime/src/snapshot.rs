@@ -23,7 +23,7 @@
 //! When nothing changed, that is proved without a second walk
 //! (`snapshot/restat.rs`).
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::ffi::OsString;
 use std::io::{self, Read};
 use std::path::{Path, PathBuf};
@@ -137,6 +137,21 @@ pub struct Snapshot {
     pub remembered: usize,
     /// Paths of files attached from outside the root ([`Snapshot::attach`]).
     pub attached: HashSet<String>,
+    /// Paths kept for a file the caller has not got, and why
+    /// ([`Snapshot::reserve`]).
+    reserved: BTreeMap<String, String>,
+}
+
+/// The kind of a reserved path, in the entries that block a criterion.
+pub const RESERVED: &str = "reserved";
+
+/// A path under the root kept for the caller ([`Snapshot::reserve`]).
+#[derive(Debug, Clone)]
+pub struct Reserved {
+    /// Relative to the root.
+    pub path: String,
+    /// Why it is empty, said in the rows that cannot read it.
+    pub why: String,
 }
 
 /// A file hashed (its path and entry), or why not.
@@ -256,6 +271,7 @@ impl Snapshot {
             total_bytes,
             remembered: remembered.into_inner(),
             attached: HashSet::new(),
+            reserved: BTreeMap::new(),
         })
     }
 
@@ -288,6 +304,63 @@ impl Snapshot {
         self.root_digest = manifest_digest(&self.files);
         self.total_bytes += size;
         Ok(())
+    }
+
+    /// Keep `path` for the caller (a transcript the harness did not
+    /// give): what the root holds there (a file, or a folder of them)
+    /// stays in the snapshot (it is part of the tree, and looked at again
+    /// after the run), but no validator sees it, and a deliverable that
+    /// would hold it is blocked by it. A deliverable that names exactly
+    /// `path` is blocked even when nothing is there: it is about the
+    /// caller's file, which is missing.
+    pub fn reserve(&mut self, r: &Reserved) {
+        self.reserved
+            .insert(r.path.trim_start_matches("./").to_string(), r.why.clone());
+    }
+
+    /// The reserved path `path` is, or is under.
+    fn reserved_at(&self, path: &str) -> Option<&str> {
+        self.reserved.keys().map(String::as_str).find(|r| {
+            path.strip_prefix(r)
+                .is_some_and(|rest| rest.is_empty() || rest.starts_with('/'))
+        })
+    }
+
+    /// Whether validators are kept from `path` ([`Snapshot::reserve`]).
+    pub fn is_reserved(&self, path: &str) -> bool {
+        self.reserved_at(path).is_some()
+    }
+
+    /// The files validators may see: every hashed file but the reserved.
+    pub fn visible(&self) -> impl Iterator<Item = &String> {
+        self.files.keys().filter(|p| !self.is_reserved(p))
+    }
+
+    /// `files` without the reserved, and the entries of the reserved
+    /// paths that held some of them, or that `named` names.
+    fn without_reserved(
+        &self,
+        files: Vec<String>,
+        named: Option<&str>,
+    ) -> (Vec<String>, Vec<UnreadableEntry>) {
+        let mut held = BTreeSet::new();
+        let files = files
+            .into_iter()
+            .filter(|f| match self.reserved_at(f) {
+                Some(r) => {
+                    held.insert(r.to_string());
+                    false
+                }
+                None => true,
+            })
+            .collect();
+        let blocked = self
+            .reserved
+            .iter()
+            .filter(|(r, _)| held.contains(*r) || named == Some(r.as_str()))
+            .map(|(r, why)| unreadable(r, RESERVED, why.as_str()))
+            .collect();
+        (files, blocked)
     }
 
     pub fn root(&self) -> &Path {
@@ -425,11 +498,13 @@ impl Snapshot {
                         .map(|(k, _)| k.clone())
                         .collect()
                 };
+                let (files, reserved) = self.without_reserved(files, Some(p));
                 let blocked = self
                     .unreadable
                     .iter()
                     .filter(|u| overlaps(&u.path, p))
                     .cloned()
+                    .chain(reserved)
                     .collect();
                 Resolved { files, blocked }
             }
@@ -452,6 +527,7 @@ impl Snapshot {
                     .filter(|k| matcher.is_match(k.as_str()))
                     .cloned()
                     .collect();
+                let (files, reserved) = self.without_reserved(files, None);
                 let fixed = paths::glob_prefix(g);
                 let blocked = self
                     .unreadable
@@ -461,6 +537,7 @@ impl Snapshot {
                             || (may_hold_files(u) && overlaps(&u.path, &fixed))
                     })
                     .cloned()
+                    .chain(reserved)
                     .collect();
                 Resolved { files, blocked }
             }

@@ -61,14 +61,18 @@ impl FileAccess {
     /// The snapshot's folders: made once per check, on first use (most
     /// validators never look up a path), and shared by its runs.
     fn tree(&self) -> &Tree {
-        self.tree
-            .get_or_init(|| Tree::of(self.snapshot.files.keys()))
+        self.tree.get_or_init(|| Tree::of(self.snapshot.visible()))
     }
 
     /// A file of the snapshot. A path the check left out says so, with
     /// the rule (`excluded: …`), so a validator can tell "not a
     /// deliverable" from "missing".
     pub fn entry(&self, path: &str) -> Result<&FileEntry, String> {
+        if self.snapshot.is_reserved(path) {
+            return Err(format!(
+                "{path}: kept for the file the caller attaches, which it did not give; the file here is not read"
+            ));
+        }
         self.snapshot.files.get(path).ok_or_else(|| {
             let spec = vcc_contract::paths::PathSpec::Literal(path.to_string());
             match self.snapshot.hidden_by(&spec) {

@@ -1,5 +1,6 @@
 //! What a harness sends `vcc hook` on stdin (Claude Code, Codex, Cursor,
-//! Gemini CLI): any bytes never panic, a stop that reads has a session,
+//! Gemini CLI): any bytes never panic, a stop that reads has a session
+//! (and no empty transcript path),
 //! and every answer — including the refusal of unreadable input — is one
 //! the harness reads as a block when the decision is a block.
 #![no_main]
@@ -22,6 +23,9 @@ fuzz_target!(|data: &[u8]| {
     match harness.parse(bytes) {
         Ok(stop) => {
             assert!(!stop.session.is_empty());
+            // An empty path is no transcript: the hook keeps the path
+            // reserved instead of reading one.
+            assert!(!stop.transcript.is_some_and(|p| p.as_os_str().is_empty()));
             let text = String::from_utf8_lossy(bytes).into_owned();
             let (stdout, stderr, code) = harness.answer(&Decision::Block(text));
             assert_eq!(code, 0);

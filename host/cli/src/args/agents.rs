@@ -84,14 +84,20 @@ pub enum HookCommand {
 
 #[derive(Args)]
 pub struct HookArgs {
-    /// The contract.
+    /// The contract. Relative paths on the hook's command line mean the
+    /// session's project folder ($CLAUDE_PROJECT_DIR, $CURSOR_PROJECT_DIR,
+    /// $GEMINI_PROJECT_DIR, else the first stop's folder), fixed at the
+    /// session's first stop with the contract and the root.
     #[arg(long, value_name = "FILE")]
     pub contract: PathBuf,
-    /// The deliverable root [default: the contract's `root:`, else its folder].
+    /// The deliverable root [default: the contract's `root:`, else its
+    /// folder].
     #[arg(long, value_name = "ROOT")]
     pub dir: Option<PathBuf>,
-    /// Stops blocked per session at most; past it the stop is allowed and
-    /// the work is reported withheld, never accepted.
+    /// Stops blocked in a turn at most (timeouts and crashed checks
+    /// included); past it the stop is allowed and the work is reported
+    /// withheld, never accepted. The count starts again when a stop is let
+    /// through.
     #[arg(long, value_name = "N", default_value_t = 10)]
     pub max_blocks: u32,
     /// On a SubagentStop of subagents of this type, judge with this

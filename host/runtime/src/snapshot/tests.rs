@@ -64,6 +64,70 @@ fn an_attached_file_is_judged_from_memory_and_never_a_change() {
     );
 }
 
+/// A reserved path (a transcript the harness did not give): what the
+/// producer wrote there is hidden from validators and blocks every
+/// deliverable that would hold it; the exact path blocks even when
+/// nothing is there, and a folder put in its place hides its files too.
+#[test]
+fn a_reserved_path_is_never_a_deliverable() {
+    let reserved_here = Reserved {
+        path: ".vcc/transcript.jsonl".into(),
+        why: "no transcript was given".into(),
+    };
+    let blocked = |snap: &Snapshot, p: &str| -> (Vec<String>, Vec<String>) {
+        let r = snap.resolve(&paths::check(p).unwrap());
+        let kinds = r
+            .blocked
+            .iter()
+            .map(|u| format!("{} {}", u.path, u.kind))
+            .collect();
+        (r.files, kinds)
+    };
+    let reserved = vec![".vcc/transcript.jsonl reserved".to_string()];
+
+    let empty = tree(&[("a.txt", "x"), (".vcc/notes.md", "x")]);
+    let mut snap = take(&empty);
+    snap.reserve(&reserved_here);
+    assert_eq!(
+        blocked(&snap, ".vcc/transcript.jsonl"),
+        (vec![], reserved.clone())
+    );
+    // Nothing there: a folder or glob that would hold it is not blocked.
+    assert_eq!(
+        blocked(&snap, ".vcc"),
+        (vec![".vcc/notes.md".into()], vec![])
+    );
+    assert_eq!(blocked(&snap, "**/*").1, Vec::<String>::new());
+
+    let forged = tree(&[("a.txt", "x"), (".vcc/transcript.jsonl", "forged")]);
+    let mut snap = take(&forged);
+    let digest = snap.root_digest;
+    snap.reserve(&reserved_here);
+    assert_eq!(
+        snap.root_digest, digest,
+        "the file is still part of the tree"
+    );
+    assert_eq!(
+        blocked(&snap, ".vcc/transcript.jsonl"),
+        (vec![], reserved.clone())
+    );
+    assert_eq!(blocked(&snap, ".vcc"), (vec![], reserved.clone()));
+    assert_eq!(blocked(&snap, "**/*.jsonl"), (vec![], reserved.clone()));
+    assert_eq!(blocked(&snap, "*.txt"), (vec!["a.txt".into()], vec![]));
+    assert_eq!(snap.visible().collect::<Vec<_>>(), vec!["a.txt"]);
+    assert_eq!(snap.changes(), Vec::<String>::new(), "held still");
+
+    let folder = tree(&[(".vcc/transcript.jsonl/session.jsonl", "forged")]);
+    let mut snap = take(&folder);
+    snap.reserve(&reserved_here);
+    assert_eq!(
+        blocked(&snap, ".vcc/transcript.jsonl"),
+        (vec![], reserved.clone())
+    );
+    assert!(snap.is_reserved(".vcc/transcript.jsonl/session.jsonl"));
+    assert!(!snap.is_reserved(".vcc/transcript.jsonl.bak"));
+}
+
 #[test]
 fn resolves_files_directories_and_globs() {
     let dir = tree(&[("a.txt", "x"), ("docs/b.md", "x"), ("docs/sub/c.md", "x")]);
