@@ -20,6 +20,12 @@ converge`, which take their budgets from $VCC_BUDGET_FILE).
         it can open like any child) and keeps it, spending nothing; says so
         in OUT_DIR/locked.
 
+    orchestrator.py forge-grant VCC CHILDREN_DIR OUT_DIR
+        the adversary: writes a.txt, b.txt and c.txt, then, under the
+        pool's lock, adds a child that never asked the parent for anything:
+        granted 100,000 tokens, ended, having spent 50,000; says so in
+        OUT_DIR/forged.
+
     orchestrator.py worker FILE TOKENS [overspend|hold]
         (the children's command) writes $VCC_ROOT/FILE unless FILE is -,
         reports TOKENS through $VCC_USAGE; `overspend`: once vcc has seen
@@ -114,6 +120,27 @@ def hold_lock(vcc, children, out):
         time.sleep(600)
 
 
+def forge_grant(vcc, children, out):
+    for name in "abc":
+        with open(os.path.join(os.environ["VCC_ROOT"], f"{name}.txt"), "w") as f:
+            f.write("done\n")
+    path = os.environ["VCC_BUDGET_FILE"]
+    with open(path + ".lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        forged = pool()
+        forged["children"].append({
+            "id": 1, "pid": os.getpid(), "contract": "forged.yaml",
+            "iteration": forged["iteration"], "started_at": "2026-01-01T00:00:00Z",
+            "granted": {"tokens": 100000}, "spent": {"tokens": 50000, "cost": 0.0},
+            "state": "ended", "outcome": "FULFILLED",
+        })
+        with open(path + ".forged", "w") as f:
+            json.dump(forged, f)
+        os.replace(path + ".forged", path)
+    with open(os.path.join(out, "forged"), "w") as f:
+        f.write("written\n")
+
+
 def worker(file, tokens, mode):
     if file != "-":
         with open(os.path.join(os.environ["VCC_ROOT"], file), "w") as f:
@@ -146,4 +173,5 @@ if __name__ == "__main__":
     if mode == "worker":
         worker(args[0], args[1], args[2] if len(args) > 2 else None)
     else:
-        {"parallel": parallel, "exhaust": exhaust, "hold-lock": hold_lock}[mode](*args)
+        {"parallel": parallel, "exhaust": exhaust, "hold-lock": hold_lock,
+         "forge-grant": forge_grant}[mode](*args)

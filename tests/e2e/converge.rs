@@ -593,3 +593,75 @@ fn the_agent_is_told_where_the_root_and_contract_are() {
         "outside the root"
     );
 }
+
+/// Whether process `pid` has ended (a zombie waiting for its reaper has).
+fn ended(pid: u32) -> bool {
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        Err(_) => true,
+        // `PID (COMMAND) STATE …`: the state follows the last ')'.
+        Ok(stat) => stat
+            .rsplit_once(')')
+            .is_some_and(|(_, rest)| matches!(rest.trim_start().chars().next(), Some('Z' | 'X'))),
+    }
+}
+
+/// A `vcc converge` killed outright (SIGKILL) left its command running,
+/// reparented to init, and whatever the command started: an agent that
+/// goes on writing the deliverables with nobody to judge it. Now the
+/// command dies with vcc (PR_SET_PDEATHSIG) and so does its process group
+/// (the guard): the command's background job never writes its file.
+#[test]
+fn a_converge_killed_outright_takes_its_command_and_its_children_along() {
+    let w = World::new(THREE);
+    let dir = w.logs.path();
+    let (go, late, pids) = (dir.join("go"), dir.join("late"), dir.join("pids"));
+    // The agent: a background job that writes `late` once `go` exists,
+    // then both pids (itself, the job), then it waits for the job.
+    let agent = format!(
+        "(while [ ! -e '{go}' ]; do sleep 0.05; done; echo late > '{late}') &\n\
+         echo \"$$ $!\" > '{pids}.tmp' && mv '{pids}.tmp' '{pids}'\n\
+         wait\n",
+        go = go.display(),
+        late = late.display(),
+        pids = pids.display()
+    );
+    let mut vcc = Command::new(env!("CARGO_BIN_EXE_vcc"))
+        .arg("converge")
+        .arg(w.contract())
+        .args(["--format", "json", "--", "sh", "-c", &agent])
+        .env("VCC_CACHE_DIR", shared_cache())
+        .env_remove("VCC_BUDGET_FILE")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let t = Instant::now();
+    while !pids.exists() {
+        assert!(
+            t.elapsed() < Duration::from_secs(60),
+            "the agent never started"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let started: Vec<u32> = std::fs::read_to_string(&pids)
+        .unwrap()
+        .split_whitespace()
+        .map(|p| p.parse().unwrap())
+        .collect();
+    assert_eq!(started.len(), 2);
+    vcc.kill().unwrap(); // SIGKILL
+    vcc.wait().unwrap();
+    let t = Instant::now();
+    while !started.iter().all(|p| ended(*p)) {
+        if t.elapsed() > Duration::from_secs(30) {
+            // End them (their folder goes with the test), then fail.
+            for pid in &started {
+                let _ = Command::new("kill").args(["-9", &pid.to_string()]).status();
+            }
+            panic!("the command and its job outlived vcc: {started:?}");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    std::fs::write(&go, "").unwrap();
+    assert!(!late.exists(), "the background job went on");
+}

@@ -276,3 +276,41 @@ fn a_command_holding_the_pool_lock_is_stopped_not_waited_for() {
     // The command slept for ten minutes; the loop stopped it.
     assert!(started.elapsed() < Duration::from_secs(120));
 }
+
+/// The pool file is in the command's reach (its children must write it).
+/// A command that writes a child into it — one that never asked the
+/// parent, granted 100,000 tokens on a budget of 4,000 and having spent
+/// 50,000 — made the parent record that grant and end FULFILLED, accepted,
+/// five times over its budget. A grant is now what the parent's own
+/// accounting allows: the loop ends `usage_invalid`, not accepted.
+#[test]
+fn forgery_host_a_grant_written_into_the_pool() {
+    let d = Delegating::new();
+    let run = d.converge(&["--max-tokens", "4000"], "forge-grant");
+    let r = run.json();
+    assert_eq!(
+        std::fs::read_to_string(d.out.path().join("forged")).unwrap(),
+        "written\n",
+        "the command wrote its child into the pool"
+    );
+    assert_eq!(run.code, 1, "{}\n{}", r["termination"], run.stderr);
+    assert_eq!(r["accepted"], false);
+    assert_ne!(r["lifecycle"], "FULFILLED");
+    assert_eq!(
+        r["termination"]["reason"], "usage_invalid",
+        "{}",
+        r["termination"]
+    );
+    let detail = r["termination"]["detail"].as_str().unwrap();
+    assert!(
+        detail.contains(
+            "child 1 (forged.yaml) holds a grant its parent never made: 100000 tokens (it could grant"
+        ),
+        "{detail}"
+    );
+    assert!(
+        r["delegations"].as_array().is_none_or(|d| d.is_empty()),
+        "a grant the parent never made is not in its tree: {}",
+        r["delegations"]
+    );
+}

@@ -819,3 +819,127 @@ fn converge_budgets_include_the_judging() {
         r["usage"]
     );
 }
+
+/// A judge endpoint that answers 307 to another server: vcc follows no
+/// redirect (it would carry the key — reqwest drops `authorization` on a
+/// cross-host redirect, but not Anthropic's `x-api-key`); the call is an
+/// error that names the redirect, and the other server receives nothing.
+#[test]
+fn a_redirect_is_an_error_and_the_key_goes_nowhere() {
+    let elsewhere = JudgeServer::start(by_sample(&[5.0]));
+    let to = format!("{}/messages", elsewhere.url);
+    let server = JudgeServer::start(move |_, _| Reply::Redirect(to.clone()));
+    let s = Setup::new(&server, "anthropic", "");
+    let run = s.check(&[]);
+    assert_eq!(run.code, 1, "{}\n{}", run.stdout, run.stderr);
+    assert_eq!(run.json()["verdict"], "withheld");
+    let c = run.criterion("AC-1");
+    assert_eq!(c["status"], "error", "{c}");
+    let errors: Vec<String> = calls(&run)
+        .iter()
+        .map(|call| call["error"].as_str().unwrap_or_default().to_string())
+        .collect();
+    assert!(
+        errors.iter().all(|e| e.contains(&format!(
+            "answered 307, a redirect to {}/messages: vcc follows no redirects",
+            elsewhere.url
+        ))),
+        "{errors:?}"
+    );
+    assert_eq!(server.received().len(), 3, "asked once per sample");
+    assert!(
+        elsewhere.received().is_empty(),
+        "the redirect was followed, with the key"
+    );
+}
+
+/// A replayed session is a file someone hands the verifier. Its answers
+/// to one report, moved under the keys of another report's calls (the
+/// keys a replay's "no answer for this call" names), answered for that
+/// other report: ACCEPTED. Each entry's key is now recomputed from its
+/// content, and the session is refused.
+#[test]
+fn forgery_host_replayed_answers_moved_under_other_keys() {
+    let server = JudgeServer::start(by_sample(&[5.0, 4.0, 5.0]));
+    let s = Setup::new(&server, "openai-compatible", "");
+    let session = s.path("session.json");
+    let recorded = s.check(&["--judge-record", &session]);
+    assert_eq!(recorded.code, 0, "{}", recorded.stdout);
+    // The work the worker hands in instead.
+    s.scratch
+        .write("out/report.md", "# Findings\n\nNothing to report.\n");
+    let contract = s.contract();
+    let replay = |session: &str, cache: &str| {
+        with_key(
+            Path::new(&s.path(cache)),
+            &[
+                "check",
+                &contract,
+                "--format",
+                "json",
+                "--judge-replay",
+                session,
+            ],
+        )
+    };
+    let miss = replay(&session, "cache-a");
+    assert_eq!(miss.json()["verdict"], "withheld");
+    let mut wanted: Vec<(u64, String)> = calls(&miss)
+        .iter()
+        .map(|c| {
+            (
+                c["sample"].as_u64().unwrap(),
+                c["key"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    wanted.sort();
+    let mut file: Value =
+        serde_json::from_str(&std::fs::read_to_string(&session).unwrap()).unwrap();
+    for call in file["calls"].as_array_mut().unwrap() {
+        let sample = call["sample"].as_u64().unwrap();
+        let key = &wanted.iter().find(|(s, _)| *s == sample).unwrap().1;
+        call["key"] = json!(key);
+    }
+    let forged = s.path("forged-session.json");
+    std::fs::write(&forged, serde_json::to_string_pretty(&file).unwrap()).unwrap();
+
+    let run = replay(&forged, "cache-b");
+    assert_eq!(run.code, 2, "{}\n{}", run.stdout, run.stderr);
+    assert_eq!(run.json()["verdict"], "invalid");
+    let problems = run.json()["problems"].to_string();
+    assert!(
+        problems.contains(
+            "its key is not the one its provider, model, params, prompt digest and sample give"
+        ),
+        "{problems}"
+    );
+    assert!(problems.contains("forged-session.json"), "{problems}");
+}
+
+/// A cached answer is the answer of the server that gave it: with the
+/// endpoint's url changed (a server replaced because it could not be
+/// trusted, say), the same call is asked of the new one, not answered
+/// from the cache.
+#[test]
+fn a_cached_answer_is_not_reused_for_another_endpoint() {
+    let old = JudgeServer::start(by_sample(&[5.0, 4.0, 5.0]));
+    let s = Setup::new(&old, "openai-compatible", "");
+    assert_eq!(s.check(&[]).code, 0);
+    assert_eq!(old.received().len(), 3);
+    let new = JudgeServer::start(by_sample(&[1.0]));
+    let judges = s.path("contract/judges.yaml");
+    let text = std::fs::read_to_string(&judges).unwrap();
+    std::fs::write(&judges, text.replace(&old.url, &new.url)).unwrap();
+    let run = s.check(&[]);
+    assert_eq!(new.received().len(), 3, "the new server was not asked");
+    assert_eq!(run.code, 1, "{}", run.stdout);
+    assert_eq!(run.json()["verdict"], "rejected");
+    assert!(calls(&run).iter().all(|c| c["source"] == "live"));
+    // Back to the old server: its answers are still in the cache.
+    std::fs::write(&judges, text).unwrap();
+    let again = s.check(&[]);
+    assert_eq!(again.code, 0);
+    assert!(calls(&again).iter().all(|c| c["source"] == "cache"));
+    assert_eq!(old.received().len(), 3);
+}

@@ -1326,3 +1326,71 @@ fn consistency_proofs_are_printed_verified_and_checked_by_independent_code() {
         false
     );
 }
+
+/// `git ARGS` in `dir`, with no configuration but the repository's.
+fn git(dir: &Path, args: &[&str]) {
+    let out = Command::new("git")
+        .args(["-c", "user.name=t", "-c", "user.email=t@example.com"])
+        .args(["-c", "commit.gpgsign=false"])
+        .args(args)
+        .current_dir(dir)
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .output()
+        .expect("run git");
+    assert!(
+        out.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// The last entry's `git` object.
+fn last_git(file: &Path) -> Value {
+    let text = std::fs::read_to_string(file).unwrap();
+    let last: Value = serde_json::from_str(text.lines().last().unwrap()).unwrap();
+    last["git"].clone()
+}
+
+/// `--ledger` records the commit and whether the work tree was dirty. It
+/// asked `git status` in the worker's repository, and git runs what
+/// `.git/config` names — here `core.fsmonitor`, a script that writes a
+/// marker: any program, as the verifier. The repository's files are now
+/// read instead and nothing runs; `dirty` is still right.
+#[test]
+fn a_repository_configuration_runs_nothing() {
+    let log = Log::new();
+    let p = log.project.path();
+    log.project.write("a.txt", "a\n");
+    git(p, &["init", "-q", "-b", "main"]);
+    git(p, &["add", "-A"]);
+    git(p, &["commit", "-qm", "work"]);
+    let marker = log.outside.path().join("fsmonitor-ran");
+    let script = log.project.write(
+        ".git/fsmonitor.sh",
+        format!("#!/bin/sh\necho ran >> '{}'\n", marker.display()),
+    );
+    use std::os::unix::fs::PermissionsExt as _;
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let config = p.join(".git/config");
+    let mut text = std::fs::read_to_string(&config).unwrap();
+    text.push_str(&format!("[core]\n\tfsmonitor = {}\n", script.display()));
+    std::fs::write(&config, text).unwrap();
+
+    let run = log.check();
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(
+        !marker.exists(),
+        "the repository's core.fsmonitor ran as the verifier"
+    );
+    let head = std::fs::read_to_string(p.join(".git/refs/heads/main")).unwrap();
+    let g = last_git(&log.file());
+    assert_eq!(g["commit"], head.trim());
+    assert_eq!(g["dirty"], false, "{g}");
+
+    log.project.write("a.txt", "changed\n");
+    let run = log.check();
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(last_git(&log.file())["dirty"], true);
+    assert!(!marker.exists());
+}

@@ -5,6 +5,7 @@
 
 mod command;
 mod delegating;
+mod guard;
 mod pool;
 
 use std::collections::BTreeMap;
@@ -30,8 +31,11 @@ use crate::args::{ConvergeArgs, Format};
 use crate::evaluate::{Evaluation, Ready};
 use crate::ledger::Recorder;
 use crate::output::{print_stdout, write_atomically};
+use guard::Guard;
 use pool::{PoolFile, now_unix_ms};
 use vcc_ledger::{Entry, Kind};
+
+pub use guard::serve as serve_guard;
 
 /// How often a running command is looked at (exit, interrupt, budgets).
 const POLL: Duration = Duration::from_millis(50);
@@ -90,6 +94,8 @@ pub fn run(rt: &Runtime, args: &ConvergeArgs) -> i32 {
         delegations: BTreeMap::new(),
         own: Usage::default(),
         parent: None,
+        published: None,
+        guard: None,
     };
     let unfinished = c.report(
         Termination::Unfinished,
@@ -136,6 +142,12 @@ struct Converge<'a> {
     own: Usage,
     /// When this loop runs inside another's command: its entry there.
     parent: Option<Parent>,
+    /// The pool as this loop last wrote it, and when: what a child that
+    /// joined since could have been granted is decided from this, never
+    /// from what the pool file says (the command can write it).
+    published: Option<(Pool, u64)>,
+    /// Kills the command's process group if vcc dies while it runs.
+    guard: Option<Guard>,
 }
 
 /// A child loop's place in its parent's pool.

@@ -9,7 +9,6 @@
 //! written.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
 
 use serde_json::json;
 use vcc_ledger::stats::By;
@@ -77,7 +76,9 @@ impl Recorder {
             .deliverables
             .as_ref()
             .filter(|_| report.run.commit.is_some())
-            .and_then(|d| git_dirty(Path::new(&d.root_absolute)));
+            // Read from the repository's files: `git status` would run
+            // what the worker's `.git/config` names (core.fsmonitor, …).
+            .and_then(|d| vcc_runtime::git::dirty(Path::new(&d.root_absolute)));
         let mut entry = Entry::of_check(kind, report, Some(digest), dirty);
         entry.iteration = iteration;
         self.append(entry, report);
@@ -205,19 +206,6 @@ pub fn report_digest(report: &Report) -> String {
     copy.ledger = None;
     let text = serde_json::to_string_pretty(&copy).unwrap_or_default() + "\n";
     format!("blake3:{}", blake3::hash(text.as_bytes()).to_hex())
-}
-
-/// Whether the work tree has changes to tracked files (`git status`); not
-/// known when git cannot be asked.
-fn git_dirty(root: &Path) -> Option<bool> {
-    let out = Command::new("git")
-        .args(["status", "--porcelain", "--untracked-files=no"])
-        .current_dir(root)
-        .stdin(Stdio::null())
-        .stderr(Stdio::null())
-        .output()
-        .ok()?;
-    out.status.success().then_some(!out.stdout.is_empty())
 }
 
 /// `vcc ledger …`

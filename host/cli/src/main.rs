@@ -34,5 +34,9 @@ mod task;
 mod watch;
 
 fn main() {
+    // Started by `vcc converge` as its command's guard: only that.
+    if let Some(code) = converge::serve_guard() {
+        std::process::exit(code);
+    }
     std::process::exit(commands::run());
 }

@@ -60,6 +60,19 @@ pub struct Endpoint {
     pub concurrency: usize,
 }
 
+impl Endpoint {
+    /// What makes another server, or the same one asked differently: a
+    /// cached answer is reused only for the same (a changed url is a miss).
+    pub fn asked_as(&self) -> String {
+        format!(
+            "{} {} {:?}",
+            self.provider.as_str(),
+            self.url,
+            self.structured
+        )
+    }
+}
+
 /// Per million tokens.
 #[derive(Debug, Clone, Copy, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]

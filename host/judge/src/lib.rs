@@ -425,7 +425,11 @@ impl Run {
             );
             return Err(self.refused(call, why, Some(prompt_bytes)));
         }
-        if let Some(stored) = self.cache.as_ref().and_then(|c| c.get(&call.key)) {
+        if let Some(stored) = self
+            .cache
+            .as_ref()
+            .and_then(|c| c.get(&call.key, &endpoint.asked_as()))
+        {
             return Ok(pending(call, Source::Stored(stored, CallSource::Cache)));
         }
         // A live call: it must fit the run's limits, and have its key.
@@ -557,7 +561,7 @@ impl Run {
             cost,
         };
         if let Some(cache) = &self.cache {
-            cache.put(&stored);
+            cache.put(&stored, &endpoint.asked_as());
         }
         // Spent whatever the answer says; past a limit it is not used.
         let over = {
@@ -710,15 +714,13 @@ impl Run {
 
 /// The key of a call: what makes its answer the same answer.
 fn key(call: &JudgeCall) -> String {
-    let key = json!({
-        "vcc-judge-call": 1,
-        "provider": call.provider,
-        "model": call.model,
-        "params": call.params,
-        "prompt": call.prompt,
-        "sample": call.sample,
-    });
-    digest(key.to_string().as_bytes())
+    store::call_key(
+        &call.provider,
+        &call.model,
+        &call.params,
+        &call.prompt,
+        call.sample,
+    )
 }
 
 fn refused_internal() -> Made {

@@ -1,7 +1,10 @@
 //! The one place judge calls go over the network: an async HTTP client
 //! (reqwest with rustls, as the OCI client uses) on a small runtime owned
 //! by the run, made on the first live call. A response body is read up to
-//! a cap; a call that does not finish by its deadline is abandoned.
+//! a cap; a call that does not finish by its deadline is abandoned. No
+//! redirect is followed: the request carries the endpoint's key (reqwest
+//! drops `authorization` on a cross-host redirect, but not `x-api-key`), and
+//! the verifier's configuration, not a server, says where judges are asked.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -51,6 +54,7 @@ impl Net {
         let client = reqwest::Client::builder()
             .user_agent(concat!("vcc/", env!("CARGO_PKG_VERSION")))
             .connect_timeout(Duration::from_secs(30))
+            .redirect(reqwest::redirect::Policy::none())
             .build()
             .map_err(|e| format!("cannot make an HTTP client: {e}"))?;
         Ok(Net {
@@ -142,6 +146,20 @@ async fn exchange(client: &reqwest::Client, send: &Send) -> Result<(u16, Vec<u8>
         .await
         .map_err(|err| format!("cannot reach {}: {}", e.host, words(&err)))?;
     let status = response.status().as_u16();
+    if response.status().is_redirection() {
+        let to: String = response
+            .headers()
+            .get(reqwest::header::LOCATION)
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or("nowhere")
+            .chars()
+            .take(200)
+            .collect();
+        return Err(format!(
+            "{} answered {status}, a redirect to {to}: vcc follows no redirects (the request carries the endpoint's key); set the endpoint's url to the address that answers",
+            e.host
+        ));
+    }
     let mut body = Vec::new();
     while let Some(chunk) = response
         .chunk()

@@ -158,8 +158,9 @@ pub struct EntryContract {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Git {
     pub commit: String,
-    /// Whether the work tree had changes against the commit (unknown when
-    /// `git` could not be asked).
+    /// Whether the work tree had changes against the commit (read from
+    /// the repository's files, no `git` process; unknown when they could
+    /// not be read without a guess).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub dirty: Option<bool>,
 }

@@ -110,7 +110,7 @@ pub fn for_registry(registry: &str) -> Result<RegistryAuth, String> {
 /// Ask `docker-credential-HELPER get`; `None` when it has nothing for the
 /// registry.
 fn from_helper(helper: &str, registry: &str) -> Result<Option<RegistryAuth>, String> {
-    let program = format!("docker-credential-{helper}");
+    let program = helper_program(helper)?;
     let mut child = match Command::new(&program)
         .arg("get")
         .stdin(Stdio::piped())
@@ -139,9 +139,32 @@ fn from_helper(helper: &str, registry: &str) -> Result<Option<RegistryAuth>, Str
     Ok(Some(RegistryAuth::Basic(answer.username, answer.secret)))
 }
 
+/// `docker-credential-HELPER`, found on `PATH` only: a helper name with a
+/// `/` would make it a path, which could lead into the current folder
+/// (the worker's checkout, in CI).
+fn helper_program(helper: &str) -> Result<String, String> {
+    if helper.is_empty() || helper.contains('/') || helper.contains('\0') {
+        return Err(format!(
+            "the docker config names credential helper {helper:?}: a helper is a plain name (docker-credential-NAME on PATH)"
+        ));
+    }
+    Ok(format!("docker-credential-{helper}"))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_helper_is_a_name_on_path_never_a_path() {
+        assert_eq!(
+            helper_program("secretservice").unwrap(),
+            "docker-credential-secretservice"
+        );
+        for bad in ["", "x/../../tmp/evil", "/usr/bin/true", "a\0b"] {
+            assert!(helper_program(bad).is_err(), "{bad:?}");
+        }
+    }
 
     #[test]
     fn hosts_are_matched_as_docker_writes_them() {

@@ -270,6 +270,57 @@ impl Pool {
         Ok(child)
     }
 
+    /// Whether this pool — as the parent wrote it, at `at_unix_ms` —
+    /// could have granted `child` what it holds: within what could be
+    /// granted in each resource, and bounded wherever the parent is. The
+    /// parent asks this of every child that joined since it last wrote
+    /// the pool, in the order they joined, because the pool file is in
+    /// the command's reach: a grant is what the parent's own accounting
+    /// allows, never what the file says. An admitted child is counted in
+    /// (holding its grant) for the next.
+    ///
+    /// An honest child can never be refused: it was granted against this
+    /// pool plus the children before it, who held at least their grants,
+    /// at a later time (so with no more time left).
+    pub fn admit(&mut self, child: &Delegation, at_unix_ms: u64) -> Result<(), String> {
+        self.refresh(at_unix_ms);
+        let can = self.grantable;
+        let g = child.granted;
+        let mut over = Vec::new();
+        match (g.tokens, can.tokens) {
+            (Some(t), Some(c)) if t > c => over.push(format!("{t} tokens (it could grant {c})")),
+            (None, Some(c)) => over.push(format!("unlimited tokens (it could grant {c})")),
+            _ => {}
+        }
+        match (g.cost, can.cost) {
+            (Some(t), Some(c)) if t.is_nan() || t > c + 1e-9 => {
+                over.push(format!("a cost of {t} (it could grant {c})"));
+            }
+            (None, Some(c)) => over.push(format!("an unlimited cost (it could grant {c})")),
+            _ => {}
+        }
+        match (g.time_ms, can.time_ms) {
+            (Some(t), Some(c)) if t > c => over.push(format!("{t} ms (it could grant {c} ms)")),
+            (None, Some(c)) => over.push(format!("unlimited time (it could grant {c} ms)")),
+            _ => {}
+        }
+        if !over.is_empty() {
+            return Err(format!(
+                "child {} ({}) holds a grant its parent never made: {}. The budget pool was written by something other than vcc (the command can write it); a child's grant is what the parent's own accounting allows",
+                child.id,
+                child.contract,
+                over.join(", ")
+            ));
+        }
+        self.children.push(Delegation {
+            spent: Usage::default(),
+            state: ChildState::Running,
+            ..child.clone()
+        });
+        self.refresh(at_unix_ms);
+        Ok(())
+    }
+
     pub fn child_mut(&mut self, id: u32) -> Option<&mut Delegation> {
         self.children.iter_mut().find(|c| c.id == id)
     }
@@ -350,6 +401,37 @@ mod tests {
         let c = join(&mut pool, None).unwrap();
         assert_eq!(c.granted.tokens, Some(2_000));
         assert_eq!(pool.grantable.tokens, Some(0));
+    }
+
+    #[test]
+    fn the_parent_admits_only_grants_it_could_have_made() {
+        let published = Pool::new("p.yaml".into(), None, limits(10_000), None, 10);
+        // Honest: two children joined against the file, one after the other.
+        let mut file = published.clone();
+        let a = join(&mut file, Some(3_000)).unwrap();
+        file.child_mut(a.id).unwrap().spent.tokens = 3_500;
+        let b = join(&mut file, None).unwrap();
+        let mut replay = published.clone();
+        replay.admit(&a, 0).unwrap();
+        replay.admit(&b, 0).unwrap();
+        // The file's limits raised by the command: the child it let in
+        // holds more than the parent could give.
+        let mut file = published.clone();
+        file.limits.tokens = Some(1_000_000);
+        let big = join(&mut file, Some(100_000)).unwrap();
+        let err = published.clone().admit(&big, 0).unwrap_err();
+        assert!(
+            err.contains(
+                "holds a grant its parent never made: 100000 tokens (it could grant 9000)"
+            ),
+            "{err}"
+        );
+        // No limit where the parent has one.
+        let unbounded = Delegation {
+            granted: Grant::default(),
+            ..a
+        };
+        assert!(published.clone().admit(&unbounded, 0).is_err());
     }
 
     #[test]

@@ -60,6 +60,8 @@ pub enum Reply {
     Raw(u16, String),
     /// The reply, after a wait.
     Slow(Duration, Box<Reply>),
+    /// `307 Temporary Redirect` to this URL.
+    Redirect(String),
 }
 
 pub type Script = dyn Fn(&Received, usize) -> Reply + Send + Sync;
@@ -147,11 +149,15 @@ fn serve(stream: TcpStream, script: &Script, log: &Mutex<Vec<Received>>) {
         std::thread::sleep(wait);
         reply = *then;
     }
+    let location = match &reply {
+        Reply::Redirect(to) => format!("location: {to}\r\n"),
+        _ => String::new(),
+    };
     let (status, body) = render(&request, reply);
     let mut stream = stream;
     let _ = write!(
         stream,
-        "HTTP/1.1 {status} X\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+        "HTTP/1.1 {status} X\r\n{location}content-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
         body.len()
     );
     let _ = stream.flush();
@@ -161,6 +167,7 @@ fn render(request: &Received, reply: Reply) -> (u16, String) {
     let model = request.body["model"].as_str().unwrap_or("?").to_string();
     let answer = match reply {
         Reply::Raw(status, body) => return (status, body),
+        Reply::Redirect(_) => return (307, "{}".into()),
         Reply::Slow(..) => return (500, "{}".into()),
         Reply::Score(score, rationale) => json!({ "score": score, "rationale": rationale }),
         Reply::Answer(value) => value,

@@ -1,7 +1,8 @@
 //! One run of the command: started in its own process group with the
 //! loop's environment (feedback, budget left, usage file), watched against
 //! the time budget and reported usage, and stopped (TERM, then KILL) when
-//! a limit is reached or the loop is interrupted.
+//! a limit is reached or the loop is interrupted. If vcc itself dies, the
+//! command and its group die with it (`guard.rs`).
 
 use super::*;
 
@@ -33,6 +34,12 @@ impl Converge<'_> {
         if let Err(why) = self.publish_pool(run, limits, Usage::default()) {
             return not_started(format!("the budget pool cannot be written: {why}"));
         }
+        if self.guard.is_none() {
+            match Guard::start() {
+                Ok(g) => self.guard = Some(g),
+                Err(why) => return not_started(why),
+            }
+        }
         let argv = &self.args.command;
         let mut cmd = Command::new(&argv[0]);
         cmd.args(&argv[1..])
@@ -55,6 +62,7 @@ impl Converge<'_> {
             .env("VCC_ROOT", absolute(&self.root()))
             // Its own process group: vcc can stop it and whatever it started.
             .process_group(0);
+        die_with_vcc(&mut cmd);
         // A background process group must not read the terminal (it would
         // be stopped); from a pipe or a file it may.
         if std::io::IsTerminal::is_terminal(&std::io::stdin()) {
@@ -70,6 +78,9 @@ impl Converge<'_> {
             Ok(child) => child,
             Err(e) => return not_started(format!("cannot run `{}`: {e}", argv[0])),
         };
+        if let Some(guard) = &mut self.guard {
+            guard.watch(child.id());
+        }
         let spent_before = self.lp.as_ref().map(|l| l.usage).unwrap_or_default();
         let deadline = limits
             .time_ms
@@ -122,6 +133,11 @@ impl Converge<'_> {
             }
             std::thread::sleep(POLL);
         };
+        // The command has ended (or was stopped): what is left of its group
+        // is not vcc's to kill if vcc dies now.
+        if let Some(guard) = &mut self.guard {
+            guard.release();
+        }
         let (used, usage_error) = read_usage(usage);
         self.own.add(used);
         // Children must have ended, and said what they spent, before the
@@ -159,6 +175,34 @@ impl Converge<'_> {
         }
     }
 }
+
+/// On Linux, the command is killed by the kernel when vcc dies
+/// (`PR_SET_PDEATHSIG`). The signal comes when the *thread* that started
+/// it ends: the loop runs on the main thread, which ends only with vcc.
+#[cfg(target_os = "linux")]
+fn die_with_vcc(cmd: &mut Command) {
+    let vcc = std::process::id() as libc::pid_t;
+    // SAFETY: the closure runs in the child between fork and exec, and
+    // makes only async-signal-safe calls (prctl(2), getppid(2)) and
+    // allocation-free errors.
+    unsafe {
+        cmd.pre_exec(move || {
+            if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            // vcc died before the line above: nothing would kill the
+            // command now, so it does not start.
+            if libc::getppid() != vcc {
+                return Err(std::io::Error::from_raw_os_error(libc::ESRCH));
+            }
+            Ok(())
+        });
+    }
+}
+
+/// Elsewhere the guard alone kills the command's group.
+#[cfg(not(target_os = "linux"))]
+fn die_with_vcc(_: &mut Command) {}
 
 /// What a run's `$VCC_USAGE` file adds up to, and the first line that
 /// could not be read.

@@ -98,13 +98,13 @@ impl Converge<'_> {
         }
     }
 
-    /// This loop's pool as it should read now: its limits, what it spent
-    /// itself (`now_own`: its command's usage in the current run), every
-    /// child it knows.
-    pub(super) fn pool_now(&self, run: u32, limits: Limits, now_own: Usage) -> Pool {
+    /// This loop's pool as it should read at `at` (Unix ms): its limits,
+    /// what it spent itself (`now_own`: its command's usage in the current
+    /// run), every child it knows.
+    pub(super) fn pool_now(&self, run: u32, limits: Limits, now_own: Usage, at: u64) -> Pool {
         let mut own = self.own;
         own.add(now_own);
-        let started_unix = now_unix_ms().saturating_sub(self.started.elapsed().as_millis() as u64);
+        let started_unix = at.saturating_sub(self.started.elapsed().as_millis() as u64);
         let mut pool = Pool::new(
             self.args.contract.display().to_string(),
             self.ready.as_ref().map(|r| r.prepared.doc.digest.clone()),
@@ -116,44 +116,55 @@ impl Converge<'_> {
         pool.own = own;
         pool.iterations_left = limits.iterations.saturating_sub(run.saturating_sub(1));
         pool.children = self.delegations.values().cloned().collect();
-        pool.refresh(now_unix_ms());
+        pool.refresh(at);
         pool
     }
 
     /// Write the pool afresh for a run: whatever the last command wrote
     /// to it is replaced by what this loop knows.
     pub(super) fn publish_pool(
-        &self,
+        &mut self,
         run: u32,
         limits: Limits,
         now_own: Usage,
     ) -> Result<(), String> {
-        self.pool.replace(&self.pool_now(run, limits, now_own))
+        let at = now_unix_ms();
+        let pool = self.pool_now(run, limits, now_own, at);
+        self.pool.replace(&pool)?;
+        self.published = Some((pool, at));
+        Ok(())
     }
 
     /// Learn from the pool what the children of this run joined with and
     /// spent, and write back what this loop knows; what the children of
-    /// this run spent so far.
+    /// this run spent so far. A child holding a grant this loop could not
+    /// have made is an error (the pool was written by someone else).
     pub(super) fn sync_pool(
         &mut self,
         run: u32,
         limits: Limits,
         now_own: Usage,
     ) -> Result<Usage, String> {
-        let base = self.pool_now(run, limits, now_own);
+        let at = now_unix_ms();
+        let mut base = self.pool_now(run, limits, now_own, at);
         let mut known = std::mem::take(&mut self.delegations);
         let mut events = Vec::new();
+        // Grants are checked against the pool as this loop last wrote it,
+        // which is what the children that joined since were granted from.
+        let mut replay = self.published.take();
         let synced = self.pool.update(|pool| {
-            events = merge(&mut known, &pool.children, run);
-            *pool = base;
-            pool.children = known.values().cloned().collect();
-            pool.refresh(now_unix_ms());
+            let merged = merge(&mut known, &pool.children, run, replay.as_mut());
+            base.children = known.values().cloned().collect();
+            base.refresh(at);
+            *pool = base.clone();
+            merged.map(|e| events = e)
         });
         self.delegations = known;
         for line in events {
             self.progress(&line);
         }
-        synced?;
+        synced??;
+        self.published = Some((base, at));
         let mut spent = Usage::default();
         for d in self.delegations.values().filter(|d| d.iteration == run) {
             spent.add(d.spent);
@@ -227,14 +238,30 @@ impl Converge<'_> {
 }
 
 /// Merge what the pool says of the children into what this loop knows: a
-/// new child may join the current run only, spending only grows, and an
-/// end, once known, stays. Progress lines for what changed.
+/// new child may join the current run only, with a grant `published` (the
+/// pool as this loop last wrote it, and when) could have made; spending
+/// only grows, and an end, once known, stays. Progress lines for what
+/// changed, or why a child cannot be believed.
 pub(super) fn merge(
     known: &mut BTreeMap<u32, Delegation>,
     said: &[Delegation],
     run: u32,
-) -> Vec<String> {
+    mut published: Option<&mut (Pool, u64)>,
+) -> Result<Vec<String>, String> {
     let mut events = Vec::new();
+    let mut joined: Vec<&Delegation> = said
+        .iter()
+        .filter(|c| c.iteration == run && !known.contains_key(&c.id))
+        .collect();
+    // In the order they joined: each was granted from what the ones
+    // before it left.
+    joined.sort_by_key(|c| c.id);
+    for c in joined {
+        match published.as_deref_mut() {
+            Some((pool, at)) => pool.admit(c, *at)?,
+            None => return Err(format!("child {} joined a pool vcc never wrote", c.id)),
+        }
+    }
     for c in said {
         match known.get_mut(&c.id) {
             None if c.iteration == run => {
@@ -268,7 +295,7 @@ pub(super) fn merge(
             }
         }
     }
-    events
+    Ok(events)
 }
 
 pub(super) fn shown_grant(g: &Grant) -> String {
