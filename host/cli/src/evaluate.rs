@@ -154,8 +154,11 @@ impl Ready {
             }
         }
         // Approvals are verified here, against the trust policy in force;
-        // a folder of them inside the root is vcc's, not a deliverable.
-        if let Some(rel) = crate::approvals::root_exclude(&self.approvals, &self.root) {
+        // a folder of them inside the root is vcc's, not a deliverable
+        // (only a real folder, and only when there are gates to read
+        // approvals for).
+        let gates = !doc.contract.gates.is_empty();
+        if let Some(rel) = crate::approvals::root_exclude(gates, &self.approvals, &self.root) {
             options.host_exclude.push(rel);
         }
         if !doc.contract.gates.is_empty() {
