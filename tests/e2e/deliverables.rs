@@ -491,3 +491,67 @@ fn the_root_is_a_fifo() {
         run.stdout
     );
 }
+
+/// The root digest binds every entry of the root, not only the files vcc
+/// hashed: a link (by its target text), a FIFO, a socket, a file too large
+/// to hash (by its size), a name that is not UTF-8 (by its bytes), an
+/// empty folder. Computed here from the book's words (report.md); an
+/// excluded entry is not in it. Once a link to `/etc/shadow` added to an
+/// accepted tree left its digest (and the reuse key, approvals and
+/// attestations bound to it) as it was.
+#[test]
+fn every_entry_of_the_root_is_in_its_digest() {
+    use std::os::unix::ffi::OsStrExt;
+    let (scratch, contract) = setup("notes.md", EXISTS, "");
+    let out = scratch.path().join("out");
+    std::fs::create_dir(out.join("empty")).unwrap();
+    std::os::unix::fs::symlink("/etc/shadow", out.join("shadow")).unwrap();
+    make_fifo(&out.join("pipe"));
+    let _listener = std::os::unix::net::UnixListener::bind(out.join("sock")).unwrap();
+    std::fs::write(out.join("big.bin"), vec![b'x'; 2000]).unwrap();
+    std::fs::write(out.join(std::ffi::OsStr::from_bytes(b"bad\xff")), "x").unwrap();
+    scratch.write("out/target/ignored.txt", "left out");
+    let flags = ["--max-file-size", "1000B", "--exclude", "target/"];
+    let run = check(&scratch, &contract, &flags);
+    assert_eq!(outcome(&run), expect("pass", "validator", "accepted", 0));
+
+    let notes = std::fs::read(out.join("notes.md")).unwrap();
+    let other = |path: &[u8], kind: &str, bound: &[u8]| {
+        let mut line = path.to_vec();
+        line.extend_from_slice(format!("\0{kind}\0{}\0", bound.len()).as_bytes());
+        line.extend_from_slice(bound);
+        line.push(b'\n');
+        line
+    };
+    let mut lines = [
+        other("bad\u{fffd}".as_bytes(), "non_utf8_name", b"bad\xff"),
+        other(b"big.bin", "too_large", b"2000"),
+        other(b"empty", "folder", b""),
+        format!(
+            "notes.md\0{}\0{}\n",
+            notes.len(),
+            blake3::hash(&notes).to_hex()
+        )
+        .into_bytes(),
+        other(b"pipe", "fifo", b""),
+        other(b"shadow", "symlink", b"/etc/shadow"),
+        other(b"sock", "socket", b""),
+    ];
+    lines.sort();
+    let expected = format!("blake3:{}", blake3::hash(&lines.concat()).to_hex());
+    let report = run.json();
+    assert_eq!(report["deliverables"]["root_digest"], expected);
+
+    // The link pointed elsewhere: another tree, another reuse key.
+    std::fs::remove_file(out.join("shadow")).unwrap();
+    std::os::unix::fs::symlink("/etc/passwd", out.join("shadow")).unwrap();
+    let again = check(&scratch, &contract, &flags).json();
+    assert_ne!(
+        again["deliverables"]["root_digest"],
+        report["deliverables"]["root_digest"]
+    );
+    assert_ne!(
+        again["runtime"]["reuse_key"],
+        report["runtime"]["reuse_key"]
+    );
+}

@@ -72,7 +72,7 @@ fn excluded_files_are_neither_hashed_nor_seen() {
     assert_eq!(
         d["excluded"]["rules"],
         json!([
-            "(always): .git",
+            "(always): /.git",
             "exclude: *.log",
             "--exclude: secret/",
             "gitignore: true"
@@ -93,7 +93,7 @@ fn excluded_files_are_neither_hashed_nor_seen() {
     assert_eq!(
         first,
         vec![
-            (".git".to_string(), "(always): .git".to_string()),
+            (".git".to_string(), "(always): /.git".to_string()),
             ("notes.log".into(), "exclude: *.log".into()),
             ("secret".into(), "--exclude: secret/".into()),
             ("target".into(), ".gitignore:1: target/".into()),
@@ -221,7 +221,7 @@ fn lint_refuses_deliverables_only_excluded_files_could_be() {
     assert_eq!(lines.len(), 3, "{}", run.stderr);
     assert!(run.stderr.contains("(exclude: build/)"), "{}", run.stderr);
     assert!(run.stderr.contains("(exclude: *.json)"), "{}", run.stderr);
-    assert!(run.stderr.contains("((always): .git)"), "{}", run.stderr);
+    assert!(run.stderr.contains("((always): /.git)"), "{}", run.stderr);
     assert!(!run.stderr.contains("`fine`"), "{}", run.stderr);
 
     let bad = scratch.write(
@@ -293,4 +293,179 @@ fn writing_excluded_files_during_a_run_is_not_a_change() {
     assert_eq!(report["verdict"], "withheld", "{report}");
     assert_eq!(report["deliverables"]["changed"], json!(["planted.txt"]));
     assert_eq!(code, 1);
+}
+
+/// A contract at `at` (with a gate when `gated`) that forbids a string
+/// in every `.rs` file of its root, a clean `main.rs` beside it, and a
+/// file at `hidden` (under the scratch folder) that holds the string: only a folder vcc owns may be left out,
+/// so wherever else it is, the string is found.
+fn forbidden_in(scratch: &Scratch, at: &str, hidden: &str, gated: bool) -> std::path::PathBuf {
+    // A clean file beside the contract: with the other one left out, the
+    // criterion passes on it.
+    let beside = at.replace("contract.yaml", "main.rs");
+    scratch.write(&beside, "fn main() {}\n");
+    scratch.write(hidden, "// BACKDOOR\n");
+    let gate = if gated {
+        "gates:\n  - { id: G, criteria: [AC-1] }\n"
+    } else {
+        ""
+    };
+    scratch.write(
+        at,
+        format!(
+            "vcc: 1\nid: no-backdoor\ndeliverables:\n  - {{ id: code, path: \"**/*.rs\" }}\nvalidators:\n  text: {{ component: std/text-match }}\ncriteria:\n  - {{ id: AC-1, severity: must, validator: text, targets: [code], params: {{ must_not_match: [BACKDOOR] }} }}\n{gate}"
+        ),
+    )
+}
+
+/// The verdict, the exit code, and the rules the report says left
+/// something out.
+fn verdict_and_rules(run: &crate::Run) -> (String, i32, Vec<String>) {
+    let report = run.json();
+    let rules = report["deliverables"]["excluded"]["rules"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r.as_str().unwrap().to_string())
+        .collect();
+    (
+        report["verdict"].as_str().unwrap().to_string(),
+        run.code,
+        rules,
+    )
+}
+
+fn rejected_with_nothing_left_out() -> (String, i32, Vec<String>) {
+    ("rejected".into(), 1, vec!["(always): /.git".to_string()])
+}
+
+/// `ln -s src/vendor vcc-approvals` beside a contract with a gate: once,
+/// the approvals folder was found by following the link, and `src/vendor/`
+/// was left out as vcc's own — ACCEPTED with the forbidden string in it.
+#[test]
+fn forgery_host_a_link_named_like_the_approvals_folder() {
+    let scratch = Scratch::new();
+    let contract = forbidden_in(
+        &scratch,
+        "root/contract.yaml",
+        "root/src/vendor/evil.rs",
+        true,
+    );
+    let root = scratch.path().join("root");
+    std::os::unix::fs::symlink("src/vendor", root.join("vcc-approvals")).unwrap();
+    let run = check_json(&contract, &[]);
+    assert_eq!(
+        verdict_and_rules(&run),
+        rejected_with_nothing_left_out(),
+        "{}",
+        run.stdout
+    );
+    let found = run.criterion("AC-1")["findings"].to_string();
+    assert!(found.contains("src/vendor/evil.rs"), "{found}");
+    // The link is an entry of the root, reported with its target.
+    assert_eq!(
+        run.json()["deliverables"]["unreadable"],
+        json!([{"path": "vcc-approvals", "kind": "symlink", "detail": "links to src/vendor"}])
+    );
+}
+
+/// The approvals folder of a contract kept in a folder named `*`: once
+/// turned into the gitignore pattern `/*/vcc-approvals/`, it left out
+/// `src/vcc-approvals/` as well. A folder vcc owns is one path, matched
+/// literally.
+#[test]
+fn forgery_host_the_approvals_folder_is_no_glob() {
+    let scratch = Scratch::new();
+    let contract = forbidden_in(
+        &scratch,
+        "root/*/contract.yaml",
+        "root/src/vcc-approvals/evil.rs",
+        true,
+    );
+    let root = scratch.path().join("root");
+    fs::create_dir_all(root.join("*/vcc-approvals")).unwrap();
+    let run = check_json(&contract, &["--dir", root.to_str().unwrap()]);
+    let (verdict, code, rules) = verdict_and_rules(&run);
+    assert_eq!((verdict.as_str(), code), ("rejected", 1), "{}", run.stdout);
+    assert_eq!(rules[1..], ["(vcc): /*/vcc-approvals/".to_string()]);
+    assert_eq!(
+        run.json()["deliverables"]["excluded"]["first"],
+        json!([{"path": "*/vcc-approvals", "folder": true, "rule": "(vcc): /*/vcc-approvals/"}])
+    );
+}
+
+/// A contract without gates reads no approval, so its `vcc-approvals/`
+/// is a folder of deliverables like any other: once it was left out
+/// whatever the contract, a place the worker could hide files in.
+#[test]
+fn forgery_host_the_approvals_folder_without_gates() {
+    let scratch = Scratch::new();
+    let contract = forbidden_in(
+        &scratch,
+        "root/contract.yaml",
+        "root/vcc-approvals/evil.rs",
+        false,
+    );
+    let run = check_json(&contract, &[]);
+    assert_eq!(
+        verdict_and_rules(&run),
+        rejected_with_nothing_left_out(),
+        "{}",
+        run.stdout
+    );
+}
+
+/// The approvals folder named through a link in its path (the contract's
+/// folder as given is a link to another folder of the root): it is left
+/// out nowhere, so the folder behind the link is judged.
+#[test]
+fn a_link_above_the_approvals_folder_leaves_nothing_out() {
+    let scratch = Scratch::new();
+    forbidden_in(
+        &scratch,
+        "root/src/contract.yaml",
+        "root/src/vcc-approvals/evil.rs",
+        true,
+    );
+    let root = scratch.path().join("root");
+    std::os::unix::fs::symlink("src", root.join("ci")).unwrap();
+    let run = check_json(
+        &root.join("ci/contract.yaml"),
+        &["--dir", root.to_str().unwrap()],
+    );
+    assert_eq!(
+        verdict_and_rules(&run),
+        rejected_with_nothing_left_out(),
+        "{}",
+        run.stdout
+    );
+}
+
+/// A folder named `.git` below the root, written by the producer: once
+/// left out like the repository's own (`(always): .git` matched a `.git`
+/// anywhere), so a forbidden string in `src/.git/evil.rs` — which a build
+/// can include (`#[path = ".git/evil.rs"]`) — was never seen: ACCEPTED.
+/// Only the root's `.git` is vcc's.
+#[test]
+fn forgery_host_a_folder_named_git_below_the_root() {
+    let scratch = Scratch::new();
+    let contract = forbidden_in(
+        &scratch,
+        "root/contract.yaml",
+        "root/src/.git/evil.rs",
+        false,
+    );
+    // The root's own `.git` is still left out.
+    scratch.write("root/.git/hooks/old.rs", "// BACKDOOR\n");
+    let run = check_json(&contract, &[]);
+    let (verdict, code, rules) = verdict_and_rules(&run);
+    assert_eq!((verdict.as_str(), code), ("rejected", 1), "{}", run.stdout);
+    assert_eq!(rules, ["(always): /.git"]);
+    let found = run.criterion("AC-1")["findings"].to_string();
+    assert!(found.contains("src/.git/evil.rs"), "{found}");
+    assert!(!found.contains("hooks/old.rs"), "{found}");
+    assert_eq!(
+        run.json()["deliverables"]["excluded"]["first"],
+        json!([{"path": ".git", "folder": true, "rule": "(always): /.git"}])
+    );
 }

@@ -3,6 +3,7 @@
 //! JSON report, messages, and that deliverables were left untouched.
 
 mod agents;
+mod approvals;
 mod attest;
 mod authoring;
 mod bases;

@@ -287,8 +287,43 @@ fn a_gate_without_a_valid_approval_is_withheld_for_the_reason() {
         "{}",
         messages(&gate)
     );
-    // A trusted reviewer, below the pass threshold.
-    assert_eq!(ex.approve("reviewer", "GATE-REVIEW", "3").code, 0);
+    // A trusted reviewer, below the pass threshold: `vcc approve` writes
+    // no approval that could never count, and one signed by another tool
+    // does not count.
+    let refused = ex.approve("reviewer", "GATE-REVIEW", "3");
+    assert_eq!(refused.code, 2, "{}", refused.stderr);
+    assert!(
+        refused
+            .stderr
+            .contains("an approval scoring 3 would never count"),
+        "{}",
+        refused.stderr
+    );
+    let report = ex.check(&[]).json();
+    let digest = |v: &Value| v.as_str().unwrap().to_string();
+    let key = vcc_trust::keys::PrivateKey::read(&ex.keys.path().join("reviewer.key")).unwrap();
+    let low = vcc_trust::approval::sign(
+        &vcc_trust::approval::Approve {
+            contract_digest: &digest(&report["contract"]["digest"]),
+            root_digest: &digest(&report["deliverables"]["root_digest"]),
+            predicate: vcc_trust::approval::ApprovalPredicate {
+                contract_id: report["contract"]["id"].as_str().unwrap().into(),
+                gate: "GATE-REVIEW".into(),
+                role: "Reviewer".into(),
+                score: Some(3.0),
+                approved_at: "2026-11-24T10:00:00Z".into(),
+                comment: None,
+            },
+        },
+        &key,
+    );
+    let low_file = ex
+        .contract
+        .parent()
+        .unwrap()
+        .join("vcc-approvals/low.dsse.json");
+    std::fs::create_dir_all(low_file.parent().unwrap()).unwrap();
+    std::fs::write(&low_file, serde_json::to_string(&low).unwrap()).unwrap();
     let gate = row(&ex.check(&[]).json(), "gate:GATE-REVIEW").clone();
     assert!(
         messages(&gate).contains("scores 3, below the 4"),

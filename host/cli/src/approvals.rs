@@ -25,17 +25,54 @@ pub fn dir_for(contract: &Path, explicit: Option<&Path>) -> PathBuf {
     }
 }
 
-/// The approvals folder as an exclude pattern, when it exists under the
-/// root: approvals are about the deliverables, not part of them (writing
-/// one must not change the root digest it binds).
-pub fn root_exclude(dir: &Path, root: &Path) -> Option<String> {
-    let dir = std::fs::canonicalize(dir).ok()?;
-    let root = std::fs::canonicalize(root).ok()?;
-    let rel = dir.strip_prefix(&root).ok()?;
-    if rel.as_os_str().is_empty() {
+/// The approvals folder as a folder vcc leaves out of the root (relative
+/// to it), when the contract has gates and the folder is under the root:
+/// approvals are about the deliverables, not part of them (writing one
+/// must not change the root digest it binds).
+///
+/// The producer of the deliverables can make links in the root, so the
+/// folder is left out only when it is a real folder at that exact place:
+/// every part of its path below the root a folder, none a link, and the
+/// folder the same one approvals are read from. A link named like the
+/// approvals folder leaves nothing out (what it points to is judged where
+/// it is); a contract without gates reads no approval and leaves out
+/// nothing.
+pub fn root_exclude(has_gates: bool, dir: &Path, root: &Path) -> Option<String> {
+    use std::os::unix::fs::MetadataExt as _;
+    if !has_gates {
         return None;
     }
-    Some(format!("/{}/", rel.to_str()?.replace('\\', "/")))
+    let root = std::fs::canonicalize(root).ok()?;
+    let dir = std::path::absolute(dir).ok()?;
+    // The deepest folder above `dir` that is the root (the root may be
+    // named through a link the verifier chose); what is below it must be
+    // plain names.
+    let above = dir
+        .ancestors()
+        .skip(1)
+        .find(|a| std::fs::canonicalize(a).is_ok_and(|a| a == root))?;
+    let mut parts = Vec::new();
+    let mut at = root.clone();
+    for part in dir.strip_prefix(above).ok()?.components() {
+        let std::path::Component::Normal(name) = part else {
+            return None;
+        };
+        at.push(name);
+        // Never through a link: each part is looked at, not followed.
+        if !std::fs::symlink_metadata(&at).is_ok_and(|m| m.file_type().is_dir()) {
+            return None;
+        }
+        parts.push(name.to_str()?);
+    }
+    // The folder left out is the folder approvals are read from.
+    let (left_out, read) = (
+        std::fs::symlink_metadata(&at).ok()?,
+        std::fs::metadata(&dir).ok()?,
+    );
+    if parts.is_empty() || (left_out.dev(), left_out.ino()) != (read.dev(), read.ino()) {
+        return None;
+    }
+    Some(parts.join("/"))
 }
 
 /// Every approval file in `dir` (`*.json`), verified against `policy`; a
@@ -90,5 +127,41 @@ fn refused(file: String, why: String) -> Approval {
         file,
         problem: Some(why),
         ..Approval::default()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_a_real_folder_under_the_root_is_left_out() {
+        let root = tempfile::tempdir().unwrap();
+        let root = root.path();
+        std::fs::create_dir_all(root.join("ci/vcc-approvals")).unwrap();
+        std::fs::create_dir_all(root.join("src/vendor")).unwrap();
+        std::os::unix::fs::symlink("src/vendor", root.join("vcc-approvals")).unwrap();
+        std::os::unix::fs::symlink("ci", root.join("link")).unwrap();
+        let exclude = |dir: &str| root_exclude(true, &root.join(dir), root);
+        assert_eq!(
+            exclude("ci/vcc-approvals").as_deref(),
+            Some("ci/vcc-approvals")
+        );
+        // A link named like the folder, or a link on the way to it.
+        assert_eq!(exclude("vcc-approvals"), None);
+        assert_eq!(exclude("link/vcc-approvals"), None);
+        // Named another way, the same real folder; missing, or the root
+        // itself: nothing.
+        assert_eq!(
+            exclude("ci/../ci/vcc-approvals").as_deref(),
+            Some("ci/vcc-approvals")
+        );
+        assert_eq!(exclude("missing"), None);
+        assert_eq!(root_exclude(true, root, root), None);
+        // No gates, no approvals read: nothing is vcc's.
+        assert_eq!(
+            root_exclude(false, &root.join("ci/vcc-approvals"), root),
+            None
+        );
     }
 }

@@ -5,6 +5,7 @@ use vcc_report::law::exit;
 use vcc_runtime::Runtime;
 use vcc_trust::approval::{self, ApprovalPredicate, Approve};
 use vcc_trust::keys::PrivateKey;
+use vcc_trust::policy::Policy;
 
 use crate::approvals::root_exclude;
 use crate::args::ApproveArgs;
@@ -55,7 +56,13 @@ fn approve(runtime: &Runtime, args: &ApproveArgs) -> Result<String, String> {
             }
         ));
     };
-    let roles: Vec<&str> = gate.approvals.iter().map(|a| a.role.as_str()).collect();
+    let mut roles: Vec<&str> = Vec::new();
+    for a in &gate.approvals {
+        let role = a.role.trim_start_matches("role:");
+        if !roles.contains(&role) {
+            roles.push(role);
+        }
+    }
     let role = match (&args.role, roles.as_slice()) {
         (Some(r), _) => {
             let r = r.trim_start_matches("role:").to_string();
@@ -82,13 +89,17 @@ fn approve(runtime: &Runtime, args: &ApproveArgs) -> Result<String, String> {
             ));
         }
     };
+    refuse_what_never_counts(gate, &role, args.score)?;
+    let warning = role_warning(&key, &role, ready.prepared.policy.as_ref());
     // The digest a check computes: without the approvals folder.
     std::fs::create_dir_all(&ready.approvals)
         .map_err(|e| format!("{}: {e}", ready.approvals.display()))?;
     let mut options = vcc_runtime::CheckOptions::default();
-    options
-        .host_exclude
-        .extend(root_exclude(&ready.approvals, &ready.root));
+    options.host_exclude.extend(root_exclude(
+        !doc.contract.gates.is_empty(),
+        &ready.approvals,
+        &ready.root,
+    ));
     let root_digest = vcc_runtime::root_digest(runtime.loader(), doc, &ready.root, &options)?;
     let envelope = approval::sign(
         &Approve {
@@ -122,6 +133,9 @@ fn approve(runtime: &Runtime, args: &ApproveArgs) -> Result<String, String> {
     let text = serde_json::to_string_pretty(&envelope).map_err(|e| e.to_string())?;
     write_atomically(&out, format!("{text}\n").as_bytes())
         .map_err(|e| format!("{}: {e}", out.display()))?;
+    if let Some(warning) = warning {
+        eprintln!("vcc approve: warning: {warning}");
+    }
     Ok(format!(
         "approved gate `{}` of {} as role `{role}`{} for the deliverables under {} (root {root_digest}, contract {}): {}",
         gate.id,
@@ -133,4 +147,79 @@ fn approve(runtime: &Runtime, args: &ApproveArgs) -> Result<String, String> {
         doc.digest,
         out.display()
     ))
+}
+
+/// Refuse a statement that no approval of the gate for `role` could ever
+/// count: without a score, or with one below every minimum, where every
+/// such approval needs a minimum score; or with a score that is not a
+/// number.
+fn refuse_what_never_counts(
+    gate: &vcc_contract::model::Gate,
+    role: &str,
+    score: Option<f64>,
+) -> Result<(), String> {
+    if let Some(s) = score
+        && !s.is_finite()
+    {
+        return Err(format!("--score {s} is not a number a gate can compare"));
+    }
+    // The lowest minimum of the role's approvals; none when one of them
+    // needs no score.
+    let lowest = gate
+        .approvals
+        .iter()
+        .filter(|a| vcc_runtime::host_rows::same_role(&a.role, role))
+        .map(|a| a.min_score)
+        .try_fold(f64::INFINITY, |low, m| m.map(|m| low.min(m)));
+    match (score, lowest) {
+        (None, Some(min)) => Err(format!(
+            "gate `{}` needs a score of at least {min} from role `{role}`: an approval without --score would never count; give --score N",
+            gate.id
+        )),
+        (Some(s), Some(min)) if s < min => Err(format!(
+            "gate `{}` needs a score of at least {min} from role `{role}`: an approval scoring {s} would never count",
+            gate.id
+        )),
+        _ => Ok(()),
+    }
+}
+
+/// Why the approval may not count as written: the trust policy in force
+/// does not give the signing key the role (or there is none to ask).
+fn role_warning(key: &PrivateKey, role: &str, policy: Option<&Policy>) -> Option<String> {
+    let Some(policy) = policy else {
+        return Some(format!(
+            "no trust policy was given (--trust FILE, $VCC_TRUST): a check counts this approval only where its policy lists key {} under role `{role}`",
+            key.id()
+        ));
+    };
+    let public = key.public();
+    let ids: Vec<&String> = policy
+        .keys
+        .iter()
+        .filter(|(_, k)| k.raw() == public.raw())
+        .map(|(id, _)| id)
+        .collect();
+    let listed = policy.roles.iter().any(|(r, keys)| {
+        vcc_runtime::host_rows::same_role(r, role) && keys.iter().any(|k| ids.contains(&k))
+    });
+    if listed {
+        return None;
+    }
+    Some(if ids.is_empty() {
+        format!(
+            "the trust policy {} does not hold key {}: a check with it will not count this approval (add the key and list it under `roles: {{ {role}: [...] }}`)",
+            policy.path.display(),
+            key.id()
+        )
+    } else {
+        format!(
+            "the trust policy {} does not list key {} for role `{role}`: a check with it will not count this approval (list it under `roles: {{ {role}: [...] }}`)",
+            policy.path.display(),
+            ids.iter()
+                .map(|i| i.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        )
+    })
 }

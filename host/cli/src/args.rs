@@ -590,7 +590,7 @@ pub struct RecordArgs {
     pub outputs: Vec<PathBuf>,
     /// Leave out of --inputs and --outputs what this gitignore pattern
     /// matches (repeat), as `vcc check --exclude` does: `__pycache__/`,
-    /// `*.pyc`. `.git` is always left out.
+    /// `*.pyc`. The root's `.git` is always left out.
     #[arg(long, value_name = "GLOB")]
     pub exclude: Vec<String>,
     /// Also leave out what the root's .gitignore and .ignore files ignore

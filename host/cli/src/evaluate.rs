@@ -154,8 +154,10 @@ impl Ready {
             }
         }
         // Approvals are verified here, against the trust policy in force;
-        // a folder of them inside the root is vcc's, not a deliverable.
-        options.host_exclude.extend(self.host_exclude());
+        // a folder of them inside the root is vcc's, not a deliverable
+        // (only a real folder, and only when there are gates to read
+        // approvals for).
+        options.host_exclude.extend(self.host_exclude(doc));
         if !doc.contract.gates.is_empty() {
             options.approvals =
                 crate::approvals::load(&self.approvals, self.prepared.policy.as_ref());
@@ -186,8 +188,9 @@ impl Ready {
 
     /// Folders under the root that are vcc's, not deliverables: what a
     /// check leaves out of the walk besides the contract's excludes.
-    pub fn host_exclude(&self) -> Vec<String> {
-        crate::approvals::root_exclude(&self.approvals, &self.root)
+    pub fn host_exclude(&self, doc: &vcc_contract::Document) -> Vec<String> {
+        let gates = !doc.contract.gates.is_empty();
+        crate::approvals::root_exclude(gates, &self.approvals, &self.root)
             .into_iter()
             .collect()
     }

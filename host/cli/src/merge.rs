@@ -284,7 +284,7 @@ fn bind_to_contract(
     let options = CheckOptions {
         walk,
         exclude: args.exclude.clone(),
-        host_exclude: ready.host_exclude(),
+        host_exclude: ready.host_exclude(doc),
         subjects: args.attest.is_some(),
         ..CheckOptions::default()
     };

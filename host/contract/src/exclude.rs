@@ -1,17 +1,29 @@
 //! What the walk of the deliverable root leaves out.
 //!
-//! Four sources, in this order of precedence: `.git` (always, see below),
-//! the contract's `exclude:`, `--exclude` on the command line, and — only
-//! with `gitignore: true` — the `.ignore` and `.gitignore` files found
+//! Four sources, in this order of precedence: the root's `.git` (always,
+//! see below), the contract's `exclude:`, `--exclude` on the command line,
+//! and — only with `gitignore: true` — the `.ignore` and `.gitignore` files found
 //! inside the root, the deeper folder's first, `.ignore` before
 //! `.gitignore` in one folder (the order ripgrep's `ignore` crate uses).
 //! Every pattern is a gitignore pattern, matched by that crate's own
 //! matcher, so `target/`, `*.log`, `/build` and `!keep.log` mean what they
 //! mean to git.
 //!
-//! `.git` (a repository's folder, or a worktree's `.git` file) is never
-//! part of the deliverables: it is version-control state, often the
-//! largest tree in a repository, and no validator should judge it.
+//! The root's `.git` (a repository's folder, or a worktree's `.git` file)
+//! is never part of the deliverables: it is version-control state, often
+//! the largest tree in a repository, and no validator should judge it.
+//! Only the root's: a folder named `.git` deeper in the tree is written by
+//! the producer of the deliverables like any other, and a build can
+//! include a file from it (`#[path = ".git/x.rs"]`), so it is judged
+//! unless the contract excludes it (`**/.git`) in plain sight.
+//!
+//! Folders vcc owns inside the root (the approvals folder beside a
+//! contract with gates) are left out too, but they are no patterns: each
+//! is one folder path, matched literally (a folder named `*` or `[a]` is
+//! that folder, not a glob), and only a real folder at exactly that path
+//! is left out — the walk never follows a link, so a link of that name is
+//! an entry of the root like any other, and what it points to is walked
+//! where it really is.
 //!
 //! The contract's and the command line's patterns decide first, and an
 //! ignore file cannot bring back what they exclude. Ignore files are
@@ -37,6 +49,9 @@ pub const MAX_IGNORE_FILE: u64 = 1 << 20;
 pub struct Excludes {
     /// `.git`, then the contract's, then the command line's patterns.
     fixed: Gitignore,
+    /// Folders vcc owns, relative to the root (`a/b`), matched literally
+    /// and only as folders ([`Excludes::with_host`]).
+    host: Vec<String>,
     /// Read `.ignore` and `.gitignore` files in the root.
     pub gitignore: bool,
 }
@@ -74,6 +89,7 @@ impl Excludes {
     pub fn none() -> Excludes {
         Excludes::new(&[], &[], false).unwrap_or_else(|_| Excludes {
             fixed: Gitignore::empty(),
+            host: Vec::new(),
             gitignore: false,
         })
     }
@@ -90,7 +106,7 @@ impl Excludes {
             message,
         };
         builder
-            .add_line(Some("(always)".into()), ".git")
+            .add_line(Some("(always)".into()), "/.git")
             .map_err(|e| bad("exclude", 0, e.to_string()))?;
         for (source, patterns) in [("exclude", contract), ("--exclude", command_line)] {
             for (index, pattern) in patterns.iter().enumerate() {
@@ -103,12 +119,45 @@ impl Excludes {
         let fixed = builder
             .build()
             .map_err(|e| bad("exclude", 0, e.to_string()))?;
-        Ok(Excludes { fixed, gitignore })
+        Ok(Excludes {
+            fixed,
+            host: Vec::new(),
+            gitignore,
+        })
     }
 
-    /// What the contract, the command line and `.git` say about `path`
-    /// (relative to the root, `/`-separated).
+    /// Also leave out these folders vcc owns (relative to the root,
+    /// `/`-separated, no `.`, `..` or empty part): each matched literally,
+    /// and only where the walk finds a real folder at that path. `Err`
+    /// names a path that is not one.
+    pub fn with_host(mut self, folders: &[String]) -> Result<Excludes, String> {
+        for folder in folders {
+            let parts_ok = folder
+                .split('/')
+                .all(|p| !p.is_empty() && p != "." && p != "..");
+            if !parts_ok || folder.contains('\0') {
+                return Err(format!(
+                    "`{folder}` is not a folder path relative to the deliverable root"
+                ));
+            }
+            self.host.push(folder.clone());
+        }
+        Ok(self)
+    }
+
+    /// The rule a folder vcc owns is reported under (`(vcc): /a/b/`).
+    pub fn host_rule(folder: &str) -> String {
+        format!("(vcc): /{folder}/")
+    }
+
+    /// What the contract, the command line, `.git` and vcc's own folders
+    /// say about `path` (relative to the root, `/`-separated).
     pub fn fixed(&self, path: &str, is_dir: bool) -> Decision {
+        // vcc's folders first: no `!pattern` of the contract brings one
+        // back, and a file or link of that name is not one of them.
+        if is_dir && self.host.iter().any(|h| h == path) {
+            return Decision::Excluded(Excludes::host_rule(path));
+        }
         decision(self.fixed.matched(path, is_dir))
     }
 
@@ -246,10 +295,14 @@ mod tests {
     }
 
     #[test]
-    fn git_is_always_left_out() {
+    fn the_roots_git_is_always_left_out() {
         let e = Excludes::none();
         assert!(excluded(e.fixed(".git", true)));
-        assert!(excluded(e.fixed("sub/.git", false)));
+        assert!(excluded(e.fixed(".git", false)));
+        assert!(excluded(e.fixed_on_path(".git/x.rs", false)));
+        // Deeper, a `.git` is the producer's folder like any other.
+        assert_eq!(e.fixed("sub/.git", true), Decision::Undecided);
+        assert_eq!(e.fixed_on_path("sub/.git/x.rs", false), Decision::Undecided);
         assert_eq!(e.fixed("src/git.rs", false), Decision::Undecided);
     }
 
@@ -289,6 +342,26 @@ mod tests {
         assert_eq!(e.decide("sub/keep.out", false, &layers), Decision::Kept);
         assert!(excluded(e.decide("sub/other.out", false, &layers)));
         assert!(excluded(e.decide("sub/x.tmp", false, &layers)));
+    }
+
+    #[test]
+    fn host_folders_are_literal_folders() {
+        let host = ["vcc-approvals".to_string(), "[a]/*".to_string()];
+        let e = Excludes::none().with_host(&host).unwrap();
+        assert_eq!(
+            e.fixed("vcc-approvals", true),
+            Decision::Excluded("(vcc): /vcc-approvals/".into())
+        );
+        // A link (or a file) of that name is not the folder.
+        assert_eq!(e.fixed("vcc-approvals", false), Decision::Undecided);
+        // Not a pattern: anywhere else, or what a glob would match, stays.
+        assert_eq!(e.fixed("sub/vcc-approvals", true), Decision::Undecided);
+        assert_eq!(e.fixed("a/x", true), Decision::Undecided);
+        assert!(excluded(e.fixed("[a]/*", true)));
+        assert!(excluded(e.fixed_on_path("[a]/*/f.txt", false)));
+        for bad in ["", "/abs", "a/../b", "./a", "a//b", "a/"] {
+            assert!(Excludes::none().with_host(&[bad.into()]).is_err(), "{bad}");
+        }
     }
 
     #[test]

@@ -38,7 +38,7 @@ pub struct Contract {
     pub root: Option<String>,
     /// Gitignore patterns, relative to the deliverable root, for files and
     /// folders that are not deliverables (`target/`, `*.log`): never
-    /// walked, hashed or shown to validators. `.git` is always left out.
+    /// walked, hashed or shown to validators. The root's `.git` is always left out.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub exclude: Vec<String>,
     /// Also leave out what the `.gitignore` and `.ignore` files inside the

@@ -417,7 +417,7 @@ pub struct ExcludedEntry {
     /// A folder (left out with everything in it).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub folder: bool,
-    /// `exclude: target/`, `sub/.gitignore:3: *.log`, `(always): .git`.
+    /// `exclude: target/`, `sub/.gitignore:3: *.log`, `(always): /.git`.
     pub rule: String,
 }
 

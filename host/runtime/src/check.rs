@@ -92,8 +92,11 @@ pub struct CheckOptions {
     /// The run signs an attestation of itself (`--attest`).
     pub signs_attestation: bool,
     /// Folders under the root that belong to vcc, not to the deliverables
-    /// (the approvals folder beside a contract kept in its root): gitignore
-    /// patterns, left out like `--exclude`.
+    /// (the approvals folder of a contract with gates, kept in its root):
+    /// paths relative to the root (`a/b`), each left out only where the
+    /// walk finds a real folder at exactly that path, matched literally
+    /// (`Excludes::with_host`). The caller checks that each is a folder
+    /// reached through no link.
     pub host_exclude: Vec<String>,
     /// Where AI judges are answered from: the verifier's configuration, a
     /// session to record or replay, the command line's limits. `None`:
@@ -607,28 +610,30 @@ fn excludes(doc: &Document, options: &CheckOptions) -> Result<Excludes, String> 
                 .join(", ")
         ));
     }
-    let mut extra = options.exclude.clone();
-    extra.extend(options.host_exclude.iter().cloned());
-    Excludes::new(&contract.exclude, &extra, contract.gitignore).map_err(|bad| {
-        let pattern = match bad.source {
-            "--exclude" => options.exclude.get(bad.index),
-            _ => contract.exclude.get(bad.index),
-        };
-        format!(
-            "{} `{}`: {}",
-            bad.source,
-            pattern.map_or("", String::as_str),
-            bad.message
-        )
-    })
+    let excludes =
+        Excludes::new(&contract.exclude, &options.exclude, contract.gitignore).map_err(|bad| {
+            let pattern = match bad.source {
+                "--exclude" => options.exclude.get(bad.index),
+                _ => contract.exclude.get(bad.index),
+            };
+            format!(
+                "{} `{}`: {}",
+                bad.source,
+                pattern.map_or("", String::as_str),
+                bad.message
+            )
+        })?;
+    excludes
+        .with_host(&options.host_exclude)
+        .map_err(|why| format!("a folder vcc leaves out: {why}"))
 }
 
 /// The exclude rules in force, for the report.
 fn exclude_rules(contract: &Contract, options: &CheckOptions) -> Vec<String> {
-    let mut rules = vec!["(always): .git".to_string()];
+    let mut rules = vec!["(always): /.git".to_string()];
     rules.extend(contract.exclude.iter().map(|p| format!("exclude: {p}")));
     rules.extend(options.exclude.iter().map(|p| format!("--exclude: {p}")));
-    rules.extend(options.host_exclude.iter().map(|p| format!("(vcc): {p}")));
+    rules.extend(options.host_exclude.iter().map(|p| Excludes::host_rule(p)));
     if contract.gitignore {
         rules.push("gitignore: true".into());
     }

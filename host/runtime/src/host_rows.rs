@@ -5,7 +5,9 @@
 //! An approval counts only when its signature verified against a key the
 //! trust policy gives the role, and it is bound to this contract's digest
 //! and to the root digest of the very bytes this run judged: an approval
-//! of other deliverables, or of an earlier version of them, is stale.
+//! of other deliverables, or of an earlier version of them, is stale. It
+//! counts once: each approval a gate needs is its own statement, for that
+//! gate by name, from a signer no other approval of the gate counted.
 
 use vcc_contract::Severity;
 use vcc_contract::model::{Gate, GateWhen, ProvenancePolicy, gate_id, provenance_id};
@@ -181,16 +183,28 @@ pub fn gate(
         }
     }
     let mut counted = Vec::new();
-    for need in &gate.approvals {
-        // Its own approvals, and files that are not approvals at all
-        // (which say nothing of their gate).
-        let mine: Vec<&Approval> = approvals
+    // Each approval a gate needs takes its own statement, from a signer
+    // no other approval of the gate counted (two `Reviewer` approvals are
+    // two reviewers), or its own criterion's judgment. Required approvals
+    // choose first: an optional one never takes what a required one needs.
+    let mut taken = Taken::default();
+    let (required, optional): (Vec<_>, Vec<_>) = gate.approvals.iter().partition(|a| !a.optional);
+    for need in required.into_iter().chain(optional) {
+        // Statements for this gate and role, and files that are not
+        // approvals at all (which say nothing of their gate, so the row
+        // says why they do not count). A statement for no gate (an empty
+        // `gate`) is for none.
+        let mine: Vec<(usize, &Approval)> = approvals
             .iter()
-            .filter(|a| (a.gate == gate.id && same_role(&a.role, &need.role)) || a.gate.is_empty())
+            .enumerate()
+            .filter(|(_, a)| {
+                (a.gate == gate.id && same_role(&a.role, &need.role))
+                    || (a.gate.is_empty() && a.problem.is_some())
+            })
             .collect();
         let mut why_not = Vec::new();
         let mut ok = None;
-        for a in &mine {
+        for (i, a) in mine {
             let refused = if let Some(p) = &a.problem {
                 Some(p.clone())
             } else if !a.roles.iter().any(|r| same_role(r, &need.role)) {
@@ -214,31 +228,42 @@ pub fn gate(
                     a.root_digest
                 ))
             } else if let Some(min) = need.min_score
-                && a.score.is_none_or(|s| s < min)
+                && a.score.is_none_or(|s| !s.is_finite() || s < min)
             {
                 Some(format!(
                     "scores {}, below the {min} the gate needs",
                     a.score.map_or("nothing".to_string(), |s| s.to_string())
                 ))
+            } else if taken.statements.contains(&i) {
+                Some("counts already for another approval of this gate".to_string())
             } else {
-                None
+                a.signers
+                    .iter()
+                    .find(|k| taken.signers.contains(k))
+                    .map(|k| format!(
+                        "signed by {k}, whose approval counts already for this gate: each approval it needs is another signer's"
+                    ))
             };
             match refused {
                 Some(why) => why_not.push(format!("{}: {why}", a.file)),
                 None => {
-                    ok = Some(*a);
+                    ok = Some(a);
+                    taken.statements.push(i);
+                    taken.signers.extend(a.signers.iter().cloned());
                     break;
                 }
             }
         }
-        // An AI's approval may be a criterion's judgment instead.
+        // An AI's approval may be a criterion's judgment instead, once.
         let judged = need.judged_by.as_ref().map(|id| {
             let row = rows.iter().find(|row| &row.id == id);
             (id, row.map(|r| (r.status, r.summary.clone())))
         });
         if ok.is_none()
             && let Some((id, Some((Status::Pass, summary)))) = &judged
+            && !taken.judgments.contains(id)
         {
+            taken.judgments.push((*id).clone());
             counted.push(format!(
                 "{} approval of role `{}` judged by criterion `{id}`: {summary}",
                 approval_kind(need.by),
@@ -248,6 +273,9 @@ pub fn gate(
         }
         if let Some((id, row)) = &judged {
             why_not.push(match row {
+                Some((Status::Pass, _)) => format!(
+                    "criterion `{id}` (the AI judgment) counts already for another approval of this gate"
+                ),
                 Some((status, summary)) => format!(
                     "criterion `{id}` (the AI judgment) did not pass ({}): {summary}",
                     status_word(*status)
@@ -303,6 +331,15 @@ pub fn gate(
     r.findings
         .extend(counted.into_iter().map(|c| finding(c, "counted")));
     r
+}
+
+/// What the approvals of one gate counted so far: statements (by index),
+/// their signers (trust-policy key ids), criteria whose judgment stood in.
+#[derive(Default)]
+struct Taken {
+    statements: Vec<usize>,
+    signers: Vec<String>,
+    judgments: Vec<String>,
 }
 
 /// A gate checked only with `vcc check --gate ID`: a visible `skip`.

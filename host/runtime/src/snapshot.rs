@@ -7,6 +7,11 @@
 //! never read. A criterion whose targets touch any of those is an `error`,
 //! never a pass on a partial view.
 //!
+//! The root digest binds every entry the walk found, not only the files
+//! it hashed (see `manifest_digest`): a link, a FIFO or a file too
+//! large to hash added to the root is another tree, never the accepted
+//! one.
+//!
 //! Small files keep their bytes in memory (within a budget), so validators
 //! are served exactly the bytes that were hashed. Larger files are re-read on
 //! demand and their digest checked again before a validator sees them.
@@ -117,9 +122,12 @@ pub struct Snapshot {
     pub files: BTreeMap<String, FileEntry>,
     /// Entries not hashed, and why.
     pub unreadable: Vec<UnreadableEntry>,
-    /// What the walk itself could not hash (path, kind), to compare with a
-    /// later walk.
-    walk_unreadable: HashSet<(String, String)>,
+    /// What the walk itself could not hash (path, kind, what is bound of
+    /// it), to compare with a later walk.
+    walk_unreadable: HashSet<Mark>,
+    /// Every entry of the root that is not a hashed file, as the root
+    /// digest binds it: folders, and what was not hashed.
+    marks: BTreeSet<Mark>,
     /// Regular files found by the walk but not hashed (too large, …), and
     /// their metadata.
     unhashed: HashMap<String, StatKey>,
@@ -231,27 +239,36 @@ impl Snapshot {
             })
             .collect();
 
-        let walk_unreadable = walk
-            .unreadable
-            .iter()
-            .map(|u| (u.path.clone(), u.kind.clone()))
-            .collect();
+        let walk_unreadable: HashSet<Mark> = walk.unreadable.iter().map(Odd::mark).collect();
+        let mut marks: BTreeSet<Mark> = walk_unreadable.iter().cloned().collect();
+        marks.extend(walk.dirs.keys().filter(|d| !d.is_empty()).map(|d| Mark {
+            path: d.clone(),
+            kind: "folder".into(),
+            bound: Vec::new(),
+        }));
         let mut files = BTreeMap::new();
         let mut unhashed = HashMap::new();
-        let mut unreadable = walk.unreadable;
+        let mut unreadable: Vec<UnreadableEntry> =
+            walk.unreadable.into_iter().map(|o| o.entry).collect();
         for (item, stat) in hashed {
             match item {
                 Ok((path, entry)) => {
                     files.insert(path, entry);
                 }
                 Err(entry) => {
+                    // A regular file not hashed: its size is bound.
+                    marks.insert(Mark {
+                        path: entry.path.clone(),
+                        kind: entry.kind.clone(),
+                        bound: stat.size.to_string().into_bytes(),
+                    });
                     unhashed.insert(entry.path.clone(), stat);
                     unreadable.push(entry);
                 }
             }
         }
         unreadable.sort_by(|a, b| a.path.cmp(&b.path));
-        let root_digest = manifest_digest(&files);
+        let root_digest = manifest_digest(&files, &marks);
         let total_bytes = files.values().map(|f| f.size).sum();
         Ok(Snapshot {
             root: root.to_path_buf(),
@@ -263,6 +280,7 @@ impl Snapshot {
             files,
             unreadable,
             walk_unreadable,
+            marks,
             unhashed,
             dirs: walk.dirs,
             walked_at,
@@ -301,7 +319,7 @@ impl Snapshot {
             },
         );
         self.attached.insert(path.to_string());
-        self.root_digest = manifest_digest(&self.files);
+        self.root_digest = manifest_digest(&self.files, &self.marks);
         self.total_bytes += size;
         Ok(())
     }
@@ -469,14 +487,11 @@ impl Snapshot {
                 .filter(|p| !walk.dirs.contains_key(*p))
                 .map(|p| folder(p)),
         );
-        let now: HashSet<(String, String)> = walk
-            .unreadable
-            .iter()
-            .map(|u| (u.path.clone(), u.kind.clone()))
-            .collect();
+        // A link given another target is a change, as a file rewritten.
+        let now: HashSet<Mark> = walk.unreadable.iter().map(Odd::mark).collect();
         changed.extend(
             now.symmetric_difference(&self.walk_unreadable)
-                .map(|(path, _)| path.clone()),
+                .map(|m| m.path.clone()),
         );
         changed.sort();
         changed.dedup();
@@ -586,12 +601,27 @@ fn overlaps(a: &str, b: &str) -> bool {
     inside(a, b) || inside(b, a)
 }
 
-/// The manifest digest: blake3 over, for each file in path byte order,
-/// `path NUL size NUL hex-digest LF`. Paths cannot contain NUL, so the
-/// encoding is unambiguous.
-fn manifest_digest(files: &BTreeMap<String, FileEntry>) -> blake3::Hash {
+/// The root digest: blake3 over a line per entry of the root, in byte
+/// order of the path (a hashed file before another entry of the same
+/// path, then by kind):
+///
+/// - a hashed file: `path NUL size NUL hex-digest LF`;
+/// - any other entry: `path NUL kind NUL length NUL bound LF`, where kind
+///   is `folder` or the kind the report gives an entry not hashed
+///   (`symlink`, `fifo`, `too_large`, …), and bound is `length` bytes:
+///   a link's target text, a non-UTF-8 name's bytes, the decimal size of
+///   a regular file not hashed, else nothing.
+///
+/// Paths cannot contain NUL, a size is digits and a kind is not, and the
+/// bound bytes are counted, so the encoding is unambiguous. Excluded
+/// entries are not in it (the report lists them and their rules).
+fn manifest_digest(files: &BTreeMap<String, FileEntry>, marks: &BTreeSet<Mark>) -> blake3::Hash {
     let mut hasher = blake3::Hasher::new();
+    let mut marks = marks.iter().peekable();
     for (path, entry) in files {
+        while let Some(mark) = marks.next_if(|m| m.path < *path) {
+            mark.write_line(&mut hasher);
+        }
         hasher.update(path.as_bytes());
         hasher.update(b"\0");
         hasher.update(entry.size.to_string().as_bytes());
@@ -599,7 +629,57 @@ fn manifest_digest(files: &BTreeMap<String, FileEntry>) -> blake3::Hash {
         hasher.update(entry.digest.to_hex().as_bytes());
         hasher.update(b"\n");
     }
+    for mark in marks {
+        mark.write_line(&mut hasher);
+    }
     hasher.finalize()
+}
+
+/// An entry of the root that is not a hashed file, as the root digest
+/// binds it (its line in `manifest_digest`).
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+struct Mark {
+    path: String,
+    kind: String,
+    bound: Vec<u8>,
+}
+
+impl Mark {
+    fn write_line(&self, hasher: &mut blake3::Hasher) {
+        hasher.update(self.path.as_bytes());
+        hasher.update(b"\0");
+        hasher.update(self.kind.as_bytes());
+        hasher.update(b"\0");
+        hasher.update(self.bound.len().to_string().as_bytes());
+        hasher.update(b"\0");
+        hasher.update(&self.bound);
+        hasher.update(b"\n");
+    }
+}
+
+/// An entry the walk did not take as a regular file or a folder: what the
+/// report says of it, and what the root digest binds beyond its path and
+/// kind (a link's target text, a name's bytes).
+struct Odd {
+    entry: UnreadableEntry,
+    bound: Vec<u8>,
+}
+
+impl Odd {
+    fn mark(&self) -> Mark {
+        Mark {
+            path: self.entry.path.clone(),
+            kind: self.entry.kind.clone(),
+            bound: self.bound.clone(),
+        }
+    }
+}
+
+fn odd(path: &str, kind: &str, detail: impl Into<String>) -> Odd {
+    Odd {
+        entry: unreadable(path, kind, detail),
+        bound: Vec::new(),
+    }
 }
 
 fn unreadable(path: &str, kind: &str, detail: impl Into<String>) -> UnreadableEntry {

@@ -155,8 +155,53 @@ fn symlinks_and_fifos_are_reported_not_followed() {
         .map(|u| (u.path.as_str(), u.kind.as_str()))
         .collect();
     assert_eq!(kinds, vec![("out", "symlink"), ("pipe", "fifo")]);
+    assert_eq!(snap.unreadable[0].detail, "links to /etc/passwd");
     let blocked = snap.resolve(&paths::check("*").unwrap()).blocked;
     assert_eq!(blocked.len(), 2);
+}
+
+#[test]
+fn every_entry_is_in_the_root_digest() {
+    let dir = tree(&[("a.txt", "x")]);
+    let digest = |dir: &tempfile::TempDir| take(dir).root_digest;
+    let files_only = digest(&dir);
+    // Each entry that is not a hashed file changes it, by name and kind.
+    fs::create_dir(dir.path().join("empty")).unwrap();
+    let with_folder = digest(&dir);
+    assert_ne!(with_folder, files_only);
+    std::os::unix::fs::symlink("/etc/shadow", dir.path().join("link")).unwrap();
+    let with_link = digest(&dir);
+    assert_ne!(with_link, with_folder);
+    // A link is bound by its target text.
+    fs::remove_file(dir.path().join("link")).unwrap();
+    std::os::unix::fs::symlink("/etc/passwd", dir.path().join("link")).unwrap();
+    assert_ne!(digest(&dir), with_link);
+    assert_eq!(digest(&dir), digest(&dir));
+    // An excluded entry is not in it.
+    let excludes = Excludes::new(&["link".into(), "empty/".into()], &[], false).unwrap();
+    let left_out = Snapshot::take(
+        dir.path(),
+        WalkLimits::default(),
+        excludes,
+        &Memo::default(),
+    )
+    .unwrap();
+    assert_eq!(left_out.root_digest, files_only);
+}
+
+#[test]
+fn a_link_given_another_target_is_a_change() {
+    let dir = tree(&[("a.txt", "x")]);
+    std::os::unix::fs::symlink("a.txt", dir.path().join("link")).unwrap();
+    let snap = take(&dir);
+    assert_eq!(snap.changes(), Vec::<String>::new());
+    fs::remove_file(dir.path().join("link")).unwrap();
+    std::os::unix::fs::symlink("/etc/shadow", dir.path().join("link")).unwrap();
+    assert!(
+        snap.changes().contains(&"link".to_string()),
+        "{:?}",
+        snap.changes()
+    );
 }
 
 #[test]

@@ -1,6 +1,8 @@
 //! The walk of a deliverable root: folders in parallel, each entry decided
 //! by the excludes (and the ignore files found on the way), file types and
-//! names checked, folders' metadata kept for the second look.
+//! names checked, folders' metadata kept for the second look. An entry
+//! that is not a regular file or a folder is never opened, but what the
+//! root digest binds of it is kept: a link's target text, a name's bytes.
 
 use super::*;
 
@@ -13,7 +15,7 @@ pub(super) struct Found {
 pub(super) struct Walk {
     pub(super) files: Vec<Found>,
     pub(super) dirs: HashMap<String, StatKey>,
-    pub(super) unreadable: Vec<UnreadableEntry>,
+    pub(super) unreadable: Vec<Odd>,
     pub(super) truncated: Option<String>,
     pub(super) excluded: Vec<ExcludedEntry>,
     pub(super) shadowed: HashSet<String>,
@@ -69,7 +71,7 @@ pub(super) fn walk(root: &Dir, limits: &WalkLimits, excludes: &Excludes) -> io::
             Ok(entry) => entry,
             Err(err) => {
                 out.unreadable
-                    .push(unreadable(&prefix, "unreadable_dir", err.to_string()));
+                    .push(odd(&prefix, "unreadable_dir", err.to_string()));
                 stack.pop();
                 continue;
             }
@@ -82,7 +84,11 @@ pub(super) fn walk(root: &Dir, limits: &WalkLimits, excludes: &Excludes) -> io::
             } else {
                 format!("{prefix}/{lossy}")
             };
-            out.unreadable.push(unreadable(&shown, "non_utf8_name", ""));
+            // Names that read alike are told apart by their bytes.
+            use std::os::unix::ffi::OsStrExt as _;
+            let mut entry = odd(&shown, "non_utf8_name", "");
+            entry.bound = name.as_bytes().to_vec();
+            out.unreadable.push(entry);
             continue;
         };
         let path = if prefix.is_empty() {
@@ -94,7 +100,7 @@ pub(super) fn walk(root: &Dir, limits: &WalkLimits, excludes: &Excludes) -> io::
             Ok(ft) => ft,
             Err(err) => {
                 out.unreadable
-                    .push(unreadable(&path, "unreadable", err.to_string()));
+                    .push(odd(&path, "unreadable", err.to_string()));
                 continue;
             }
         };
@@ -114,7 +120,7 @@ pub(super) fn walk(root: &Dir, limits: &WalkLimits, excludes: &Excludes) -> io::
         }
         if ft.is_dir() {
             if stack.len() >= limits.max_depth {
-                out.unreadable.push(unreadable(
+                out.unreadable.push(odd(
                     &path,
                     "too_deep",
                     format!("deeper than {} levels", limits.max_depth),
@@ -132,10 +138,9 @@ pub(super) fn walk(root: &Dir, limits: &WalkLimits, excludes: &Excludes) -> io::
                         ignores,
                     });
                 }
-                Err(err) => {
-                    out.unreadable
-                        .push(unreadable(&path, "unreadable_dir", err.to_string()))
-                }
+                Err(err) => out
+                    .unreadable
+                    .push(odd(&path, "unreadable_dir", err.to_string())),
             }
         } else if ft.is_file() {
             if pending >= limits.max_files {
@@ -149,10 +154,10 @@ pub(super) fn walk(root: &Dir, limits: &WalkLimits, excludes: &Excludes) -> io::
             // Stat'ed after the walk, a folder per task on all cores.
             names.entry(prefix).or_default().push(name.to_string());
         } else {
-            out.unreadable.push(unreadable(&path, kind_of(&ft), ""));
+            out.unreadable.push(not_a_file(root, &path, &path, &ft));
         }
     }
-    let stated: Vec<(Vec<Found>, Vec<UnreadableEntry>)> = names
+    let stated: Vec<(Vec<Found>, Vec<Odd>)> = names
         .into_par_iter()
         .map(|(folder, names)| stat_folder(root, &out.dirs, &folder, names))
         .collect();
@@ -173,7 +178,7 @@ pub(super) fn stat_folder(
     dirs: &HashMap<String, StatKey>,
     folder: &str,
     names: Vec<String>,
-) -> (Vec<Found>, Vec<UnreadableEntry>) {
+) -> (Vec<Found>, Vec<Odd>) {
     let path_of = |name: &str| {
         if folder.is_empty() {
             name.to_string()
@@ -201,7 +206,7 @@ pub(super) fn stat_folder(
                 };
                 let lost = names
                     .iter()
-                    .map(|n| unreadable(&path_of(n), "unreadable", why.clone()))
+                    .map(|n| odd(&path_of(n), "unreadable", why.clone()))
                     .collect();
                 return (Vec::new(), lost);
             }
@@ -216,8 +221,8 @@ pub(super) fn stat_folder(
                 path,
                 stat: StatKey::of(&m),
             }),
-            Ok(m) => lost.push(unreadable(&path, kind_of(&m.file_type()), "")),
-            Err(err) => lost.push(unreadable(&path, "unreadable", err.to_string())),
+            Ok(m) => lost.push(not_a_file(dir, &name, &path, &m.file_type())),
+            Err(err) => lost.push(odd(&path, "unreadable", err.to_string())),
         }
     }
     (files, lost)
@@ -239,7 +244,7 @@ pub(super) fn ignore_files(
     dir: &Dir,
     folder: &str,
     excludes: &Excludes,
-    unreadable_entries: &mut Vec<UnreadableEntry>,
+    unreadable_entries: &mut Vec<Odd>,
 ) -> Vec<IgnoreFile> {
     if !excludes.gitignore {
         return Vec::new();
@@ -266,7 +271,7 @@ pub(super) fn ignore_files(
             .and_then(|bytes| IgnoreFile::parse(folder, name, &bytes));
         match parsed {
             Ok(file) => files.push(file),
-            Err(why) => unreadable_entries.push(unreadable(folder, "bad_ignore_file", why)),
+            Err(why) => unreadable_entries.push(odd(folder, "bad_ignore_file", why)),
         }
     }
     files
@@ -274,4 +279,23 @@ pub(super) fn ignore_files(
 
 pub(super) fn utf8_name(name: &OsString) -> Option<&str> {
     name.to_str()
+}
+
+/// An entry of the root at `path` that is neither a regular file nor a
+/// folder, found at `name` in `dir`: never opened; a link's target text
+/// is read (never followed) for the root digest and the report.
+pub(super) fn not_a_file(dir: &Dir, name: &str, path: &str, ft: &FileType) -> Odd {
+    let kind = kind_of(ft);
+    if !ft.is_symlink() {
+        return odd(path, kind, "");
+    }
+    match dir.read_link_contents(name) {
+        Ok(target) => {
+            use std::os::unix::ffi::OsStrExt as _;
+            let mut entry = odd(path, kind, format!("links to {}", target.to_string_lossy()));
+            entry.bound = target.as_os_str().as_bytes().to_vec();
+            entry
+        }
+        Err(err) => odd(path, "unreadable", err.to_string()),
+    }
 }
