@@ -5,8 +5,8 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::model::Contract;
-use crate::problem::{Code, FieldPath, Level, Problem};
+use crate::model::{Contract, Criterion, Gate};
+use crate::problem::{Code, FieldPath, Level, Problem, Seg};
 use crate::spans::Spans;
 use crate::vcc1::Origin;
 
@@ -29,6 +29,16 @@ pub struct Document {
     /// Files its params name (`{ $file: PATH }`), read when it was loaded;
     /// with any, `digest` covers them too.
     pub files: Vec<ContractFile>,
+    /// When a run judges only some criteria or gates (`--only`, `--gate`):
+    /// where each one kept is in the file, so problems point at its text.
+    pub kept: Option<Kept>,
+}
+
+/// The index in the file of each criterion and gate a run kept.
+#[derive(Debug, Clone, Default)]
+pub struct Kept {
+    pub criteria: Vec<usize>,
+    pub gates: Vec<usize>,
 }
 
 impl Document {
@@ -49,12 +59,64 @@ impl Document {
         }
     }
 
+    /// Keep only the criteria and gates a run judges; problems about the
+    /// ones kept still point at the file's own entries.
+    pub fn retain(&mut self, criterion: impl Fn(&Criterion) -> bool, gate: impl Fn(&Gate) -> bool) {
+        let was = self.kept.take().unwrap_or_else(|| Kept {
+            criteria: (0..self.contract.criteria.len()).collect(),
+            gates: (0..self.contract.gates.len()).collect(),
+        });
+        let criteria = was
+            .criteria
+            .into_iter()
+            .zip(&self.contract.criteria)
+            .filter(|(_, c)| criterion(c))
+            .map(|(i, _)| i)
+            .collect();
+        let gates = was
+            .gates
+            .into_iter()
+            .zip(&self.contract.gates)
+            .filter(|(_, g)| gate(g))
+            .map(|(i, _)| i)
+            .collect();
+        self.contract.criteria.retain(|c| criterion(c));
+        self.contract.gates.retain(|g| gate(g));
+        self.kept = Some(Kept { criteria, gates });
+    }
+
+    /// The index in the file of the run's criterion `i`.
+    pub fn criterion_in_file(&self, i: usize) -> usize {
+        self.kept
+            .as_ref()
+            .and_then(|k| k.criteria.get(i).copied())
+            .unwrap_or(i)
+    }
+
+    /// `field` with a kept criterion's or gate's index as in the file.
+    fn in_file(&self, field: &FieldPath) -> FieldPath {
+        let mut field = field.clone();
+        let moved = match (&self.kept, field.0.first(), field.0.get(1)) {
+            (Some(kept), Some(Seg::Key(list)), Some(Seg::Index(i))) => match list.as_str() {
+                "criteria" => kept.criteria.get(*i).copied(),
+                "gates" => kept.gates.get(*i).copied(),
+                _ => None,
+            },
+            _ => None,
+        };
+        if let Some(i) = moved {
+            field.0[1] = Seg::Index(i);
+        }
+        field
+    }
+
     /// A problem about `field` (of the native model), with its line when
     /// known. For a translated contract the field is the VCC one it came from.
     pub fn problem(&self, code: Code, level: Level, field: &FieldPath, message: String) -> Problem {
+        let field = self.in_file(field);
         let field = match &self.origin {
-            Some(origin) => origin.map(field),
-            None => field.clone(),
+            Some(origin) => origin.map(&field),
+            None => field,
         };
         let field = &field;
         let at = self.spans.find(field);
