@@ -772,6 +772,39 @@ fn only_runs_the_named_criteria_and_is_never_accepted() {
     );
 }
 
+/// A problem about a criterion `--only` keeps points at that criterion in
+/// the file, not at the one its place in the run's list has there (once:
+/// `criteria[0]`, line 9).
+#[test]
+fn only_keeps_problems_pointing_at_the_criterions_own_text() {
+    let two = format!(
+        "{GOOD}  - {{ id: AC-2, severity: must, validator: md, targets: [a], params: {{ required: 5 }} }}\n"
+    )
+    .replace(
+        "validators:\n",
+        "validators:\n  md: { component: std/markdown-sections }\n",
+    );
+    let (_s, path) = contract(&two);
+    let run = check_json(std::path::Path::new(&path), &["--only", "AC-2"]);
+    assert_eq!(run.code, 2, "{}", run.stdout);
+    let report = run.json();
+    let p = report["problems"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["level"] == "error")
+        .unwrap();
+    assert_eq!(
+        (p["code"].as_str(), p["field"].as_str(), p["line"].as_u64()),
+        (
+            Some("INVALID_PARAMS"),
+            Some("criteria[1].params.required"),
+            Some(10)
+        ),
+        "{p:#}"
+    );
+}
+
 #[test]
 fn init_writes_a_starter_contract_that_lints_and_judges_the_folder() {
     let scratch = Scratch::new();

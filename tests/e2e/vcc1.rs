@@ -33,6 +33,11 @@ fn scripted_judge() -> JudgeServer {
 
 impl Example {
     fn new(name: &str, role: &str) -> Example {
+        Example::judged_by(name, role, scripted_judge())
+    }
+
+    /// The example, its AI judges answered by `judge`.
+    fn judged_by(name: &str, role: &str, judge: JudgeServer) -> Example {
         let root = Scratch::new();
         copy_dir(
             &repo().join("contracts/examples/vcc-v1").join(name),
@@ -48,7 +53,6 @@ impl Example {
             format!("trust: 1\nkeys:\n  - {{ id: reviewer, public_key: reviewer.pub }}\n  - {{ id: stranger, public_key: stranger.pub }}\nroles:\n  {role}: [reviewer]\n"),
         );
         let contract = root.path().join("contract.yml");
-        let judge = scripted_judge();
         keys.write(
             "judges.yaml",
             format!(
@@ -119,6 +123,15 @@ impl Example {
         std::fs::write(&file, text.replacen(from, to, 1)).unwrap();
     }
 }
+
+/// An agent's session as Claude Code writes it: a prompt, and one action
+/// (a tool call) — what `agentActions.logged` needs.
+const TRANSCRIPT: &str = concat!(
+    r#"{"parentUuid":null,"sessionId":"s1","type":"user","uuid":"u1","message":{"role":"user","content":"go"}}"#,
+    "\n",
+    r#"{"parentUuid":"u1","sessionId":"s1","type":"assistant","uuid":"u2","message":{"role":"assistant","content":[{"type":"tool_use","id":"t1","name":"Bash","input":{"command":"python3 -m unittest"}}]}}"#,
+    "\n",
+);
 
 fn row<'a>(report: &'a Value, id: &str) -> &'a Value {
     report["criteria"]
@@ -607,11 +620,7 @@ fn the_published_software_example_is_accepted_unedited() {
     let ex = Example::new("software", "Reviewer");
     let keys = ex.keys.path();
     let transcript = keys.join("session.jsonl");
-    std::fs::write(
-        &transcript,
-        "{\"type\":\"user\",\"message\":{\"content\":\"go\"}}\n",
-    )
-    .unwrap();
+    std::fs::write(&transcript, TRANSCRIPT).unwrap();
     let contract = published("vcc_software.yml");
     let dir = ex.root.path().to_str().unwrap().to_string();
     let adapters = published("software-adapters.yaml");
@@ -755,11 +764,7 @@ fn the_published_rubric_examples_are_accepted_and_replayed() {
         let ex = Example::new(folder, "Editor");
         let keys = ex.keys.path();
         let transcript = keys.join("session.jsonl");
-        std::fs::write(
-            &transcript,
-            "{\"type\":\"user\",\"message\":{\"content\":\"go\"}}\n",
-        )
-        .unwrap();
+        std::fs::write(&transcript, TRANSCRIPT).unwrap();
         let attach = format!(".vcc/transcript.jsonl={}", transcript.display());
         let session = keys.join("judge-session.json").display().to_string();
         let contract = published(name);
@@ -1064,4 +1069,541 @@ fn an_adapters_file_in_the_root_is_refused() {
             .contains("adapters file"),
         "{report:#}"
     );
+}
+
+/// A small VCC v1 contract in `root`: a plan (`docs/plan.md`, with a
+/// scope) judged by a structure criterion `AC-1` of `severity` whose
+/// evidence is `evidence`, a provenance policy `PROV-1` that requires
+/// `require`, and `extra` YAML at the end.
+fn small(root: &Scratch, severity: &str, evidence: &str, require: &str, extra: &str) -> PathBuf {
+    root.write(
+        "docs/plan.md",
+        "# Plan\n\n## Scope\n\nExport the results page by page.\n",
+    );
+    root.write(
+        "contract.yml",
+        format!(
+            r#"vccVersion: "sdlaf.vcc/v1"
+id: "small-plan"
+title: "A plan with a scope"
+summary: "A plan whose scope is written down."
+intent:
+  problemStatement: "Plan the export."
+  successDefinition: "The plan has a scope."
+  inScope: ["the plan"]
+  outOfScope: []
+artifacts:
+  - artifactId: "PLAN"
+    kind: "specification"
+    description: "The plan."
+    formats: [{{ mediaType: "text/markdown", uri: "docs/plan.md" }}]
+    required: true
+    dependsOn: []
+    owners: ["role:Writer"]
+    qualityLevel: "production"
+acceptance:
+  - acId: "AC-1"
+    targetArtifacts: ["PLAN"]
+    type: "structure"
+    severity: "{severity}"
+    rule: {{ requiredSections: ["Scope"] }}
+    evidence: {{ required: true, evidenceType: "{evidence}", producedArtifact: "E-AC-1" }}
+packaging:
+  - {{ packageId: "P-1", inputs: ["PLAN"], method: "bundle", format: "zip", uri: "s3://bucket/plan.zip", manifestRequired: false }}
+delivery:
+  - {{ deliveryId: "D-1", channel: "s3", target: "remote", uri: "s3://bucket/plan.zip" }}
+provenancePolicy: {{ policyId: "PROV-1", require: [{require}], strength: "L1-like" }}
+resourceConstraints: {{ maxIterations: 3 }}
+{extra}"#
+        ),
+    )
+}
+
+/// `vcc check CONTRACT --format json --attach GUEST=FILE`.
+fn check_attached(contract: &Path, guest: &str, file: &Path) -> Run {
+    let attach = format!("{guest}={}", file.display());
+    vcc(&[
+        "check",
+        contract.to_str().unwrap(),
+        "--format",
+        "json",
+        "--attach",
+        &attach,
+    ])
+}
+
+const ACTIONS: &str = r#""inputs.enumerated", "agentActions.logged""#;
+
+/// The provenance row of a small contract whose policy requires
+/// `agentActions.logged`, with `transcript` attached as the agent's.
+fn actions_row(transcript: &str) -> (Run, Value) {
+    let root = Scratch::new();
+    let contract = small(&root, "must", "auto", ACTIONS, "");
+    let outside = Scratch::new();
+    let file = outside.write("session.jsonl", transcript);
+    let run = check_attached(&contract, ".vcc/transcript.jsonl", &file);
+    let prov = row(&run.json(), "provenance:PROV-1").clone();
+    (run, prov)
+}
+
+/// `agentActions.logged` holds only for a transcript std/tool-calls reads
+/// with at least one action in it: an empty file attached in its place
+/// logs nothing (once: ACCEPTED).
+#[test]
+fn forgery_host_an_empty_file_attached_as_the_transcript() {
+    let (run, prov) = actions_row("");
+    assert_eq!(run.code, 1, "{}", run.stdout);
+    assert_eq!(run.json()["verdict"], "rejected");
+    assert_eq!(prov["status"], "fail", "{prov:#}");
+    assert!(
+        messages(&prov).contains("agentActions.logged: std/tool-calls found no action"),
+        "{}",
+        messages(&prov)
+    );
+}
+
+/// A session with the user's prompt and no action of the agent's: it
+/// logs no action (once: ACCEPTED).
+#[test]
+fn forgery_host_a_transcript_without_an_action() {
+    let (run, prov) = actions_row(TRANSCRIPT.lines().next().unwrap());
+    assert_eq!(run.code, 1, "{}", run.stdout);
+    assert_eq!(prov["status"], "fail", "{prov:#}");
+    assert!(
+        messages(&prov).contains("found no action (no tool call)"),
+        "{}",
+        messages(&prov)
+    );
+}
+
+/// A file in no format an agent writes: std/tool-calls reads no action in
+/// it (once: ACCEPTED).
+#[test]
+fn forgery_host_a_file_that_is_no_transcript_attached_as_one() {
+    let (run, prov) = actions_row("All 12 tests pass. I ran them myself.\n");
+    assert_eq!(run.code, 1, "{}", run.stdout);
+    assert_eq!(prov["status"], "fail", "{prov:#}");
+    let said = messages(&prov);
+    assert!(
+        said.contains("std/tool-calls read no action in the file attached from"),
+        "{said}"
+    );
+    assert!(
+        said.contains("std/tool-calls reads Claude Code JSONL"),
+        "{said}"
+    );
+}
+
+/// A transcript with an action logs the agent's actions; one attached
+/// anywhere but `.vcc/transcript.jsonl` is not the agent's transcript.
+#[test]
+fn agent_actions_are_logged_by_an_attached_transcript_with_an_action() {
+    let (run, prov) = actions_row(TRANSCRIPT);
+    assert_eq!(run.code, 0, "{}", run.stdout);
+    assert_eq!(prov["status"], "pass", "{prov:#}");
+    let said = messages(&prov);
+    assert!(
+        said.contains("agentActions.logged: std/tool-calls (blake3:"),
+        "{said}"
+    );
+    assert!(said.contains("1 call(s)"), "{said}");
+
+    let root = Scratch::new();
+    let contract = small(&root, "must", "auto", ACTIONS, "");
+    let outside = Scratch::new();
+    let file = outside.write("session.jsonl", TRANSCRIPT);
+    let run = check_attached(&contract, "notes/session.jsonl", &file);
+    assert_eq!(run.code, 1, "{}", run.stdout);
+    let prov = row(&run.json(), "provenance:PROV-1").clone();
+    assert!(
+        messages(&prov).contains("attached at `notes/session.jsonl` only"),
+        "{}",
+        messages(&prov)
+    );
+}
+
+/// `evidenceType: human`: the criterion is a person's judgment. Judged
+/// by its validator alone it was accepted without anyone; now a MUST of it
+/// is refused, saying how to ask the person (a gate's signed approval).
+#[test]
+fn forgery_host_human_evidence_judged_by_a_validator() {
+    let root = Scratch::new();
+    let contract = small(&root, "must", "human", r#""inputs.enumerated""#, "");
+    let run = vcc(&["check", contract.to_str().unwrap(), "--format", "json"]);
+    assert_eq!(run.code, 2, "{}", run.stdout);
+    let report = run.json();
+    assert_eq!(report["verdict"], "invalid");
+    let p = &report["problems"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["level"] == "error")
+        .unwrap();
+    assert_eq!(
+        (p["code"].as_str(), p["field"].as_str(), p["line"].as_u64()),
+        (
+            Some("UNVERIFIABLE_MUST"),
+            Some("acceptance[0].evidence.evidenceType"),
+            Some(25)
+        ),
+        "{p:#}"
+    );
+    assert!(
+        p["message"].as_str().unwrap().contains("vcc approve"),
+        "{p:#}"
+    );
+    assert!(
+        p["help"]
+            .as_str()
+            .unwrap()
+            .contains("gate's `human` approval"),
+        "{p:#}"
+    );
+}
+
+/// `evidenceType: hybrid`: a check and a person's judgment; the validator
+/// alone gives only the first (once: ACCEPTED).
+#[test]
+fn forgery_host_hybrid_evidence_judged_by_its_validator_alone() {
+    let root = Scratch::new();
+    let contract = small(&root, "must", "hybrid", r#""inputs.enumerated""#, "");
+    let lint = vcc(&["lint", contract.to_str().unwrap()]);
+    assert_eq!(lint.code, 2, "{}", lint.stderr);
+    assert!(
+        lint.stderr.contains(
+            "error[UNVERIFIABLE_MUST] acceptance[0].evidence.evidenceType: MUST criterion `AC-1` cannot be verified by vcc: `evidence.evidenceType` is `hybrid`"
+        ),
+        "{}",
+        lint.stderr
+    );
+    assert!(
+        lint.stderr
+            .contains("help: ask the person in a gate's `human` approval"),
+        "{}",
+        lint.stderr
+    );
+}
+
+/// A SHOULD whose evidence is a person's is a visible `skip` row that says
+/// why, never a pass.
+#[test]
+fn a_should_with_human_evidence_is_a_visible_skip() {
+    let root = Scratch::new();
+    let contract = small(&root, "should", "human", r#""inputs.enumerated""#, "");
+    // And a MUST: the same structure, judged by its validator.
+    let text = std::fs::read_to_string(&contract).unwrap().replacen(
+        "packaging:",
+        "  - acId: \"AC-2\"\n    targetArtifacts: [\"PLAN\"]\n    type: \"structure\"\n    severity: \"must\"\n    rule: { requiredSections: [\"Scope\"] }\n    evidence: { required: true, evidenceType: \"auto\" }\npackaging:",
+        1,
+    );
+    std::fs::write(&contract, text).unwrap();
+    let run = vcc(&["check", contract.to_str().unwrap(), "--format", "json"]);
+    assert_eq!(run.code, 0, "{}", run.stdout);
+    let r = row(&run.json(), "AC-1").clone();
+    assert_eq!(
+        (r["status"].as_str(), r["reason"].as_str()),
+        (Some("skip"), Some("not_evaluated")),
+        "{r:#}"
+    );
+    assert!(
+        r["summary"].as_str().unwrap().contains("is `human`"),
+        "{r:#}"
+    );
+}
+
+/// A gate's approval on a rubric the contract does not declare is refused,
+/// as the specification's reference refuses it.
+#[test]
+fn a_gate_approval_on_an_undeclared_rubric_is_refused() {
+    let root = Scratch::new();
+    let contract = small(
+        &root,
+        "must",
+        "auto",
+        r#""inputs.enumerated""#,
+        "gates:\n  - gateId: \"GATE-REVIEW\"\n    when: \"before_final\"\n    requiredApprovals:\n      - { type: \"ai\", role: \"role:Reviewer\", rubricId: \"RUBRIC-NOPE\", passThreshold: 4 }\n",
+    );
+    let lint = vcc(&["lint", contract.to_str().unwrap(), "--format", "json"]);
+    assert_eq!(lint.code, 2, "{}", lint.stdout);
+    let problems = lint.json()["problems"].clone();
+    let p = problems
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["code"] == "GATE_RUBRIC_REF_MISSING")
+        .unwrap_or_else(|| panic!("{problems:#}"));
+    assert_eq!(
+        (p["field"].as_str(), p["line"].as_u64(), p["level"].as_str()),
+        (
+            Some("gates[0].requiredApprovals[0].rubricId"),
+            Some(36),
+            Some("error")
+        ),
+        "{p:#}"
+    );
+    assert!(
+        p["message"].as_str().unwrap().contains("`RUBRIC-NOPE`"),
+        "{p:#}"
+    );
+}
+
+/// Judges that disagree leave the rubric `skip`; the gate whose AI
+/// approval is that judgment waits on it: undecided (withheld), not
+/// closed (once: `fail`, and the run REJECTED).
+#[test]
+fn an_ai_approval_whose_judges_disagree_leaves_its_gate_undecided() {
+    let judge = JudgeServer::start(|_: &Received, n| {
+        Reply::Score([1.0, 5.0, 1.0][n % 3], format!("disagreeing: sample {n}"))
+    });
+    let ex = Example::judged_by("research", "Editor", judge);
+    let run = ex.check(&[]);
+    assert_eq!(run.code, 1, "{}", run.stdout);
+    let report = run.json();
+    assert_eq!(row(&report, "AC-RES-4")["status"], "skip");
+    let gate = row(&report, "gate:GATE-REVIEW");
+    assert_eq!(gate["status"], "skip", "{gate:#}");
+    assert!(
+        messages(gate).contains("criterion `AC-RES-4` (the AI judgment) did not pass (skip)"),
+        "{}",
+        messages(gate)
+    );
+    assert_eq!(report["verdict"], "withheld", "{:?}", statuses(&report));
+}
+
+/// A judge that answers outside the schema leaves the rubric `error`, and
+/// its gate `error` with it (once: `fail`, and the run REJECTED).
+#[test]
+fn an_ai_approval_whose_judge_errs_leaves_its_gate_undecided() {
+    let judge = JudgeServer::start(|_: &Received, _| Reply::Text("five, I think".into()));
+    let ex = Example::judged_by("research", "Editor", judge);
+    let run = ex.check(&[]);
+    assert_eq!(run.code, 1, "{}", run.stdout);
+    let report = run.json();
+    assert_eq!(row(&report, "AC-RES-4")["status"], "error");
+    assert_eq!(row(&report, "gate:GATE-REVIEW")["status"], "error");
+    assert_eq!(report["verdict"], "withheld", "{:?}", statuses(&report));
+}
+
+/// `varianceMax` takes the specification's range (0–1): 0.5 is as
+/// lenient as std/rubric's 0.25 (the most scores on 0..1 can vary). A
+/// value std/rubric refuses is blamed on the field it came from.
+#[test]
+fn rubric_bounds_take_the_specifications_range_and_blame_their_field() {
+    let ex = Example::new("research", "Editor");
+    ex.edit("contract.yml", "varianceMax: 0.15", "varianceMax: 0.5");
+    let run = ex.check(&["--only", "AC-RES-4"]);
+    let r = row(&run.json(), "AC-RES-4").clone();
+    assert_eq!(r["status"], "pass", "{r:#}");
+    assert!(
+        r["summary"].as_str().unwrap().contains("(max 0.250)"),
+        "{r:#}"
+    );
+    ex.edit(
+        "contract.yml",
+        "confidenceThreshold: 0.95",
+        "confidenceThreshold: 0",
+    );
+    let errors = |run: &Run| -> Vec<(String, String, u64)> {
+        assert_eq!(run.code, 2, "{}", run.stdout);
+        run.json()["problems"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|p| p["level"] == "error")
+            .map(|p| {
+                (
+                    p["code"].as_str().unwrap().to_string(),
+                    p["field"].as_str().unwrap().to_string(),
+                    p["line"].as_u64().unwrap(),
+                )
+            })
+            .collect()
+    };
+    let blamed = vec![(
+        "INVALID_PARAMS".to_string(),
+        "acceptance[3].confidenceThreshold".to_string(),
+        114,
+    )];
+    let judges = ex.judges();
+    let lint = vcc(&[
+        "lint",
+        ex.contract.to_str().unwrap(),
+        "--judges",
+        &judges,
+        "--format",
+        "json",
+    ]);
+    assert_eq!(errors(&lint), blamed);
+    // A run of that criterion alone points at the same field (once:
+    // `acceptance[0].rule`, the first criterion's, on another line).
+    assert_eq!(errors(&ex.check(&["--only", "AC-RES-4"])), blamed);
+}
+
+/// `--artifact-root A2=repo`, `A2=repo/` and `A2=./repo` map one folder:
+/// one contract digest, so an approval made with one counts with another.
+#[test]
+fn an_artifact_root_is_one_folder_however_it_is_written() {
+    let dir = repo().join("contracts/examples/vcc-v1/software");
+    let adapters = published("software-adapters.yaml");
+    let digest = |mapping: &str| {
+        let run = vcc(&[
+            "check",
+            published("vcc_software.yml").to_str().unwrap(),
+            "--dir",
+            dir.to_str().unwrap(),
+            "--artifact-root",
+            mapping,
+            "--adapters",
+            adapters.to_str().unwrap(),
+            "--only",
+            "AC-SW-2",
+            "--format",
+            "json",
+        ]);
+        let report = run.json();
+        assert_eq!(row(&report, "AC-SW-2")["status"], "pass", "{mapping}");
+        report["contract"]["digest"].as_str().unwrap().to_string()
+    };
+    let plain = digest("A2=repo");
+    for other in ["A2=repo/", "A2=./repo", "A2=repo//", "A2=./repo/."] {
+        assert_eq!(digest(other), plain, "{other}");
+    }
+}
+
+/// A criterion's row names the evidence it produces
+/// (`evidence.producedArtifact`).
+#[test]
+fn each_row_names_the_evidence_its_criterion_produces() {
+    let ex = Example::new("software", "Reviewer");
+    let report = ex.check(&["--only", "AC-SW-1,AC-SW-3,P-SW-1"]).json();
+    assert_eq!(row(&report, "AC-SW-1")["produced_artifact"], "E-AC-SW-1");
+    assert_eq!(row(&report, "AC-SW-3")["produced_artifact"], "A3");
+    assert!(row(&report, "P-SW-1").get("produced_artifact").is_none());
+}
+
+/// The published software example converges: the first check finds no
+/// action in the agent's (empty) session; the agent acts (its session
+/// gains a tool call); the check after it reads the session again, and the
+/// contract is ACCEPTED. (Once: `vcc converge` took no `--attach`.)
+#[test]
+fn the_published_software_example_converges_with_its_transcript_attached() {
+    let ex = Example::new("software", "Reviewer");
+    let keys = ex.keys.path();
+    let session = keys.join("session.jsonl");
+    std::fs::write(&session, "").unwrap();
+    let contract = published("vcc_software.yml");
+    let dir = ex.root.path().to_str().unwrap().to_string();
+    let adapters = published("software-adapters.yaml");
+    let approvals = keys.join("approvals");
+    let trust = ex.trust();
+    let mapping = [
+        "--dir",
+        dir.as_str(),
+        "--artifact-root",
+        "A2=repo",
+        "--adapters",
+        adapters.to_str().unwrap(),
+        "--approvals",
+        approvals.to_str().unwrap(),
+        "--trust",
+        trust.as_str(),
+    ];
+    let key = keys.join("reviewer.key");
+    let mut approve = vec![
+        "approve",
+        "--key",
+        key.to_str().unwrap(),
+        "--contract",
+        contract.to_str().unwrap(),
+        "--gate",
+        "GATE-REVIEW",
+        "--score",
+        "4",
+    ];
+    approve.extend(mapping);
+    let approved = vcc(&approve);
+    assert_eq!(approved.code, 0, "{}", approved.stderr);
+
+    let attach = format!(".vcc/transcript.jsonl={}", session.display());
+    let action = TRANSCRIPT.lines().nth(1).unwrap();
+    let agent = format!("printf '%s\\n' '{action}' >> '{}'", session.display());
+    let mut converge = vec!["converge", contract.to_str().unwrap(), "--format", "json"];
+    converge.extend(mapping);
+    converge.extend(["--attach", &attach, "--", "sh", "-c", &agent]);
+    let run = vcc(&converge);
+    assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
+    let report = run.json();
+    assert_eq!(report["termination"]["reason"], "accepted", "{report:#}");
+    assert_eq!(report["iterations"].as_array().unwrap().len(), 2);
+    let last = &report["last_check"];
+    assert_eq!(last["verdict"], "accepted");
+    assert_eq!(
+        row(last, "provenance:PROV-POLICY-v1")["status"],
+        "pass",
+        "{:#}",
+        row(last, "provenance:PROV-POLICY-v1")
+    );
+    assert_eq!(
+        last["deliverables"]["attached"][0]["source"],
+        session.display().to_string()
+    );
+    // A FILE that cannot be read makes the check invalid: the loop ends.
+    let missing = format!(".vcc/transcript.jsonl={}", keys.join("none").display());
+    let mut broken = vec!["converge", contract.to_str().unwrap(), "--format", "json"];
+    broken.extend(mapping);
+    broken.extend(["--attach", &missing, "--", "true"]);
+    let run = vcc(&broken);
+    assert_eq!(run.code, 2, "{}", run.stdout);
+    let report = run.json();
+    assert_eq!(report["termination"]["reason"], "invalid");
+    assert!(
+        report["termination"]["detail"]
+            .as_str()
+            .unwrap()
+            .contains("--attach .vcc/transcript.jsonl="),
+        "{report:#}"
+    );
+}
+
+/// The examples' README says what each example holds: every MUST
+/// acceptance criterion, bundle package and gate of its contract, and which
+/// rubrics an AI judges.
+#[test]
+fn the_examples_readme_names_what_each_example_holds() {
+    let folder = repo().join("contracts/examples/vcc-v1");
+    let readme = std::fs::read_to_string(folder.join("README.md")).unwrap();
+    for name in ["software", "research", "hardware"] {
+        let line = readme
+            .lines()
+            .find(|l| l.starts_with(&format!("| `{name}/` |")))
+            .unwrap_or_else(|| panic!("no row for {name}/"));
+        let text = std::fs::read_to_string(folder.join(name).join("contract.yml")).unwrap();
+        let doc: serde_yaml::Value = serde_yaml::from_str(&text).unwrap();
+        let ids = |list: &str, id: &str| -> Vec<(String, serde_yaml::Value)> {
+            doc[list]
+                .as_sequence()
+                .into_iter()
+                .flatten()
+                .map(|x| (x[id].as_str().unwrap().to_string(), x.clone()))
+                .collect()
+        };
+        for (id, ac) in ids("acceptance", "acId") {
+            if ac["severity"] == "must" {
+                assert!(line.contains(&format!("`{id}`")), "{name}: {id}");
+            }
+            if ac["type"] == "rubric" {
+                assert!(
+                    line.contains(&format!("AI-judged rubric `{id}`")),
+                    "{name}: {id}"
+                );
+            }
+        }
+        for (id, _) in ids("packaging", "packageId")
+            .into_iter()
+            .chain(ids("gates", "gateId"))
+        {
+            assert!(line.contains(&format!("`{id}`")), "{name}: {id}");
+        }
+    }
+    assert!(!readme.contains("vcc has no AI judge"), "stale: {readme}");
 }

@@ -319,20 +319,37 @@ impl Converge<'_> {
     fn check(&mut self) -> Evaluation {
         let started = Instant::now();
         let defaults = CheckOptions::default();
-        let options = CheckOptions {
-            jobs: self.args.jobs.unwrap_or(defaults.jobs),
-            exclude: self.args.exclude.clone(),
-            judging: self.judging(),
-            ..defaults
-        };
+        // Read for this check: what the command wrote to it so far.
+        let attached: Result<Vec<_>, String> = self
+            .args
+            .attach
+            .iter()
+            .map(|spec| crate::attach::parse(spec))
+            .collect();
         let spinner = crate::progress::spinner(
             self.rt.loader().progress(),
             self.args.format == Format::Human,
         );
-        let mut evaluation = match &self.ready {
-            Some(ready) => ready.check(self.rt, options),
-            None => Evaluation {
-                report: Report::unfinished(&self.args.contract.display().to_string()),
+        let contract = self.args.contract.display().to_string();
+        let mut evaluation = match (&self.ready, attached) {
+            (Some(ready), Ok(attached)) => {
+                let options = CheckOptions {
+                    jobs: self.args.jobs.unwrap_or(defaults.jobs),
+                    exclude: self.args.exclude.clone(),
+                    judging: self.judging(),
+                    attached,
+                    ..defaults
+                };
+                ready.check(self.rt, options)
+            }
+            // Never a check without what the verifier attached.
+            (Some(_), Err(why)) => {
+                let mut report = Report::unfinished(&contract);
+                report.reason = why;
+                Evaluation { report }
+            }
+            (None, _) => Evaluation {
+                report: Report::unfinished(&contract),
             },
         };
         drop(spinner);

@@ -6,8 +6,8 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use crate::model::Contract;
-use crate::problem::{Code, FieldPath, Level, Problem};
+use crate::model::{Contract, Criterion, Gate};
+use crate::problem::{Code, FieldPath, Level, Problem, Seg};
 use crate::spans::Spans;
 use crate::vcc1::Origin;
 
@@ -33,6 +33,9 @@ pub struct Document {
     /// The parts of a composed contract that came from a base, so a
     /// problem about one names the base's file and line, not this file's.
     pub inherited: Vec<Inherited>,
+    /// When a run judges only some criteria or gates (`--only`, `--gate`):
+    /// where each one kept is in the file, so problems point at its text.
+    pub kept: Option<Kept>,
 }
 
 /// A part of a composed contract taken from a base as the base wrote it.
@@ -44,6 +47,13 @@ pub struct Inherited {
     pub from: FieldPath,
     /// The base as read (a bundle's base is named by its label).
     pub base: Arc<Document>,
+}
+
+/// The index in the file of each criterion and gate a run kept.
+#[derive(Debug, Clone, Default)]
+pub struct Kept {
+    pub criteria: Vec<usize>,
+    pub gates: Vec<usize>,
 }
 
 impl Document {
@@ -64,9 +74,63 @@ impl Document {
         }
     }
 
+    /// Keep only the criteria and gates a run judges; problems about the
+    /// ones kept still point at the file's own entries.
+    pub fn retain(&mut self, criterion: impl Fn(&Criterion) -> bool, gate: impl Fn(&Gate) -> bool) {
+        let was = self.kept.take().unwrap_or_else(|| Kept {
+            criteria: (0..self.contract.criteria.len()).collect(),
+            gates: (0..self.contract.gates.len()).collect(),
+        });
+        let criteria = was
+            .criteria
+            .into_iter()
+            .zip(&self.contract.criteria)
+            .filter(|(_, c)| criterion(c))
+            .map(|(i, _)| i)
+            .collect();
+        let gates = was
+            .gates
+            .into_iter()
+            .zip(&self.contract.gates)
+            .filter(|(_, g)| gate(g))
+            .map(|(i, _)| i)
+            .collect();
+        self.contract.criteria.retain(|c| criterion(c));
+        self.contract.gates.retain(|g| gate(g));
+        self.kept = Some(Kept { criteria, gates });
+    }
+
+    /// The index in the file of the run's criterion `i`.
+    pub fn criterion_in_file(&self, i: usize) -> usize {
+        self.kept
+            .as_ref()
+            .and_then(|k| k.criteria.get(i).copied())
+            .unwrap_or(i)
+    }
+
+    /// `field` with a kept criterion's or gate's index as in the file.
+    fn in_file(&self, field: &FieldPath) -> FieldPath {
+        let mut field = field.clone();
+        let moved = match (&self.kept, field.0.first(), field.0.get(1)) {
+            (Some(kept), Some(Seg::Key(list)), Some(Seg::Index(i))) => match list.as_str() {
+                "criteria" => kept.criteria.get(*i).copied(),
+                "gates" => kept.gates.get(*i).copied(),
+                _ => None,
+            },
+            _ => None,
+        };
+        if let Some(i) = moved {
+            field.0[1] = Seg::Index(i);
+        }
+        field
+    }
+
     /// A problem about `field` (of the native model), with its line when
     /// known. For a translated contract the field is the VCC one it came from.
     pub fn problem(&self, code: Code, level: Level, field: &FieldPath, message: String) -> Problem {
+        // First the index in the file of a criterion or gate a run kept,
+        // then the part of a base it came from, if it did.
+        let field = self.in_file(field);
         // The last part taken that holds the field: a later base may have
         // replaced what an earlier one gave.
         if let Some(part) = self
@@ -80,8 +144,8 @@ impl Document {
             return part.base.problem(code, level, &in_base, message);
         }
         let field = match &self.origin {
-            Some(origin) => origin.map(field),
-            None => field.clone(),
+            Some(origin) => origin.map(&field),
+            None => field,
         };
         let field = &field;
         let at = self.spans.find(field);

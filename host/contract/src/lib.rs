@@ -31,7 +31,7 @@ pub use model::{
     BUILTIN_PREFIX, Budget, Contract, Criterion, Deliverable, Extends, FailAction, GeneratedFrom,
     Judge, JudgeParams, Limits, OnFail, Provider, Severity, TaskClass, ValidatorRef,
 };
-pub use parse::{Document, MAX_CONTRACT_BYTES, parse, parse_all};
+pub use parse::{Document, Kept, MAX_CONTRACT_BYTES, parse, parse_all};
 pub use problem::{Code, FieldPath, Level, Problem};
 pub use sources::{LOCK_FILE, Sources, load, load_all};
 pub use units::{ByteSize, DurationSpec};

@@ -556,7 +556,7 @@ impl<'a> Lint<'a> {
             .doc
             .origin
             .as_ref()
-            .and_then(|o| o.blame_code(i))
+            .and_then(|o| o.blame_code(self.doc.criterion_in_file(i)))
             .unwrap_or(Code::UnverifiableMust);
         if code == Code::InvalidValue {
             return; // the translation reported the broken binding already
@@ -584,7 +584,22 @@ impl<'a> Lint<'a> {
                 &at.key("not_evaluated"),
                 format!("MUST criterion `{}` cannot be verified by vcc: {why}", c.id),
             );
-            p.help = Some(if self.doc.format == "vcc: 1" {
+            // A person's judgment (VCC v1 `evidenceType: human`) is no
+            // validator's to give: binding one is not the fix.
+            let human = self
+                .doc
+                .origin
+                .as_ref()
+                .and_then(|o| {
+                    o.blame
+                        .get(self.doc.criterion_in_file(i))
+                        .cloned()
+                        .flatten()
+                })
+                .is_some_and(|(field, _)| field.0.last() == Some(&Seg::Key("evidenceType".into())));
+            p.help = Some(if human {
+                "ask the person in a gate's `human` approval (a statement they sign with `vcc approve`, from a key the trust policy lists for the role), and set `evidenceType: auto` on what a validator checks; or lower the severity (a SHOULD or MAY is reported as a `skip` row)".into()
+            } else if self.doc.format == "vcc: 1" {
                 "bind a validator with `validator:`, or lower the severity (a SHOULD or MAY is reported as a `skip` row)".into()
             } else {
                 "bind a validator with `x-vcc-validator: { component: std/…, params: {…} }` (or a bundle's: `{ bundle, validator, version }`), or lower the severity (a SHOULD or MAY is reported as a `skip` row); `vcc check --only ID…` still runs the other criteria".into()

@@ -23,7 +23,7 @@ use crate::problem::{Code, FieldPath, Level, Problem, Seg};
 use crate::spans::Spans;
 use crate::vcc1;
 
-pub use crate::document::Document;
+pub use crate::document::{Document, Kept};
 
 /// Contracts are small; anything larger is refused before parsing.
 pub const MAX_CONTRACT_BYTES: u64 = 4 << 20;
@@ -187,6 +187,7 @@ pub fn parse_mapped(
         bases: Vec::new(),
         inherited: Vec::new(),
         files: Vec::new(),
+        kept: None,
     };
     doc.notes = raw_notes
         .into_iter()

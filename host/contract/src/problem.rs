@@ -107,6 +107,9 @@ pub enum Code {
     UnknownBase,
     // VCC v1 contracts.
     UnknownRubric,
+    /// A gate's approval names a `rubricId` the contract does not declare
+    /// (the specification's `GATE_RUBRIC_REF_MISSING`).
+    GateRubricRefMissing,
     NotEvaluated,
     /// The VCC v1 JSON Schema refuses the document.
     SchemaViolation,
@@ -183,6 +186,7 @@ impl Code {
             Code::NotInStore => "NOT_IN_STORE",
             Code::UnknownBase => "UNKNOWN_BASE",
             Code::UnknownRubric => "UNKNOWN_RUBRIC",
+            Code::GateRubricRefMissing => "GATE_RUBRIC_REF_MISSING",
             Code::NotEvaluated => "NOT_EVALUATED",
             Code::SchemaViolation => "SCHEMA_VIOLATION",
             Code::ExplicitValidatorMissing => "EXPLICIT_VALIDATOR_MISSING",

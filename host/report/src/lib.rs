@@ -467,6 +467,10 @@ pub struct CriterionReport {
     pub suspect_inputs: Vec<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub on_fail: Option<OnFail>,
+    /// The evidence this row stands for (VCC v1 `evidence.producedArtifact`
+    /// of the acceptance criterion).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub produced_artifact: Option<String>,
     pub duration_ms: u64,
 }
 
@@ -498,6 +502,7 @@ impl CriterionReport {
             origin: None,
             suspect_inputs: Vec::new(),
             on_fail: None,
+            produced_artifact: None,
             duration_ms: 0,
         }
     }

@@ -14,7 +14,9 @@ use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
 use vcc_contract::paths::{self, PathSpec};
-use vcc_contract::{Contract, Criterion, Deliverable, Document, Excludes, Problem, Severity, lint};
+use vcc_contract::{
+    Contract, Criterion, Deliverable, Document, Excludes, Problem, Severity, ValidatorRef, lint,
+};
 use vcc_report::{
     AttachedFile, BaseInfo, BundleRef, CacheStats, ContractFileInfo, ContractInfo, CriterionReport,
     DeliverablesInfo, EXCLUDED_SHOWN, EvidenceRef, ExcludedInfo, PriorVerdict, Reason, Report,
@@ -30,6 +32,7 @@ use crate::validators::{ContractValidators, LoadResult, Loader};
 use crate::vfs::Tree;
 use vcc_report::output::Evidence;
 
+mod actions;
 mod criterion;
 mod verdict;
 
@@ -292,13 +295,16 @@ fn run(
         doc
     } else {
         let mut kept: Document = doc.clone();
-        kept.contract.criteria.retain(|c| wanted(&c.id));
         // Gates without a row in this run are not judged; one that is may
-        // name criteria the run left out (it then says so, and fails).
-        kept.contract.gates.retain(|g| {
-            options.gate.as_deref() == Some(g.id.as_str())
-                || wanted(&vcc_contract::model::gate_id(&g.id))
-        });
+        // name criteria the run left out (it then says so, and is
+        // undecided).
+        kept.retain(
+            |c| wanted(&c.id),
+            |g| {
+                options.gate.as_deref() == Some(g.id.as_str())
+                    || wanted(&vcc_contract::model::gate_id(&g.id))
+            },
+        );
         partial = kept;
         &partial
     };
@@ -454,7 +460,8 @@ fn run(
         report.criteria.push(criterion);
     }
     mark_suspects(contract, &mut report.criteria);
-    host_rows(report, doc, options, gate, &wanted, &judged_root);
+    let actions = actions::agent_actions(loader, contract, &snapshot, options, &wanted);
+    host_rows(report, doc, options, gate, &wanted, &judged_root, actions);
     apply_the_law(report, contract, &changed);
     // The recorded session is written with the verdict: a run whose
     // session cannot be kept says so, as one whose evidence cannot.

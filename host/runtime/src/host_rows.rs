@@ -31,14 +31,27 @@ pub struct Approval {
     pub problem: Option<String>,
 }
 
+/// The agent's actions, as std/tool-calls read them from the transcript
+/// attached to the run (`agentActions.logged`).
+#[derive(Debug, Clone)]
+pub enum Actions {
+    /// At least one action, in a transcript std/tool-calls reads: how.
+    Logged(String),
+    /// No transcript, one without an action, or a file std/tool-calls
+    /// does not read: why.
+    Missing(String),
+    /// std/tool-calls could not say (it could not run, or stopped): why.
+    Unknown(String),
+}
+
 /// What the provenance row can see of the run.
 pub struct RunFacts<'a> {
     pub files: usize,
     pub root_digest: &'a str,
     pub contract_digest: &'a str,
-    /// Files the caller attached from outside the root (the agent's
-    /// transcript): the agent's actions, logged by someone else.
-    pub attached: &'a [String],
+    /// What the agent's transcript, attached from outside the root, shows
+    /// of its actions (when the policy requires `agentActions.logged`).
+    pub actions: Option<&'a Actions>,
     /// The run signs an attestation of itself (`--attest`).
     pub signs: bool,
 }
@@ -60,6 +73,7 @@ fn row(id: String, severity: Severity, description: String) -> CriterionReport {
         origin: None,
         suspect_inputs: Vec::new(),
         on_fail: None,
+        produced_artifact: None,
         duration_ms: 0,
     }
 }
@@ -99,6 +113,9 @@ pub fn provenance(policy: &ProvenancePolicy, facts: &RunFacts) -> CriterionRepor
     );
     r.validator.describes_as = Some("vcc: the run's own provenance".into());
     let mut held = Vec::new();
+    // Requirements vcc could not judge in this run: the row is `error`
+    // (withheld) unless another is plainly not met.
+    let mut unknown = 0;
     for req in &policy.require {
         let outcome: Result<String, String> = match req.as_str() {
             "inputs.enumerated" | "artifactHashes.recorded" => Ok(format!(
@@ -110,10 +127,18 @@ pub fn provenance(policy: &ProvenancePolicy, facts: &RunFacts) -> CriterionRepor
                 "the criteria's params and the deliverables' dependencies are the contract's ({})",
                 facts.contract_digest
             )),
-            "agentActions.logged" if facts.attached.is_empty() => Err(
-                "no agent transcript was attached to the run: the agent's actions are logged only by a transcript the harness gives (`vcc check --attach .vcc/transcript.jsonl=FILE`, or the agent hook)".into(),
-            ),
-            "agentActions.logged" => Ok(format!("attached: {}", facts.attached.join(", "))),
+            "agentActions.logged" => match facts.actions {
+                Some(Actions::Logged(how)) => Ok(how.clone()),
+                Some(Actions::Missing(why)) => Err(why.clone()),
+                Some(Actions::Unknown(why)) => {
+                    unknown += 1;
+                    Err(why.clone())
+                }
+                None => {
+                    unknown += 1;
+                    Err("the agent's transcript was not read in this run".into())
+                }
+            },
             "attestation.signed" if !facts.signs => Err(
                 "the run signs no attestation: give `--attest FILE --key KEY`".into(),
             ),
@@ -131,6 +156,12 @@ pub fn provenance(policy: &ProvenancePolicy, facts: &RunFacts) -> CriterionRepor
             "provenance policy `{}` holds: {}",
             policy.id,
             policy.require.join(", ")
+        );
+    } else if unknown == r.findings.len() {
+        r.status = Status::Error;
+        r.summary = format!(
+            "provenance policy `{}`: {} requirement(s) could not be judged",
+            policy.id, unknown
         );
     } else {
         r.status = Status::Fail;
@@ -169,17 +200,28 @@ pub fn gate(
     );
     r.validator.describes_as = Some("vcc: gate".into());
     let mut problems = Vec::new();
+    // What the gate waits on that did not decide (a row `skip` or
+    // `error`, an AI judgment that errs or whose judges disagree): the
+    // gate is undecided as they are, withheld rather than closed.
+    let mut undecided: Option<Status> = None;
+    let mut closed = false;
     for c in &gate.criteria {
         match rows.iter().find(|row| &row.id == c) {
             Some(row) if row.status == Status::Pass => {}
-            Some(row) => problems.push(finding(
-                format!("criterion `{c}` did not pass ({})", status_word(row.status)),
-                "criterion",
-            )),
-            None => problems.push(finding(
-                format!("criterion `{c}` was not evaluated in this run"),
-                "criterion",
-            )),
+            Some(row) => {
+                wait_on(&mut undecided, &mut closed, row.status);
+                problems.push(finding(
+                    format!("criterion `{c}` did not pass ({})", status_word(row.status)),
+                    "criterion",
+                ));
+            }
+            None => {
+                wait_on(&mut undecided, &mut closed, Status::Skip);
+                problems.push(finding(
+                    format!("criterion `{c}` was not evaluated in this run"),
+                    "criterion",
+                ));
+            }
         }
     }
     let mut counted = Vec::new();
@@ -297,6 +339,16 @@ pub fn gate(
                 need.role
             )),
             None => {
+                // Without a signed approval that counts, an AI judgment
+                // that did not decide leaves the approval undecided; any
+                // other lack of one closes the gate.
+                match &judged {
+                    Some((_, Some((status @ (Status::Skip | Status::Error), _)))) => {
+                        wait_on(&mut undecided, &mut closed, *status)
+                    }
+                    Some((_, None)) => wait_on(&mut undecided, &mut closed, Status::Skip),
+                    _ => closed = true,
+                }
                 let detail = if why_not.is_empty() {
                     "none was found (`vcc approve` writes one)".to_string()
                 } else {
@@ -316,16 +368,28 @@ pub fn gate(
             }
         }
     }
-    if problems.is_empty() {
-        r.status = Status::Pass;
-        r.summary = format!("gate `{}` is open", gate.id);
-    } else {
-        r.status = Status::Fail;
-        r.summary = format!(
-            "gate `{}` is withheld: {} problem(s)",
-            gate.id,
-            problems.len()
-        );
+    match (problems.is_empty(), closed, undecided) {
+        (true, _, _) => {
+            r.status = Status::Pass;
+            r.summary = format!("gate `{}` is open", gate.id);
+        }
+        (false, false, Some(status)) => {
+            r.status = status;
+            r.summary = format!(
+                "gate `{}` is undecided: what it waits on did not decide ({}); {} problem(s)",
+                gate.id,
+                status_word(status),
+                problems.len()
+            );
+        }
+        _ => {
+            r.status = Status::Fail;
+            r.summary = format!(
+                "gate `{}` is withheld: {} problem(s)",
+                gate.id,
+                problems.len()
+            );
+        }
     }
     r.findings = problems;
     r.findings
@@ -340,6 +404,19 @@ struct Taken {
     statements: Vec<usize>,
     signers: Vec<String>,
     judgments: Vec<String>,
+}
+
+/// Something a gate waits on is `status`: a failure closes the gate; a
+/// `skip` or `error` leaves it undecided (an `error` outweighs a `skip`).
+fn wait_on(undecided: &mut Option<Status>, closed: &mut bool, status: Status) {
+    match status {
+        Status::Pass => {}
+        Status::Fail => *closed = true,
+        Status::Error => *undecided = Some(Status::Error),
+        Status::Skip => {
+            undecided.get_or_insert(Status::Skip);
+        }
+    }
 }
 
 /// A gate checked only with `vcc check --gate ID`: a visible `skip`.

@@ -14,6 +14,13 @@ pub struct ConvergeArgs {
     /// the contract's `exclude`: never hashed, never seen by a validator.
     #[arg(long, value_name = "GLOB")]
     pub exclude: Vec<String>,
+    /// Judge FILE, from outside the root, as if it were at GUEST_PATH under
+    /// it (repeat), as `vcc check --attach` does: the agent's transcript,
+    /// say `--attach .vcc/transcript.jsonl=/tmp/session.jsonl`. Every check
+    /// of the loop reads it again (a transcript grows as CMD runs); one
+    /// that cannot be read makes that check invalid and ends the loop.
+    #[arg(long, value_name = "GUEST_PATH=FILE")]
+    pub attach: Vec<String>,
     /// Runs of CMD at most [default: the contract's budget.iterations, else 10].
     #[arg(long, value_name = "N")]
     pub max_iterations: Option<u32>,

@@ -130,6 +130,7 @@ impl Binder<'_> {
                 ),
             );
         }
+        self.human_evidence()?;
         if let Some(x) = &ac.explicit {
             let x = x.clone();
             return self.explicit(&x, &self.at.key("x-vcc-validator"), None);
@@ -160,6 +161,34 @@ impl Binder<'_> {
             params,
             judges: Vec::new(),
         })
+    }
+
+    /// `evidenceType: human` (or `hybrid`) asks for a person's judgment,
+    /// which no validator gives: judging the criterion by its validator
+    /// alone would accept it without the person. A person's judgment
+    /// counts only as a signed approval of a gate.
+    fn human_evidence(&self) -> Result<(), NotEvaluated> {
+        let kind = self
+            .ac
+            .evidence
+            .as_ref()
+            .and_then(|e| e.get("evidenceType"))
+            .and_then(Value::as_str)
+            .unwrap_or_default();
+        let what = match kind {
+            "human" => "a person's judgment, which no validator gives",
+            "hybrid" => {
+                "a validator's check and a person's judgment, and a validator gives only the first"
+            }
+            _ => return Ok(()),
+        };
+        Err(self.refuse_at(
+            self.at.key("evidence").key("evidenceType"),
+            format!(
+                "`evidence.evidenceType` is `{kind}`: the evidence is {what}; vcc counts a person's judgment only as a signed approval of a gate (`type: human`, signed with `vcc approve`)"
+            ),
+            Code::UnverifiableMust,
+        ))
     }
 
     fn note(&mut self, code: Code, level: Level, field: FieldPath, message: String) {

@@ -51,6 +51,9 @@ pub const VERSIONS: [&str; 2] = ["sdlaf.vcc/v1", "agentforge.vcc/v1"];
 pub const PATH_KEY: &str = "x-vcc-path";
 /// The top-level extension mapping `rule.adapter` names to validators.
 pub const ADAPTERS_KEY: &str = "x-vcc-adapters";
+/// The extension on a translated criterion that keeps its
+/// `evidence.producedArtifact`: the report names it on the criterion's row.
+pub const PRODUCED_KEY: &str = "x-vcc1-producedArtifact";
 /// The top-level extension naming the AI judges of `ai-judged` rubrics
 /// and `ai` gate approvals (as a native contract's `judges`); in the
 /// `--adapters` file too.
@@ -89,9 +92,14 @@ impl Mapping {
                     "--artifact-root `{r}`: `{dir}` must be a path relative to the deliverable root"
                 ));
             }
+            // `repo`, `repo/` and `./repo` are one folder: one digest.
+            let dir = match crate::paths::check(dir) {
+                Ok(crate::paths::PathSpec::Literal(p) | crate::paths::PathSpec::Glob(p)) => p,
+                Err((_, why)) => return Err(format!("--artifact-root `{r}`: {why}")),
+            };
             if mapping
                 .artifact_roots
-                .insert(name.to_string(), dir.to_string())
+                .insert(name.to_string(), dir)
                 .is_some()
             {
                 return Err(format!("--artifact-root maps `{name}` twice"));

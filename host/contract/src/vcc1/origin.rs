@@ -18,6 +18,9 @@ pub struct Origin {
     pub deliverables: Vec<(FieldPath, FieldPath)>,
     /// Native validator name → the field that introduced it.
     pub validators: BTreeMap<String, FieldPath>,
+    /// (native criterion index, param) → the VCC field the param was made
+    /// from, where it is not `rule` (`varianceMax` → `max_variance`).
+    pub params: BTreeMap<(usize, String), FieldPath>,
 }
 
 impl Origin {
@@ -50,6 +53,11 @@ impl Origin {
                 }
                 if !matches!(at.0.first(), Some(Seg::Key(k)) if k == "acceptance") {
                     return at.clone();
+                }
+                if key(2) == Some("params")
+                    && let Some(field) = key(3).and_then(|k| self.params.get(&(i, k.to_string())))
+                {
+                    return field.clone();
                 }
                 match key(2) {
                     Some("id") => at.key("acId"),

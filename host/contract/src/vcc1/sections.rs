@@ -238,6 +238,19 @@ impl Translator {
                     req["min_score"] = t.clone();
                 }
                 if let Some(r) = a.get("rubricId") {
+                    // As the reference refuses it: an approval on a rubric
+                    // nobody declared has no scale or anchors to judge by.
+                    if let Some(name) = r.as_str()
+                        && !cx.rubrics.contains_key(name)
+                    {
+                        self.notes.push(Note {
+                            code: Code::GateRubricRefMissing,
+                            level: Level::Error,
+                            field: field.key("rubricId"),
+                            message: format!("gate `{id}`: the `{kind}` approval of role `{role}` is on rubric `{name}`, which the contract does not declare"),
+                            help: Some(format!("declare it under `rubrics:` (`- rubricId: \"{name}\"` with its scale, anchors and passThreshold), or name a declared rubric")),
+                        });
+                    }
                     req["rubric"] = r.clone();
                 }
                 if a.get("optional") == Some(&Value::Bool(true)) {
@@ -399,6 +412,14 @@ impl Translator {
             if let Some(desc) = ac.rule.get("description").and_then(Value::as_str) {
                 c["description"] = json!(desc);
             }
+            if let Some(produced) = ac
+                .evidence
+                .as_ref()
+                .and_then(|e| e.get("producedArtifact"))
+                .and_then(Value::as_str)
+            {
+                c[super::PRODUCED_KEY] = json!(produced);
+            }
             let blame = match bound.outcome {
                 Ok(b) => {
                     self.validators.insert(b.name.clone(), b.entry);
@@ -420,6 +441,30 @@ impl Translator {
                     Some((why.field, why.code))
                 }
             };
+            // A param refused by the validator points at the field it came
+            // from, not at `rule`.
+            let index = self.criteria.len();
+            for (param, field, given) in [
+                ("max_variance", "varianceMax", ac.variance_max.is_some()),
+                (
+                    "confidence",
+                    "confidenceThreshold",
+                    ac.confidence_threshold.is_some(),
+                ),
+                (
+                    "threshold",
+                    "passThreshold",
+                    ac.rule.contains_key("passThreshold"),
+                ),
+            ] {
+                if given {
+                    let from = match field {
+                        "passThreshold" => at.key("rule").key(field),
+                        _ => at.key(field),
+                    };
+                    self.origin.params.insert((index, param.to_string()), from);
+                }
+            }
             if ac.kind == "rubric" || ac.confidence_threshold.is_some() || ac.variance_max.is_some()
             {
                 // Carried for the AI judge: what it must reach.

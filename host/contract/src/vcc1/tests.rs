@@ -37,6 +37,11 @@ fn origin_maps_native_fields_back() {
             root.key("acceptance").index(2).key("type"),
         )]
         .into(),
+        params: [(
+            (0, "max_variance".to_string()),
+            root.key("acceptance").index(2).key("varianceMax"),
+        )]
+        .into(),
     };
     let shown = |f: FieldPath| origin.map(&f).render();
     assert_eq!(
@@ -59,7 +64,35 @@ fn origin_maps_native_fields_back() {
         shown(root.key("validators").key("markdown-sections")),
         "acceptance[2].type"
     );
+    // A param made from its own field is blamed on it; the others on `rule`.
+    assert_eq!(
+        shown(
+            root.key("criteria")
+                .index(0)
+                .key("params")
+                .key("max_variance")
+        ),
+        "acceptance[2].varianceMax"
+    );
+    assert_eq!(
+        shown(root.key("criteria").index(0).key("params").key("required")),
+        "acceptance[2].rule"
+    );
     assert_eq!(origin.blame_code(0), Some(Code::ExplicitValidatorMissing));
+}
+
+#[test]
+fn an_artifact_root_is_normalised() {
+    let roots = |given: &str| {
+        Mapping::from_args(&[format!("A2={given}")], None).map(|m| m.artifact_roots["A2"].clone())
+    };
+    for given in ["repo", "repo/", "./repo", "repo//", "./repo/."] {
+        assert_eq!(roots(given).as_deref(), Ok("repo"), "{given}");
+    }
+    assert_eq!(roots("a/./b/").as_deref(), Ok("a/b"));
+    assert!(roots("../elsewhere").unwrap_err().contains("`..`"));
+    assert!(roots("/abs").is_err());
+    assert!(roots("worktree://x").is_err());
 }
 
 /// Every field the VCC v1 schema requires, and one criterion per kind of

@@ -37,6 +37,7 @@ fn criterion(id: &str, severity: Severity, status: Status) -> CriterionReport {
         origin: None,
         suspect_inputs: vec![],
         on_fail: None,
+        produced_artifact: None,
         duration_ms: 1,
     }
 }

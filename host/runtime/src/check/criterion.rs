@@ -91,6 +91,7 @@ impl Ctx<'_> {
             origin: None,
             suspect_inputs: Vec::new(),
             on_fail: None,
+            produced_artifact: None,
             duration_ms: 0,
         }
     }
@@ -209,6 +210,11 @@ impl Ctx<'_> {
             origin: self.origins.get(c.id.as_str()).map(|o| o.to_string()),
             suspect_inputs: Vec::new(),
             on_fail: c.on_fail.clone(),
+            produced_artifact: c
+                .extensions
+                .get(vcc_contract::vcc1::PRODUCED_KEY)
+                .and_then(serde_json::Value::as_str)
+                .map(str::to_string),
             duration_ms: 0,
         };
         if let Some(Ok(l)) = self.validators.get(&c.validator) {

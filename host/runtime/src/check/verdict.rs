@@ -24,17 +24,17 @@ pub(super) fn host_rows(
     gate: Option<&vcc_contract::model::Gate>,
     wanted: &dyn Fn(&str) -> bool,
     judged_root: &str,
+    actions: Option<crate::host_rows::Actions>,
 ) {
     let contract = &doc.contract;
     if let Some(policy) = &contract.provenance {
         let id = vcc_contract::model::provenance_id(&policy.id);
         if wanted(&id) {
-            let attached: Vec<String> = options.attached.iter().map(|a| a.source.clone()).collect();
             let facts = crate::host_rows::RunFacts {
                 files: report.deliverables.as_ref().map_or(0, |d| d.files as usize),
                 root_digest: judged_root,
                 contract_digest: &doc.digest,
-                attached: &attached,
+                actions: actions.as_ref(),
                 signs: options.signs_attestation,
             };
             report

@@ -3,6 +3,9 @@
 
 use super::*;
 
+/// The largest variance scores normalised to 0..1 can have.
+const MAX_VARIANCE: f64 = 0.25;
+
 impl Binder<'_> {
     pub(super) fn structure(&mut self) -> Result<Std, NotEvaluated> {
         let sections = self
@@ -284,16 +287,6 @@ impl Binder<'_> {
             .get("passThreshold")
             .and_then(Value::as_f64)
             .or_else(|| rubric.and_then(|r| r.pass_threshold));
-        let kind = evidence
-            .and_then(|e| e.get("evidenceType"))
-            .and_then(Value::as_str)
-            .unwrap_or("ai-judged");
-        if kind == "human" {
-            return Err(self.refuse(
-                "type",
-                "a human rubric judgment is a signed approval: make it a gate's `human` approval (`vcc approve`)".into(),
-            ));
-        }
         if self.cx.judges.is_empty() {
             return Err(self.refuse(
                 "type",
@@ -369,7 +362,10 @@ impl Binder<'_> {
             params["confidence"] = json!(c);
         }
         if let Some(v) = self.ac.variance_max {
-            params["max_variance"] = json!(v);
+            // The specification allows 0..1; scores normalised to 0..1 vary
+            // by at most 0.25 (half at each end), std/rubric's maximum: any
+            // larger bound means the same, never "the judges disagree".
+            params["max_variance"] = json!(v.min(MAX_VARIANCE));
         }
         Ok(Binding {
             name: "rubric".into(),
