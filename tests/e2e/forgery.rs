@@ -92,10 +92,49 @@ fn the_readme_table_lists_every_case() {
             }
         }
     }
+    // Forgeries of what surrounds a verdict (the approvals folder, the
+    // verdict log, shards, hooks, git...) are tests named `forgery_host_*`
+    // in the e2e module that fits; each is a row of the table too.
+    for module in fs::read_dir(repo().join("tests/e2e")).unwrap() {
+        let path = module.unwrap().path();
+        let Some(stem) = path.file_stem().and_then(|s| s.to_str()) else {
+            continue;
+        };
+        if path.extension().is_none_or(|e| e != "rs") {
+            continue;
+        }
+        for line in fs::read_to_string(&path).unwrap().lines() {
+            if let Some(name) = line
+                .trim_start()
+                .strip_prefix("fn forgery_host_")
+                .and_then(|l| l.split('(').next())
+            {
+                let test = format!("`{stem}::forgery_host_{name}`");
+                if !readme.contains(&test) {
+                    missing.push(test);
+                }
+            }
+        }
+    }
     assert!(
         missing.is_empty(),
         "not in tests/forgery/README.md: {missing:?}"
     );
+    // Every row is numbered, each number once, in order.
+    let numbers: Vec<&str> = readme
+        .lines()
+        .filter_map(|l| l.strip_prefix("| "))
+        .filter_map(|l| l.split(" |").next())
+        .filter(|n| *n != "#" && !n.starts_with('-'))
+        .collect();
+    for (i, n) in numbers.iter().enumerate() {
+        assert_eq!(
+            *n,
+            (i + 1).to_string(),
+            "tests/forgery/README.md: row {} is numbered {n:?}",
+            i + 1
+        );
+    }
     // Every std validator has forgeries.
     let listed = crate::vcc(&["validator", "list", "--format", "json"]).json();
     for v in listed.as_array().unwrap() {
