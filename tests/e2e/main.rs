@@ -30,6 +30,7 @@ mod judge;
 mod judge_live;
 mod large;
 mod ledger;
+mod links;
 mod record;
 mod scale_out;
 mod signed_records;

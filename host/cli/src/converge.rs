@@ -176,7 +176,15 @@ impl Converge<'_> {
             self.args.dir.as_deref(),
             &self.args.gate,
         ) {
-            Ok(ready) => self.ready = Some(ready),
+            Ok(mut ready) => {
+                // The root is resolved once, as the contract is read once:
+                // the command may turn a folder on the way to it into a
+                // link to a decoy between checks.
+                if let Ok(real) = std::fs::canonicalize(&ready.root) {
+                    ready.root = real;
+                }
+                self.ready = Some(ready)
+            }
             Err(report) => {
                 let reason = report.reason.clone();
                 self.record_check(*report, std::time::Duration::ZERO);

@@ -383,11 +383,6 @@ fn pin_versions(contract: &mut Contract, versions: &HashMap<String, String>) {
     }
 }
 
-fn inside(path: &Path, root: &Path) -> bool {
-    let canon = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
-    canon(path).starts_with(canon(root))
-}
-
 /// What a check evaluates, once its bundles are verified and its bases
 /// composed.
 pub struct Prepared {
@@ -422,7 +417,7 @@ fn prepare_at(
     let refuse = |r: Refusal, file: &str| vec![r.problem(file)];
     let mut g = Gate::new(runtime, &gate.trust).map_err(|r| refuse(r, &file))?;
     if let Some(policy) = &g.policy {
-        if inside(&policy.path, root) {
+        if crate::paths::inside(&policy.path, root) {
             return Err(refuse(
                 Refusal::new(
                     Code::TrustInRoot,
@@ -444,7 +439,11 @@ fn prepare_at(
     // The adapters file binds criteria to validators, like the policy
     // binds keys: whoever writes the deliverables must not be able to
     // rebind a MUST to a validator that always passes.
-    if let Some(adapters) = gate.adapters.as_deref().filter(|a| inside(a, root)) {
+    if let Some(adapters) = gate
+        .adapters
+        .as_deref()
+        .filter(|a| crate::paths::inside(a, root))
+    {
         return Err(refuse(
             Refusal::new(
                 Code::TrustInRoot,
@@ -682,7 +681,7 @@ type PolicyBase = (Document, Option<(String, BundleRef)>);
 fn policy_base(g: &mut Gate, spec: &str, root: &Path) -> Result<(String, PolicyBase), Refusal> {
     let path = PathBuf::from(spec);
     if path.is_file() {
-        if inside(&path, root) {
+        if crate::paths::inside(&path, root) {
             return Err(Refusal::new(
                 Code::TrustInRoot,
                 format!(

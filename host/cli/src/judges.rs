@@ -70,20 +70,8 @@ pub fn setup(args: &JudgeArgs, policy: Option<&Policy>, root: &Path) -> Result<S
 }
 
 fn refuse_in_root(path: &Path, root: &Path, what: &str, could: &str) -> Result<(), Refusal> {
-    let canon = |p: &Path| {
-        std::fs::canonicalize(p)
-            .unwrap_or_else(|_| std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf()))
-    };
-    // A file not written yet: its folder decides.
-    let full = if path.exists() {
-        canon(path)
-    } else {
-        match (path.parent(), path.file_name()) {
-            (Some(dir), Some(name)) if !dir.as_os_str().is_empty() => canon(dir).join(name),
-            _ => canon(Path::new(".")).join(path),
-        }
-    };
-    if full.starts_with(canon(root)) {
+    // Also through a link in the root, and for a file not written yet.
+    if crate::paths::inside(path, root) {
         return Err(Refusal::new(
             Code::TrustInRoot,
             format!(

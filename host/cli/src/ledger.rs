@@ -8,7 +8,7 @@
 //! verdict: the run becomes `invalid`, as with a report that cannot be
 //! written.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use serde_json::json;
 use vcc_ledger::stats::By;
@@ -84,14 +84,9 @@ impl Recorder {
         self.append(entry, report);
     }
 
-    /// Whether the log's file lies under `root`.
+    /// Whether the log's file lies under `root` (also through a link).
     fn inside(&self, root: &Path) -> bool {
-        let folder = match self.ledger.path.parent() {
-            Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-            _ => PathBuf::from("."),
-        };
-        let canon = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
-        canon(&folder).starts_with(canon(root))
+        crate::paths::inside(&self.ledger.path, root)
     }
 
     /// Log an entry; on failure `report` (what is printed) becomes invalid.

@@ -26,6 +26,7 @@ mod ledger_proofs;
 mod mcp;
 mod merge;
 mod output;
+mod paths;
 mod progress;
 mod record;
 mod render;

@@ -60,9 +60,13 @@ impl Document {
     /// The folder relative validator paths are resolved from.
     /// The deliverable root when no `--dir` is given: `root:`, relative
     /// to the contract file, else the contract's folder.
+    ///
+    /// `..` is taken off the path as written, never resolved through the
+    /// file system: with `.vcc` a link the worker made to `decoy/inner`,
+    /// `.vcc/..` is the folder `.vcc` sits in, not `decoy/`.
     pub fn default_root(&self) -> PathBuf {
         match &self.contract.root {
-            Some(root) => self.dir().join(root),
+            Some(root) => lexical(&self.dir().join(root)),
             None => self.dir().to_path_buf(),
         }
     }
@@ -179,4 +183,49 @@ pub struct ContractFile {
     pub path: String,
     /// `blake3:<hex>` of its bytes.
     pub digest: String,
+}
+
+/// `path` with `.` dropped and each `..` taking off the name before it, as
+/// written (a leading `..` of a relative path stays; `/..` is `/`).
+pub fn lexical(path: &Path) -> PathBuf {
+    use std::path::Component;
+    let mut out = PathBuf::new();
+    for part in path.components() {
+        match part {
+            Component::CurDir => {}
+            Component::ParentDir => match out.components().next_back() {
+                Some(Component::Normal(_)) => {
+                    out.pop();
+                }
+                Some(Component::RootDir | Component::Prefix(_)) => {}
+                _ => out.push(".."),
+            },
+            other => out.push(other),
+        }
+    }
+    if out.as_os_str().is_empty() {
+        out.push(".");
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::lexical;
+    use std::path::Path;
+
+    #[test]
+    fn dot_dot_is_taken_off_as_written() {
+        let cases = [
+            ("proj/.vcc/..", "proj"),
+            (".vcc/..", "."),
+            ("./..", ".."),
+            ("../a/../b", "../b"),
+            ("/a/../..", "/"),
+            ("a/./b/", "a/b"),
+        ];
+        for (path, want) in cases {
+            assert_eq!(lexical(Path::new(path)), Path::new(want), "{path}");
+        }
+    }
 }

@@ -23,6 +23,7 @@ pub mod units;
 pub mod vcc1;
 pub mod view;
 
+pub use document::lexical;
 pub use exclude::{Decision, Excludes, IgnoreFile};
 pub use lint::{
     Catalog, ValidatorInfo, check_bundle_name, check_item_name, lint, params_key, require_signed,
