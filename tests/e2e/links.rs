@@ -136,6 +136,23 @@ fn forgery_host_a_link_to_a_folder_under_a_glob_target() {
             .contains("docs/sub (symlink)"),
         "{row}"
     );
+    // Inside the root, to a folder the glob does not reach: the same.
+    scratch.write("notes/evil/page.md", "TODO: everything\n");
+    std::fs::remove_file(scratch.path().join("docs/sub")).unwrap();
+    symlink("../notes/evil", scratch.path().join("docs/sub")).unwrap();
+    let run = check_json(&contract, &[]);
+    assert_eq!(
+        run.criterion("no-todo")["status"],
+        "error",
+        "{}",
+        run.stdout
+    );
+    // To a folder whose files the glob judges at their own paths: judged.
+    std::fs::remove_file(scratch.path().join("docs/sub")).unwrap();
+    scratch.write("docs/real/page.md", "# Fine\n");
+    symlink("real", scratch.path().join("docs/sub")).unwrap();
+    let run = check_json(&contract, &[]);
+    assert_eq!(run.code, 0, "{}", run.stdout);
     // A link to a file that the glob does not match blocks nothing.
     std::fs::remove_file(scratch.path().join("docs/sub")).unwrap();
     symlink(

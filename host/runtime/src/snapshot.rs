@@ -49,6 +49,7 @@ use crate::progress::Progress;
 use crate::stat::StatKey;
 
 mod hash;
+mod links;
 mod walk;
 
 #[cfg(test)]
@@ -549,8 +550,8 @@ impl Snapshot {
                     .iter()
                     .filter(|u| {
                         matcher.is_match(&u.path)
-                            || ((may_hold_files(u) || self.links_to_folder(u))
-                                && overlaps(&u.path, &fixed))
+                            || (may_hold_files(u) && overlaps(&u.path, &fixed))
+                            || self.link_hides(u, g, &matcher)
                     })
                     .cloned()
                     .chain(reserved)
@@ -562,14 +563,6 @@ impl Snapshot {
 }
 
 impl Snapshot {
-    /// A link to a folder: a tool that follows links (a site generator, a
-    /// compiler's module lookup) reads files under it that no criterion
-    /// judged, so a glob that reaches it cannot be judged either. Only the
-    /// link's metadata is read (never a file it leads to).
-    fn links_to_folder(&self, entry: &UnreadableEntry) -> bool {
-        entry.kind == "symlink" && self.root.join(&entry.path).is_dir()
-    }
-
     /// An excluded entry that holds what a deliverable path names (the
     /// path, a folder above it, or a match of the glob): why a deliverable
     /// is missing when it is.
