@@ -327,3 +327,34 @@ fn approve_takes_the_only_role_of_a_gate_that_needs_it_twice() {
         approved.stderr
     );
 }
+
+/// `vcc approve --out` into a folder outside the root, checked with
+/// `--approvals` there (the book's advice): once approve made an empty
+/// `vcc-approvals/` in the root and signed a digest without it, so the
+/// check (which binds that empty folder) found its own approval stale.
+#[test]
+fn an_approval_written_outside_the_root_leaves_the_root_as_it_was() {
+    let r = Reviewed::new(&["{ role: Reviewer }"]);
+    let outside = Scratch::new();
+    let out = outside.path().join("appr/alice.dsse.json");
+    let approved = r.approve("alice", &["--out", out.to_str().unwrap()]);
+    assert_eq!(approved.code, 0, "{}", approved.stderr);
+    assert!(!r.root.path().join("vcc-approvals").exists());
+    let trust = r.trust();
+    let run = vcc(&[
+        "check",
+        r.contract.to_str().unwrap(),
+        "--format",
+        "json",
+        "--trust",
+        &trust,
+        "--approvals",
+        outside.path().join("appr").to_str().unwrap(),
+    ]);
+    let (verdict, code, status, findings) = gate(&run);
+    assert_eq!(
+        (verdict.as_str(), code, status.as_str()),
+        ("accepted", 0, "pass"),
+        "{findings}"
+    );
+}

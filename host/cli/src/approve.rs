@@ -91,13 +91,22 @@ fn approve(runtime: &Runtime, args: &ApproveArgs) -> Result<String, String> {
     };
     refuse_what_never_counts(gate, &role, args.score)?;
     let warning = role_warning(&key, &role, ready.prepared.policy.as_ref());
-    // The digest a check computes: without the approvals folder.
-    std::fs::create_dir_all(&ready.approvals)
-        .map_err(|e| format!("{}: {e}", ready.approvals.display()))?;
+    // The digest a check computes: without the approvals folder — the one
+    // the approval is written to. With `--out` elsewhere, the default
+    // folder is neither made nor left out: an empty folder made in the root
+    // would be bound by the check's digest and make this approval stale.
+    let folder = match &args.out {
+        Some(out) => match out.parent() {
+            Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+            _ => std::path::PathBuf::from("."),
+        },
+        None => ready.approvals.clone(),
+    };
+    std::fs::create_dir_all(&folder).map_err(|e| format!("{}: {e}", folder.display()))?;
     let mut options = vcc_runtime::CheckOptions::default();
     options.host_exclude.extend(root_exclude(
         !doc.contract.gates.is_empty(),
-        &ready.approvals,
+        &folder,
         &ready.root,
     ));
     let root_digest = vcc_runtime::root_digest(runtime.loader(), doc, &ready.root, &options)?;
