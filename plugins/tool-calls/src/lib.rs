@@ -6,7 +6,9 @@
 //! evidence says which one was recognised:
 //!
 //! - Claude Code JSONL: one event per line, calls are `tool_use` blocks in
-//!   `message.content` of `assistant` events (sub-agent events included);
+//!   `message.content` of `assistant` events, and a subagent's calls in
+//!   the `progress` events that carry its turns
+//!   (`data.message.message.content`);
 //! - OpenAI Chat Completions: `messages` (or a response's `choices`), calls
 //!   in `tool_calls[].function` (and the older `function_call`);
 //! - OpenAI Responses: items (a response's `input` and `output`) of type
@@ -22,7 +24,11 @@
 //! unless the contract says `allow_empty: true`. A call in any of these
 //! shapes counts wherever it appears, so a forbidden call cannot hide in a
 //! second format inside the same file. String arguments holding JSON are
-//! parsed.
+//! parsed. An argument that is an argv (Codex's `shell` records
+//! `{"command": ["bash", "-lc", "git push --force"]}`) matches a rule as
+//! the array or as its strings joined by spaces; for `max` it also
+//! matches if any one of its strings does, so `max: 0` forbids a command
+//! wherever it hides in the argv.
 
 use std::collections::BTreeMap;
 
@@ -313,7 +319,13 @@ fn check(calls: &[Call], wants: &[Want], params: &Params) -> Vec<Problem> {
         let matching: Vec<&Call> = calls
             .iter()
             .filter(|c| c.name == name)
-            .filter(|c| args_hold(&c.args, &want.args).is_ok())
+            .filter(|c| args_hold(&c.args, &want.args, Argv::Joined).is_ok())
+            .collect();
+        // A limit counts every call any reading of its argv could match.
+        let counted: Vec<&Call> = calls
+            .iter()
+            .filter(|c| c.name == name)
+            .filter(|c| args_hold(&c.args, &want.args, Argv::AnyString).is_ok())
             .collect();
         let with = if want.args.is_empty() {
             String::new()
@@ -331,7 +343,7 @@ fn check(calls: &[Call], wants: &[Want], params: &Params) -> Vec<Problem> {
                 .iter()
                 .filter(|c| c.name == name)
                 .find_map(|c| {
-                    args_hold(&c.args, &want.args)
+                    args_hold(&c.args, &want.args, Argv::Joined)
                         .err()
                         .map(|e| (format!(" (the call with {}: {e})", short(&c.args)), c.line))
                 })
@@ -347,14 +359,14 @@ fn check(calls: &[Call], wants: &[Want], params: &Params) -> Vec<Problem> {
             });
         }
         if let Some(max) = want.max
-            && matching.len() > max
+            && counted.len() > max
         {
             // Each call past the limit, with what it was called with.
-            for c in &matching[max..] {
+            for c in &counted[max..] {
                 problems.push(Problem {
                     message: format!(
                         "`{name}`{with} was called {} time(s); at most {max} allowed: this call has {}",
-                        matching.len(),
+                        counted.len(),
                         short(&c.args)
                     ),
                     line: c.line,
@@ -408,18 +420,58 @@ fn check(calls: &[Call], wants: &[Want], params: &Params) -> Vec<Problem> {
     problems
 }
 
-fn args_hold(args: &Value, conditions: &[(String, CompiledRule)]) -> Result<(), String> {
+/// How an argument that is an argv (an array of strings, as Codex's
+/// `shell` records `["bash", "-lc", "git push --force"]`) is matched.
+#[derive(Clone, Copy)]
+enum Argv {
+    /// As the array, or as its strings joined by spaces: what the call ran
+    /// (for `min`: a required call must be the command asked for).
+    Joined,
+    /// Also as any one of its strings (for `max`, so `max: 0` forbids a
+    /// command wherever in the argv it hides).
+    AnyString,
+}
+
+fn args_hold(
+    args: &Value,
+    conditions: &[(String, CompiledRule)],
+    argv: Argv,
+) -> Result<(), String> {
     for (path, rule) in conditions {
         // Paths were checked by `compile`.
         let found = select(args, path).unwrap_or_default();
         let result = if found.is_empty() {
             rule.check(None)
         } else {
-            found.iter().try_for_each(|(_, v)| rule.check(Some(v)))
+            found.iter().try_for_each(|(_, v)| check_value(rule, v, argv))
         };
         result.map_err(|e| format!("argument `{path}` {e}"))?;
     }
     Ok(())
+}
+
+/// A rule on one argument value, an argv read as `argv` says.
+fn check_value(rule: &CompiledRule, value: &Value, argv: Argv) -> Result<(), String> {
+    let direct = rule.check(Some(value));
+    let Some(strings) = value.as_array().and_then(|a| {
+        a.iter()
+            .map(Value::as_str)
+            .collect::<Option<Vec<&str>>>()
+            .filter(|s| !s.is_empty())
+    }) else {
+        return direct;
+    };
+    if direct.is_ok() || rule.check(Some(&Value::from(strings.join(" ")))).is_ok() {
+        return Ok(());
+    }
+    if matches!(argv, Argv::AnyString)
+        && strings
+            .iter()
+            .any(|s| rule.check(Some(&Value::from(*s))).is_ok())
+    {
+        return Ok(());
+    }
+    direct
 }
 
 /// Read a transcript: its items (with the line each starts on), then the
@@ -553,10 +605,19 @@ fn classify(item: &Value, line: Option<u32>) -> Option<(Format, Vec<Call>)> {
         || obj.contains_key("leafUuid")
         || (obj.contains_key("uuid") && obj.contains_key("type"));
     if claude {
-        let calls = obj
+        let mut calls = obj
             .get("message")
             .map(|m| blocks(m.get("content"), line))
             .unwrap_or_default();
+        // A subagent's turns arrive in the parent session as `progress`
+        // events, the subagent's event in `data.message` (its API message
+        // in `data.message.message`).
+        if let Some(inner) = obj.get("data").and_then(|d| d.get("message")) {
+            calls.extend(blocks(inner.get("content"), line));
+            if let Some(api) = inner.get("message") {
+                calls.extend(blocks(api.get("content"), line));
+            }
+        }
         return Some((Format::ClaudeCode, calls));
     }
     // Codex: every rollout line is `{timestamp, type, payload}`; the calls
@@ -883,5 +944,45 @@ mod tests {
         let typo = r#"{"required": [{"name": "fetch", "args": {"url": {"expect": "missing"}}}]}"#;
         assert!(ToolCalls::check_params(typo).is_err());
         assert!(ToolCalls::check_params(r#"{"forbidden": ["Bash"]}"#).is_ok());
+    }
+
+    #[test]
+    fn an_argv_matches_as_any_of_its_strings_for_a_limit() {
+        // Issue 34: Codex's `shell` with an argv under `max: 0`.
+        let codex = r#"{"timestamp":"t","type":"response_item","payload":{"type":"function_call","name":"shell","arguments":"{\"command\":[\"bash\",\"-lc\",\"git push --force\"]}","call_id":"c1"}}
+"#;
+        let t = read(codex).unwrap();
+        let limit = |re: &str| {
+            problems(
+                &t.calls,
+                j!({"required": [{"name": "shell", "min": 0, "max": 0, "args": {"command": {"matches": re}}}]}),
+            )
+        };
+        assert_eq!(limit("^git push"), vec!["max-calls"], "one of its strings");
+        assert_eq!(limit("-lc git push"), vec!["max-calls"], "the joined argv");
+        assert!(limit("^npm publish").is_empty());
+        // A required call must be the command asked for, joined.
+        let need = |re: &str| {
+            problems(
+                &t.calls,
+                j!({"required": [{"name": "shell", "args": {"command": {"matches": re}}}]}),
+            )
+        };
+        assert!(need("^bash -lc git push --force$").is_empty());
+        assert_eq!(need("^git push"), vec!["required-call"]);
+    }
+
+    #[test]
+    fn subagent_calls_in_progress_events_are_read() {
+        let progress = r#"{"parentUuid":"u2","isSidechain":false,"sessionId":"s1","type":"progress","uuid":"u3","toolUseID":"t0","data":{"type":"agent_progress","message":{"type":"assistant","message":{"role":"assistant","content":[{"type":"tool_use","id":"t9","name":"Bash","input":{"command":"rm -rf build"}}]}}}}
+"#;
+        let t = read(progress).unwrap();
+        assert_eq!(t.format, "Claude Code JSONL");
+        assert_eq!(t.calls.len(), 1);
+        assert_eq!(t.calls[0].args["command"], "rm -rf build");
+        assert_eq!(
+            problems(&t.calls, j!({"forbidden": ["Bash"]})),
+            vec!["forbidden-call"]
+        );
     }
 }
