@@ -13,7 +13,7 @@
 //! - `TAP version 13` or `14` only on the first line; from 13 on, an
 //!   indented `---` opens a YAML block that ends at `...` at the same
 //!   indent, and a block that a line outside it interrupts (or that never
-//!   ends) is refused;
+//!   ends, or is empty) is refused; `not ok … # SKIP` is a failure;
 //! - indented lines are subtests or diagnostics, not top-level results
 //!   (the parent's `ok N - subtest` line counts), except `Bail out!`,
 //!   which ends the run at any depth.
@@ -109,6 +109,8 @@ struct Reader {
     yaml: bool,
     /// The indent of the open YAML block.
     block: Option<String>,
+    /// Whether the open YAML block has no line yet.
+    block_empty: bool,
 }
 
 impl Reader {
@@ -126,9 +128,14 @@ pub fn cases(text: &str) -> Vec<Case> {
         if let Some(indent) = &r.block {
             let rest = raw.strip_prefix(indent.as_str());
             if rest.is_some_and(|t| t.trim_end() == "...") {
+                if r.block_empty {
+                    r.error(line, "(yaml)", format!("the YAML block that ends on line {line} is empty: TAP::Parser cannot read it"));
+                    return r.out;
+                }
                 r.block = None;
                 continue;
             }
+            r.block_empty = false;
             if rest.is_some_and(|t| !t.trim().is_empty()) {
                 continue;
             }
@@ -148,6 +155,7 @@ pub fn cases(text: &str) -> Vec<Case> {
             let body = raw.trim_start();
             if r.yaml && body.trim_end() == "---" {
                 r.block = Some(raw[..raw.len() - body.len()].to_string());
+                r.block_empty = true;
             }
             continue;
         }
@@ -193,6 +201,8 @@ pub fn cases(text: &str) -> Vec<Case> {
         let name = desc.trim().trim_start_matches('-').trim();
         let name = if name.is_empty() { format!("test {}", r.tests) } else { name.to_string() };
         let outcome = match dir {
+            // SKIP excuses no failure: `not ok # SKIP` fails to TAP::Parser.
+            Some((true, d)) if !passed => TestResult::Failed(format!("not ok with {d}")),
             Some((_, d)) => TestResult::Skipped(d.to_string()),
             None if passed => TestResult::Passed,
             None => TestResult::Failed(String::new()),

@@ -80,6 +80,8 @@ fn directives_follow_tap_parser() {
     assert_eq!(c[0].outcome, TestResult::Failed(String::new()), "an escaped # is no directive");
     assert_eq!(c[1].outcome, TestResult::Passed, "`skipped` is not the word SKIP");
     assert!(matches!(c[2].outcome, TestResult::Skipped(_)));
+    let c = cases("1..1\nnot ok 1 # SKIP no net\n");
+    assert!(matches!(c[0].outcome, TestResult::Failed(_)), "SKIP excuses no failure");
     let c = cases("1..1\nnot ok 1 - a \\\\# TODO x\n");
     assert!(matches!(c[0].outcome, TestResult::Skipped(_)), "an escaped backslash");
 }
@@ -91,6 +93,7 @@ fn bail_out_and_yaml_blocks() {
     // A YAML block that test lines interrupt hides them from TAP::Parser.
     assert!(!errors("TAP version 13\n1..3\nok 1\n  ---\nok 2\nok 3\n  ...\n").is_empty());
     assert!(!errors("TAP version 13\n1..1\nok 1\n  ---\n  a: 1\n").is_empty());
+    assert!(!errors("TAP version 14\n1..2\nok 1\n  ---\n  ...\nok 2\n").is_empty(), "an empty block");
     let good = "TAP version 13\n1..2\nok 1\n  ---\n  a: 1\n  ...\nok 2\n";
     assert!(errors(good).is_empty(), "{:?}", errors(good));
     // Subtests (TAP 14) are indented: the parent line counts.
@@ -98,3 +101,4 @@ fn bail_out_and_yaml_blocks() {
     assert!(errors(sub).is_empty());
     assert_eq!(passed(sub), 1);
 }
+
