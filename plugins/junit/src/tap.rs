@@ -57,14 +57,20 @@ fn test_line(l: &str) -> Option<Result<(bool, &str), ()>> {
 /// `1..N`, or `1..0 # SKIP reason`; `None` for anything else.
 fn plan_line(l: &str) -> Option<usize> {
     let rest = l.strip_prefix("1..")?;
-    let digits = rest.find(|c: char| !c.is_ascii_digit()).unwrap_or(rest.len());
+    let digits = rest
+        .find(|c: char| !c.is_ascii_digit())
+        .unwrap_or(rest.len());
     let n: usize = rest[..digits].parse().ok()?;
     let tail = rest[digits..].trim();
     if tail.is_empty() {
         return Some(n);
     }
     let skip = tail.strip_prefix('#')?.trim_start();
-    (n == 0 && skip.get(..4).is_some_and(|w| w.eq_ignore_ascii_case("skip"))).then_some(0)
+    (n == 0
+        && skip
+            .get(..4)
+            .is_some_and(|w| w.eq_ignore_ascii_case("skip")))
+    .then_some(0)
 }
 
 /// The description and the directive (`SKIP …`/`TODO …`) of a test line,
@@ -115,7 +121,8 @@ struct Reader {
 
 impl Reader {
     fn error(&mut self, line: u32, name: &str, message: String) {
-        self.out.push(case(line, name, TestResult::Errored(message)));
+        self.out
+            .push(case(line, name, TestResult::Errored(message)));
     }
 }
 
@@ -142,13 +149,19 @@ pub fn cases(text: &str) -> Vec<Case> {
             r.error(
                 line,
                 "(yaml)",
-                format!("line {line} interrupts the YAML block: TAP::Parser reads no test after it"),
+                format!(
+                    "line {line} interrupts the YAML block: TAP::Parser reads no test after it"
+                ),
             );
             return r.out;
         }
         if raw.trim_start().starts_with("Bail out!") {
             let reason = raw.trim_start()["Bail out!".len()..].trim();
-            r.out.push(case(line, "Bail out!", TestResult::Errored(reason.to_string())));
+            r.out.push(case(
+                line,
+                "Bail out!",
+                TestResult::Errored(reason.to_string()),
+            ));
             return r.out;
         }
         if raw.starts_with(' ') || raw.starts_with('\t') {
@@ -164,7 +177,13 @@ pub fn cases(text: &str) -> Vec<Case> {
             match v.trim() {
                 "13" | "14" if line == 1 => r.yaml = true,
                 v => {
-                    r.error(line, "(version)", format!("`TAP version {v}` on line {line}: only 13 or 14, on the first line"));
+                    r.error(
+                        line,
+                        "(version)",
+                        format!(
+                            "`TAP version {v}` on line {line}: only 13 or 14, on the first line"
+                        ),
+                    );
                     return r.out;
                 }
             }
@@ -192,14 +211,27 @@ pub fn cases(text: &str) -> Vec<Case> {
             r.tested_after_plan = true;
         }
         let body = rest.trim_start();
-        let digits = body.find(|c: char| !c.is_ascii_digit()).unwrap_or(body.len());
+        let digits = body
+            .find(|c: char| !c.is_ascii_digit())
+            .unwrap_or(body.len());
         let number = &body[..digits];
         if !number.is_empty() && number.parse::<usize>().ok() != Some(r.tests) {
-            r.error(line, &format!("test {number}"), format!("test {number} out of sequence: it is test {} in the stream", r.tests));
+            r.error(
+                line,
+                &format!("test {number}"),
+                format!(
+                    "test {number} out of sequence: it is test {} in the stream",
+                    r.tests
+                ),
+            );
         }
         let (desc, dir) = directive(&body[digits..]);
         let name = desc.trim().trim_start_matches('-').trim();
-        let name = if name.is_empty() { format!("test {}", r.tests) } else { name.to_string() };
+        let name = if name.is_empty() {
+            format!("test {}", r.tests)
+        } else {
+            name.to_string()
+        };
         let outcome = match dir {
             // SKIP excuses no failure: `not ok # SKIP` fails to TAP::Parser.
             Some((true, d)) if !passed => TestResult::Failed(format!("not ok with {d}")),
@@ -210,16 +242,28 @@ pub fn cases(text: &str) -> Vec<Case> {
         r.out.push(case(line, &name, outcome));
     }
     if r.block.is_some() {
-        r.error(last_line, "(yaml)", "a YAML block never ends (`...`)".into());
+        r.error(
+            last_line,
+            "(yaml)",
+            "a YAML block never ends (`...`)".into(),
+        );
     }
     match r.plan {
-        None => r.error(last_line, "(plan)", "the TAP stream has no plan `1..N`: it may have stopped early".into()),
-        Some((_, at, before)) if before > 0 && r.tested_after_plan => {
-            r.error(at, "(plan)", format!("the plan on line {at} is neither before the first test nor after the last"))
-        }
-        Some((n, _, _)) if r.tests != n => {
-            r.error(last_line, "(plan)", format!("the plan says 1..{n}, and {} test(s) ran", r.tests))
-        }
+        None => r.error(
+            last_line,
+            "(plan)",
+            "the TAP stream has no plan `1..N`: it may have stopped early".into(),
+        ),
+        Some((_, at, before)) if before > 0 && r.tested_after_plan => r.error(
+            at,
+            "(plan)",
+            format!("the plan on line {at} is neither before the first test nor after the last"),
+        ),
+        Some((n, _, _)) if r.tests != n => r.error(
+            last_line,
+            "(plan)",
+            format!("the plan says 1..{n}, and {} test(s) ran", r.tests),
+        ),
         _ => {}
     }
     r.out

@@ -443,7 +443,9 @@ fn args_hold(
         let result = if found.is_empty() {
             rule.check(None)
         } else {
-            found.iter().try_for_each(|(_, v)| check_value(rule, v, argv))
+            found
+                .iter()
+                .try_for_each(|(_, v)| check_value(rule, v, argv))
         };
         result.map_err(|e| format!("argument `{path}` {e}"))?;
     }

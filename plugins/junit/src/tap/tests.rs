@@ -47,9 +47,16 @@ fn okay_is_output_not_a_test() {
     // Issue 34: a plan of 4 with 3 tests and a stray `okay, …` line.
     let e = errors("1..4\nok 1\nok 2\nok 3\nokay, all good\n");
     assert!(e.iter().any(|m| m.contains("1..4, and 3")), "{e:?}");
-    assert!(errors("1..2\nok 1\nok1\nok 2\n").is_empty(), "`ok1` is no test to anyone");
+    assert!(
+        errors("1..2\nok 1\nok1\nok 2\n").is_empty(),
+        "`ok1` is no test to anyone"
+    );
     // `ok,` is a test to TAP::Parser and none to the spec: refused.
-    assert!(errors("1..2\nok 1\nok,2\n").iter().any(|m| m.contains("no TAP test line")));
+    assert!(
+        errors("1..2\nok 1\nok,2\n")
+            .iter()
+            .any(|m| m.contains("no TAP test line"))
+    );
     assert!(errors("1..1\nok\t1\n").is_empty());
     assert_eq!(passed("1..2\nok\nok\n"), 2);
 }
@@ -69,7 +76,12 @@ fn numbers_and_plans_are_checked() {
     ] {
         assert!(!errors(bad).is_empty(), "{bad:?} should be refused");
     }
-    for good in ["ok 1\nok 2\n1..2\n", "1..0 # SKIP nothing here\n", "1..0\n", "1..2\nok 1\nok 02\n"] {
+    for good in [
+        "ok 1\nok 2\n1..2\n",
+        "1..0 # SKIP nothing here\n",
+        "1..0\n",
+        "1..2\nok 1\nok 02\n",
+    ] {
         assert!(errors(good).is_empty(), "{good:?}: {:?}", errors(good));
     }
 }
@@ -77,13 +89,27 @@ fn numbers_and_plans_are_checked() {
 #[test]
 fn directives_follow_tap_parser() {
     let c = cases("1..3\nnot ok 1 - a \\# TODO x\nok 2 # skipped\nok 3 #skip: later\n");
-    assert_eq!(c[0].outcome, TestResult::Failed(String::new()), "an escaped # is no directive");
-    assert_eq!(c[1].outcome, TestResult::Passed, "`skipped` is not the word SKIP");
+    assert_eq!(
+        c[0].outcome,
+        TestResult::Failed(String::new()),
+        "an escaped # is no directive"
+    );
+    assert_eq!(
+        c[1].outcome,
+        TestResult::Passed,
+        "`skipped` is not the word SKIP"
+    );
     assert!(matches!(c[2].outcome, TestResult::Skipped(_)));
     let c = cases("1..1\nnot ok 1 # SKIP no net\n");
-    assert!(matches!(c[0].outcome, TestResult::Failed(_)), "SKIP excuses no failure");
+    assert!(
+        matches!(c[0].outcome, TestResult::Failed(_)),
+        "SKIP excuses no failure"
+    );
     let c = cases("1..1\nnot ok 1 - a \\\\# TODO x\n");
-    assert!(matches!(c[0].outcome, TestResult::Skipped(_)), "an escaped backslash");
+    assert!(
+        matches!(c[0].outcome, TestResult::Skipped(_)),
+        "an escaped backslash"
+    );
 }
 
 #[test]
@@ -93,7 +119,10 @@ fn bail_out_and_yaml_blocks() {
     // A YAML block that test lines interrupt hides them from TAP::Parser.
     assert!(!errors("TAP version 13\n1..3\nok 1\n  ---\nok 2\nok 3\n  ...\n").is_empty());
     assert!(!errors("TAP version 13\n1..1\nok 1\n  ---\n  a: 1\n").is_empty());
-    assert!(!errors("TAP version 14\n1..2\nok 1\n  ---\n  ...\nok 2\n").is_empty(), "an empty block");
+    assert!(
+        !errors("TAP version 14\n1..2\nok 1\n  ---\n  ...\nok 2\n").is_empty(),
+        "an empty block"
+    );
     let good = "TAP version 13\n1..2\nok 1\n  ---\n  a: 1\n  ...\nok 2\n";
     assert!(errors(good).is_empty(), "{:?}", errors(good));
     // Subtests (TAP 14) are indented: the parent line counts.
@@ -101,4 +130,3 @@ fn bail_out_and_yaml_blocks() {
     assert!(errors(sub).is_empty());
     assert_eq!(passed(sub), 1);
 }
-
