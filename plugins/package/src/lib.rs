@@ -7,9 +7,10 @@
 //! path relative to the package's folder, or its name when only one entry
 //! has it, after its name is normalised as unpacking does (`./`, `//`
 //! dropped). Two entries unpacked onto one path are refused, whatever
-//! `allow_extra` says. Entry names that could escape where the package is unpacked
-//! (absolute, `..`, empty components), links, encryption, ZIP64 and
-//! unknown compression are findings, never unpacked; the package is read
+//! `allow_extra` says. Entry names that could escape where the package is
+//! unpacked (absolute, `..`), links, encryption, ZIP64, unknown
+//! compression and any record that readers could read two ways (see
+//! `archive`) are findings, never unpacked; the package is read
 //! with an entry count and a size limit (`max_entries`, `max_bytes`), so a
 //! zip bomb stops at the limit. A manifest is `MANIFEST.json` or
 //! `manifest.json` at the top: `{"files": [{"path", "sha256" | "blake3"}]}`
