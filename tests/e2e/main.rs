@@ -17,6 +17,7 @@ mod contracts;
 mod converge;
 mod delegation;
 mod deliverables;
+mod differential;
 mod during;
 mod examples;
 mod exclude;
