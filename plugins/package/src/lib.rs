@@ -158,6 +158,15 @@ fn check(
             continue;
         };
         used.insert(e.name.as_str(), path.as_str());
+        for other in onto(entries, path, folder).filter(|o| !std::ptr::eq(*o, e)) {
+            findings.push(at(
+                format!(
+                    "entry `{}` would be unpacked onto input `{path}`, which entry `{}` holds",
+                    other.name, e.name
+                ),
+                "duplicate-entry",
+            ));
+        }
         let got = format!("blake3:{}", blake3::hash(&e.bytes).to_hex());
         if &got != digest {
             findings.push(at(
@@ -237,6 +246,20 @@ fn collisions(entries: &[Entry], push: &mut dyn FnMut(String, &str)) {
             folder = parent;
         }
     }
+}
+
+/// The entries that would be unpacked onto an input: its path under the
+/// root (unpacked at the root) or under the package's folder (unpacked
+/// beside the package).
+fn onto<'a>(entries: &'a [Entry], path: &'a str, folder: &'a str) -> impl Iterator<Item = &'a Entry> {
+    let within = path
+        .strip_prefix(folder)
+        .and_then(|p| p.strip_prefix('/'))
+        .filter(|_| !folder.is_empty());
+    entries.iter().filter(move |e| {
+        let n = archive::normal(&e.name).to_lowercase();
+        n == path.to_lowercase() || within.is_some_and(|w| n == w.to_lowercase())
+    })
 }
 
 /// The entry holding an input: by its path under the root, by its path

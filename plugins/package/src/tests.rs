@@ -257,6 +257,18 @@ fn names_are_normalised_before_inputs_and_duplicates() {
             "{a} {b}"
         );
     }
+    // The input's path under the root and under the package's folder
+    // (`out/`): wherever it is unpacked, both must be the input.
+    let z = zip(&[("out/notes.md", NOTES), ("notes.md", b"evil")], true);
+    let mut f = Files::default();
+    let at = format!("{MOUNT}/out/notes.md");
+    f.add("notes", &at, NOTES.to_vec());
+    f.set_digest(&at, &format!("blake3:{}", blake3::hash(NOTES).to_hex()));
+    f.add("pkg", &format!("{MOUNT}/out/p.zip"), z);
+    let o = f
+        .run(|| Package::validate(f.criterion("AC-1", extra, &["pkg"])))
+        .unwrap();
+    assert_eq!(rules(&o), ["duplicate-entry"]);
     // `./notes.md` alone is the input.
     let z = zip(&[("./notes.md", NOTES)], true);
     assert!(matches!(

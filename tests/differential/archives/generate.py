@@ -139,6 +139,7 @@ def cases(rng):
         yield "absolute", kind, make([("notes.md", NOTES), ("/tmp/notes.md", EVIL)])
         yield "backslash", kind, make([("notes.md", NOTES), ("..\\notes.md", EVIL)])
         yield "file-then-folder", kind, make([("notes.md", NOTES), ("notes.md/x", EVIL)])
+        yield "root-and-beside", kind, make([("out/notes.md", NOTES), ("notes.md", EVIL)])
         yield "huge-name", kind, make([("notes.md", NOTES), ("n" * 250, EXTRA)])
     yield "symlink", "tar", tar([("notes.md", b"", tarfile.SYMTYPE, "/etc/hostname")])
     yield "hardlink", "tar", tar([("a.md", NOTES), ("notes.md", b"", tarfile.LNKTYPE, "a.md")])

@@ -148,29 +148,35 @@ criteria:
 }
 
 /// Whether a reader's unpacking holds the input as std/package means it:
-/// no error, the input found by its path under the root (`out/notes.md`),
+/// no error; the input found by its path under the root (`out/notes.md`),
 /// relative to the package's folder (`notes.md`) or as the only file so
-/// named, with the input's bytes; with `exact`, no other file but a
-/// manifest.
+/// named, and every one of those places that the reader filled holds the
+/// input's bytes (wherever the user unpacks, the input is what lands);
+/// with `exact`, no other file but a manifest.
 fn holds(seen: &Value, notes_sha: &str, exact: bool) -> bool {
     if seen.get("error").is_some() {
         return false;
     }
     let files = seen["files"].as_object().unwrap();
-    let named: Vec<&String> = files
-        .keys()
-        .filter(|k| k.rsplit('/').next() == Some("notes.md"))
-        .collect();
-    let input = ["out/notes.md", "notes.md"]
+    let mut places: Vec<&str> = ["out/notes.md", "notes.md"]
         .into_iter()
-        .find(|k| files.contains_key(*k))
-        .or_else(|| (named.len() == 1).then(|| named[0].as_str()));
-    let Some(input) = input else {
-        return false;
-    };
-    files[input] == notes_sha
+        .filter(|k| files.contains_key(*k))
+        .collect();
+    if places.is_empty() {
+        let named: Vec<&String> = files
+            .keys()
+            .filter(|k| k.rsplit('/').next() == Some("notes.md"))
+            .collect();
+        if named.len() != 1 {
+            return false;
+        }
+        places.push(named[0]);
+    }
+    places.iter().all(|p| files[*p] == notes_sha)
         && (!exact
-            || files
-                .keys()
-                .all(|k| k == input || k == "MANIFEST.json" || k == "manifest.json"))
+            || files.keys().all(|k| {
+                places.contains(&k.as_str()) && places.len() == 1
+                    || k == "MANIFEST.json"
+                    || k == "manifest.json"
+            }))
 }
