@@ -251,7 +251,11 @@ fn collisions(entries: &[Entry], push: &mut dyn FnMut(String, &str)) {
 /// The entries that would be unpacked onto an input: its path under the
 /// root (unpacked at the root) or under the package's folder (unpacked
 /// beside the package).
-fn onto<'a>(entries: &'a [Entry], path: &'a str, folder: &'a str) -> impl Iterator<Item = &'a Entry> {
+fn onto<'a>(
+    entries: &'a [Entry],
+    path: &'a str,
+    folder: &'a str,
+) -> impl Iterator<Item = &'a Entry> {
     let within = path
         .strip_prefix(folder)
         .and_then(|p| p.strip_prefix('/'))

@@ -204,7 +204,10 @@ fn every_gzip_member_is_read_and_checked() {
     let mut tar = tar_files(&[("notes.md", NOTES)]);
     tar.extend(vec![0u8; 1024]);
     let one = gzip_member(&tar);
-    assert!(matches!(run(one.clone(), pass).status, vcc_sdk::Status::Pass));
+    assert!(matches!(
+        run(one.clone(), pass).status,
+        vcc_sdk::Status::Pass
+    ));
     // The issue's example: a second member, which tar xzf unpacks, holds
     // an extra file (tar reads on: the first member's tar has no end).
     let mut two = gzip_member(&tar_files(&[("notes.md", NOTES)]));
@@ -281,7 +284,10 @@ fn names_are_normalised_before_inputs_and_duplicates() {
 fn a_zip_whose_records_disagree_is_unreadable() {
     let pass = r#"{"inputs": ["notes"], "allow_extra": true}"#;
     let good = zip(&[("notes.md", NOTES), ("extra.md", b"more")], false);
-    assert!(matches!(run(good.clone(), pass).status, vcc_sdk::Status::Pass));
+    assert!(matches!(
+        run(good.clone(), pass).status,
+        vcc_sdk::Status::Pass
+    ));
     let eocd = good.len() - 22;
     // The issue's example: the end record counts fewer entries.
     let mut fewer = good.clone();

@@ -21,7 +21,8 @@ pub fn read(d: &[u8], limits: Limits) -> Result<Vec<Entry>, String> {
         }
         check_sum(h)?;
         let name = header_name(h)?;
-        let size = octal(&h[124..136]).ok_or_else(|| format!("entry `{name}` has a broken size"))?;
+        let size =
+            octal(&h[124..136]).ok_or_else(|| format!("entry `{name}` has a broken size"))?;
         let start = at + 512;
         let len = usize::try_from(size).map_err(|_| "a tar entry too large".to_string())?;
         let body = start
@@ -105,7 +106,9 @@ fn header_name(h: &[u8]) -> Result<String, String> {
         // GNU headers keep times there, not a prefix; tarfile would read
         // them as one, GNU tar would not: only zeros are the same to both.
         if h[345..500].iter().any(|&b| b != 0) {
-            return Err(format!("entry `{name}` is a GNU header with data where ustar keeps a prefix"));
+            return Err(format!(
+                "entry `{name}` is a GNU header with data where ustar keeps a prefix"
+            ));
         }
         String::new()
     } else {

@@ -148,10 +148,7 @@ fn directory(d: &[u8], end: &End, limits: Limits) -> Result<Vec<Central>, String
             return Err("a broken central directory".into());
         }
         if out.len() >= limits.entries {
-            return Err(format!(
-                "more than the {} entries allowed",
-                limits.entries
-            ));
+            return Err(format!("more than the {} entries allowed", limits.entries));
         }
         let flags = u16_at(d, at + 8)?;
         let name_len = u16_at(d, at + 28)? as usize;
@@ -172,7 +169,9 @@ fn directory(d: &[u8], end: &End, limits: Limits) -> Result<Vec<Central>, String
         // Bits 1-2 are deflate options, 3 a data descriptor, 11 UTF-8
         // names: any other (encryption, patches) is not read.
         if flags & !0b0000_1000_0000_1110 != 0 {
-            return Err(format!("entry `{name}` has flags {flags:#06x} (encrypted?)"));
+            return Err(format!(
+                "entry `{name}` has flags {flags:#06x} (encrypted?)"
+            ));
         }
         let c = Central {
             flags,
@@ -221,8 +220,10 @@ fn name(bytes: &[u8], flags: u16) -> Result<String, String> {
 /// replaces the name for some readers and not others) are refused.
 fn extra_fields(mut extra: &[u8], name: &str) -> Result<(), String> {
     while !extra.is_empty() {
-        let id = u16_at(extra, 0).map_err(|_| format!("entry `{name}` has a broken extra field"))?;
-        let len = u16_at(extra, 2).map_err(|_| format!("entry `{name}` has a broken extra field"))?
+        let id =
+            u16_at(extra, 0).map_err(|_| format!("entry `{name}` has a broken extra field"))?;
+        let len = u16_at(extra, 2)
+            .map_err(|_| format!("entry `{name}` has a broken extra field"))?
             as usize;
         match id {
             0x0001 => return Err("a ZIP64 package, which std/package does not read".into()),
@@ -246,7 +247,9 @@ fn local<'a>(d: &'a [u8], c: &Central) -> Result<(usize, &'a [u8]), String> {
     let n = &c.name;
     let at = c.local;
     if u32_at(d, at)? != 0x0403_4b50 {
-        return Err(format!("entry `{n}` has no local header where the directory says"));
+        return Err(format!(
+            "entry `{n}` has no local header where the directory says"
+        ));
     }
     let flags = u16_at(d, at + 6)?;
     let method = u16_at(d, at + 8)?;
@@ -255,7 +258,9 @@ fn local<'a>(d: &'a [u8], c: &Central) -> Result<(usize, &'a [u8]), String> {
     let size = u64::from(u32_at(d, at + 22)?);
     let name_len = u16_at(d, at + 26)? as usize;
     let extra_len = u16_at(d, at + 28)? as usize;
-    let name = d.get(at + 30..at + 30 + name_len).ok_or("the zip is truncated")?;
+    let name = d
+        .get(at + 30..at + 30 + name_len)
+        .ok_or("the zip is truncated")?;
     if name != c.name_bytes.as_slice() {
         return Err(format!(
             "entry `{n}` has another name in its local header (`{}`)",
@@ -263,7 +268,9 @@ fn local<'a>(d: &'a [u8], c: &Central) -> Result<(usize, &'a [u8]), String> {
         ));
     }
     if flags != c.flags || method != c.method {
-        return Err(format!("entry `{n}`'s local header and directory record disagree"));
+        return Err(format!(
+            "entry `{n}`'s local header and directory record disagree"
+        ));
     }
     let extra = d
         .get(at + 30 + name_len..at + 30 + name_len + extra_len)
@@ -287,9 +294,15 @@ fn local<'a>(d: &'a [u8], c: &Central) -> Result<(usize, &'a [u8]), String> {
         // A data descriptor: an optional signature, CRC-32, both sizes.
         let sig = u32_at(d, end)? == 0x0807_4b50;
         let fields = if sig { end + 4 } else { end };
-        let (dcrc, dcomp, dsize) = (u32_at(d, fields)?, u32_at(d, fields + 4)?, u32_at(d, fields + 8)?);
+        let (dcrc, dcomp, dsize) = (
+            u32_at(d, fields)?,
+            u32_at(d, fields + 4)?,
+            u32_at(d, fields + 8)?,
+        );
         if (dcrc, dcomp as usize, u64::from(dsize)) != (c.crc, c.compressed, c.size) {
-            return Err(format!("entry `{n}`'s data descriptor disagrees with the directory"));
+            return Err(format!(
+                "entry `{n}`'s data descriptor disagrees with the directory"
+            ));
         }
         end = fields + 12;
     }
