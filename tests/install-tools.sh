@@ -50,6 +50,9 @@ command -v docker-registry >/dev/null || missing+=(docker-registry)
 command -v skopeo >/dev/null || missing+=(skopeo)
 command -v groff >/dev/null || missing+=(groff-base)   # reads back `vcc man`
 command -v chromium >/dev/null || missing+=(chromium)  # renders the HTML report
+command -v unzip >/dev/null || missing+=(unzip)        # the archives differential's reference
+command -v tar >/dev/null || missing+=(tar)            # (GNU tar, with gzip)
+command -v gzip >/dev/null || missing+=(gzip)
 if [ ${#missing[@]} -gt 0 ]; then
     echo "installing ${missing[*]} (apt)" >&2
     sudo=()

@@ -5,9 +5,12 @@
 //!
 //! An input file is found in the package by its path under the root, its
 //! path relative to the package's folder, or its name when only one entry
-//! has it. Entry names that could escape where the package is unpacked
-//! (absolute, `..`, empty components), links, encryption, ZIP64 and
-//! unknown compression are findings, never unpacked; the package is read
+//! has it, after its name is normalised as unpacking does (`./`, `//`
+//! dropped). Two entries unpacked onto one path are refused, whatever
+//! `allow_extra` says. Entry names that could escape where the package is
+//! unpacked (absolute, `..`), links, encryption, ZIP64, unknown
+//! compression and any record that readers could read two ways (see
+//! `archive`) are findings, never unpacked; the package is read
 //! with an entry count and a size limit (`max_entries`, `max_bytes`), so a
 //! zip bomb stops at the limit. A manifest is `MANIFEST.json` or
 //! `manifest.json` at the top: `{"files": [{"path", "sha256" | "blake3"}]}`
@@ -143,24 +146,7 @@ fn check(
     findings: &mut Findings,
 ) -> Vec<Value> {
     let at = |message: String, rule: &str| Finding::new(message).path(package).rule(rule);
-    let mut names = BTreeSet::new();
-    for e in entries {
-        if let Some(why) = archive::unsafe_name(&e.name) {
-            findings.push(at(
-                format!(
-                    "entry `{}` has {why}: it could be unpacked outside its folder",
-                    e.name
-                ),
-                "unsafe-entry",
-            ));
-        }
-        if !names.insert(e.name.as_str()) {
-            findings.push(at(
-                format!("entry `{}` is in the package twice", e.name),
-                "duplicate-entry",
-            ));
-        }
-    }
+    collisions(entries, &mut |m, r| findings.push(at(m, r)));
     let folder = relative(package).rsplit_once('/').map_or("", |(d, _)| d);
     let mut used: BTreeMap<&str, &str> = BTreeMap::new();
     for (path, digest) in inputs {
@@ -172,6 +158,15 @@ fn check(
             continue;
         };
         used.insert(e.name.as_str(), path.as_str());
+        for other in onto(entries, path, folder).filter(|o| !std::ptr::eq(*o, e)) {
+            findings.push(at(
+                format!(
+                    "entry `{}` would be unpacked onto input `{path}`, which entry `{}` holds",
+                    other.name, e.name
+                ),
+                "duplicate-entry",
+            ));
+        }
         let got = format!("blake3:{}", blake3::hash(&e.bytes).to_hex());
         if &got != digest {
             findings.push(at(
@@ -185,7 +180,7 @@ fn check(
     }
     let manifest = entries
         .iter()
-        .find(|e| MANIFESTS.contains(&e.name.as_str()));
+        .find(|e| MANIFESTS.contains(&archive::normal(&e.name).as_str()));
     match (params.manifest, manifest) {
         (true, None) => findings.push(at(
             "no manifest (MANIFEST.json at the top of the package)".into(),
@@ -196,7 +191,8 @@ fn check(
     }
     if !params.allow_extra {
         for e in entries {
-            if !used.contains_key(e.name.as_str()) && !MANIFESTS.contains(&e.name.as_str()) {
+            let manifest = MANIFESTS.contains(&archive::normal(&e.name).as_str());
+            if !used.contains_key(e.name.as_str()) && !manifest {
                 findings.push(at(
                     format!("entry `{}` is not an input of the package", e.name),
                     "extra-entry",
@@ -210,6 +206,66 @@ fn check(
         .collect()
 }
 
+/// Entries that are unsafe to unpack, or that would be unpacked onto the
+/// same path as another (`notes.md` and `./notes.md`, `a//b` and `a/b`,
+/// `Notes.md` and `notes.md` on a case-insensitive disk) or onto a folder
+/// another needs (`a` and `a/b`). Whatever `allow_extra` says: the second
+/// overwrites the first, which may be an input.
+fn collisions(entries: &[Entry], push: &mut dyn FnMut(String, &str)) {
+    let mut names: BTreeMap<String, &str> = BTreeMap::new();
+    for e in entries {
+        if let Some(why) = archive::unsafe_name(&e.name) {
+            push(
+                format!(
+                    "entry `{}` has {why}: it could be unpacked outside its folder",
+                    e.name
+                ),
+                "unsafe-entry",
+            );
+        }
+        let key = archive::normal(&e.name).to_lowercase();
+        if let Some(first) = names.insert(key, e.name.as_str()) {
+            push(
+                format!(
+                    "entry `{}` would be unpacked onto entry `{first}`: it is in the package twice",
+                    e.name
+                ),
+                "duplicate-entry",
+            );
+        }
+    }
+    for (key, name) in &names {
+        let mut folder = key.as_str();
+        while let Some((parent, _)) = folder.rsplit_once('/') {
+            if let Some(file) = names.get(parent) {
+                push(
+                    format!("entry `{name}` needs a folder where entry `{file}` is a file"),
+                    "duplicate-entry",
+                );
+            }
+            folder = parent;
+        }
+    }
+}
+
+/// The entries that would be unpacked onto an input: its path under the
+/// root (unpacked at the root) or under the package's folder (unpacked
+/// beside the package).
+fn onto<'a>(
+    entries: &'a [Entry],
+    path: &'a str,
+    folder: &'a str,
+) -> impl Iterator<Item = &'a Entry> {
+    let within = path
+        .strip_prefix(folder)
+        .and_then(|p| p.strip_prefix('/'))
+        .filter(|_| !folder.is_empty());
+    entries.iter().filter(move |e| {
+        let n = archive::normal(&e.name).to_lowercase();
+        n == path.to_lowercase() || within.is_some_and(|w| n == w.to_lowercase())
+    })
+}
+
 /// The entry holding an input: by its path under the root, by its path
 /// relative to the package's folder, or by its name if only one entry
 /// has that name.
@@ -218,16 +274,16 @@ fn find<'a>(entries: &'a [Entry], path: &str, folder: &str) -> Option<&'a Entry>
         .strip_prefix(folder)
         .map(|p| p.trim_start_matches('/'))
         .filter(|_| !folder.is_empty());
-    if let Some(e) = entries
-        .iter()
-        .find(|e| e.name == path || Some(e.name.as_str()) == within)
-    {
+    if let Some(e) = entries.iter().find(|e| {
+        let n = archive::normal(&e.name);
+        n == path || Some(n.as_str()) == within
+    }) {
         return Some(e);
     }
     let base = path.rsplit('/').next().unwrap_or(path);
     let mut named = entries
         .iter()
-        .filter(|e| e.name.rsplit('/').next() == Some(base));
+        .filter(|e| archive::normal(&e.name).rsplit('/').next() == Some(base));
     match (named.next(), named.next()) {
         (Some(e), None) => Some(e),
         _ => None,
@@ -259,8 +315,11 @@ fn check_manifest(m: &Entry, entries: &[Entry], findings: &mut Findings, package
             findings.push(at("a manifest item has no `path`".into()));
             continue;
         };
-        listed.insert(path.to_string());
-        let Some(e) = entries.iter().find(|e| e.name == path) else {
+        listed.insert(archive::normal(path));
+        let Some(e) = entries
+            .iter()
+            .find(|e| archive::normal(&e.name) == archive::normal(path))
+        else {
             findings.push(at(format!(
                 "the manifest lists `{path}`, which the package does not hold"
             )));
@@ -285,7 +344,7 @@ fn check_manifest(m: &Entry, entries: &[Entry], findings: &mut Findings, package
         }
     }
     for e in entries {
-        if e.name != m.name && !listed.contains(&e.name) {
+        if e.name != m.name && !listed.contains(&archive::normal(&e.name)) {
             findings.push(at(format!("entry `{}` is not in the manifest", e.name)));
         }
     }

@@ -147,20 +147,44 @@ fn a_zip_bomb_stops_at_the_limit() {
     );
 }
 
+/// A ustar header with its checksum.
+fn tar_header(name: &str, size: usize, kind: u8) -> Vec<u8> {
+    let mut h = vec![0u8; 512];
+    h[..name.len()].copy_from_slice(name.as_bytes());
+    let size = format!("{size:011o}\0");
+    h[124..136].copy_from_slice(size.as_bytes());
+    h[156] = kind;
+    h[257..263].copy_from_slice(b"ustar\0");
+    h[263..265].copy_from_slice(b"00");
+    h[148..156].copy_from_slice(b"        ");
+    let sum: u32 = h.iter().map(|&b| u32::from(b)).sum();
+    h[148..156].copy_from_slice(format!("{sum:06o}\0 ").as_bytes());
+    h
+}
+
+/// A tar of these files, without its end blocks.
+fn tar_files(entries: &[(&str, &[u8])]) -> Vec<u8> {
+    let mut t = Vec::new();
+    for (name, data) in entries {
+        t.extend(tar_header(name, data.len(), b'0'));
+        t.extend(*data);
+        t.resize(t.len().div_ceil(512) * 512, 0);
+    }
+    t
+}
+
+/// One gzip member of `data`.
+fn gzip_member(data: &[u8]) -> Vec<u8> {
+    let mut g = vec![0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 0xff];
+    g.extend(miniz_oxide::deflate::compress_to_vec(data, 6));
+    g.extend(crc32fast::hash(data).to_le_bytes());
+    g.extend((data.len() as u32).to_le_bytes());
+    g
+}
+
 #[test]
 fn a_tar_is_read_and_a_link_refused() {
-    fn header(name: &str, size: usize, kind: u8) -> Vec<u8> {
-        let mut h = vec![0u8; 512];
-        h[..name.len()].copy_from_slice(name.as_bytes());
-        let size = format!("{size:011o}\0");
-        h[124..136].copy_from_slice(size.as_bytes());
-        h[156] = kind;
-        h[257..262].copy_from_slice(b"ustar");
-        h
-    }
-    let mut t = header("docs/notes.md", NOTES.len(), b'0');
-    t.extend(NOTES);
-    t.resize(1024, 0);
+    let mut t = tar_files(&[("docs/notes.md", NOTES)]);
     t.extend(vec![0u8; 1024]);
     let o = run(t.clone(), r#"{"inputs": ["notes"]}"#);
     assert!(
@@ -168,10 +192,132 @@ fn a_tar_is_read_and_a_link_refused() {
         "{:?}",
         o.findings
     );
-    let mut linked = header("evil", 0, b'2');
+    let mut linked = tar_header("evil", 0, b'2');
     linked.extend(t);
     let o = run(linked, r#"{"inputs": ["notes"]}"#);
     assert_eq!(rules(&o), ["unreadable"]);
+}
+
+#[test]
+fn every_gzip_member_is_read_and_checked() {
+    let pass = r#"{"inputs": ["notes"]}"#;
+    let mut tar = tar_files(&[("notes.md", NOTES)]);
+    tar.extend(vec![0u8; 1024]);
+    let one = gzip_member(&tar);
+    assert!(matches!(
+        run(one.clone(), pass).status,
+        vcc_sdk::Status::Pass
+    ));
+    // The issue's example: a second member, which tar xzf unpacks, holds
+    // an extra file (tar reads on: the first member's tar has no end).
+    let mut two = gzip_member(&tar_files(&[("notes.md", NOTES)]));
+    let mut rest = tar_files(&[("extra.sh", b"rm -rf ~\n")]);
+    rest.extend(vec![0u8; 1024]);
+    two.extend(gzip_member(&rest));
+    assert_eq!(rules(&run(two, pass)), ["extra-entry"]);
+    // Junk (even zeros) after the last member.
+    for junk in [&b"junk"[..], &[0u8; 8][..]] {
+        let mut j = one.clone();
+        j.extend(junk);
+        assert_eq!(rules(&run(j, pass)), ["unreadable"]);
+    }
+    // A wrong CRC-32, a wrong ISIZE.
+    for at in [one.len() - 8, one.len() - 4] {
+        let mut bad = one.clone();
+        bad[at] ^= 1;
+        assert_eq!(rules(&run(bad, pass)), ["unreadable"]);
+    }
+}
+
+#[test]
+fn data_after_the_tar_end_blocks_or_a_bad_checksum_is_unreadable() {
+    let pass = r#"{"inputs": ["notes"]}"#;
+    let mut tar = tar_files(&[("notes.md", NOTES)]);
+    tar.extend(vec![0u8; 1024]);
+    let mut after = tar.clone();
+    after.extend(tar_files(&[("extra.sh", b"x")]));
+    assert_eq!(rules(&run(after, pass)), ["unreadable"]);
+    let mut bad = tar.clone();
+    bad[0] = b'N';
+    assert_eq!(rules(&run(bad, pass)), ["unreadable"]);
+}
+
+#[test]
+fn names_are_normalised_before_inputs_and_duplicates() {
+    let extra = r#"{"inputs": ["notes"], "allow_extra": true}"#;
+    // The issue's example: `./notes.md` after `notes.md` overwrites the
+    // input when unpacked, allow_extra or not.
+    let z = zip(&[("notes.md", NOTES), ("./notes.md", b"evil")], true);
+    assert!(rules(&run(z, extra)).contains(&"duplicate-entry".to_string()));
+    for (a, b) in [
+        ("docs//notes.md", "docs/notes.md"),
+        ("Notes.md", "notes.md"),
+        ("notes.md", "notes.md/x"),
+    ] {
+        let z = zip(&[(a, NOTES), (b, NOTES)], true);
+        assert!(
+            rules(&run(z, extra)).contains(&"duplicate-entry".to_string()),
+            "{a} {b}"
+        );
+    }
+    // The input's path under the root and under the package's folder
+    // (`out/`): wherever it is unpacked, both must be the input.
+    let z = zip(&[("out/notes.md", NOTES), ("notes.md", b"evil")], true);
+    let mut f = Files::default();
+    let at = format!("{MOUNT}/out/notes.md");
+    f.add("notes", &at, NOTES.to_vec());
+    f.set_digest(&at, &format!("blake3:{}", blake3::hash(NOTES).to_hex()));
+    f.add("pkg", &format!("{MOUNT}/out/p.zip"), z);
+    let o = f
+        .run(|| Package::validate(f.criterion("AC-1", extra, &["pkg"])))
+        .unwrap();
+    assert_eq!(rules(&o), ["duplicate-entry"]);
+    // `./notes.md` alone is the input.
+    let z = zip(&[("./notes.md", NOTES)], true);
+    assert!(matches!(
+        run(z, r#"{"inputs": ["notes"]}"#).status,
+        vcc_sdk::Status::Pass
+    ));
+}
+
+#[test]
+fn a_zip_whose_records_disagree_is_unreadable() {
+    let pass = r#"{"inputs": ["notes"], "allow_extra": true}"#;
+    let good = zip(&[("notes.md", NOTES), ("extra.md", b"more")], false);
+    assert!(matches!(
+        run(good.clone(), pass).status,
+        vcc_sdk::Status::Pass
+    ));
+    let eocd = good.len() - 22;
+    // The issue's example: the end record counts fewer entries.
+    let mut fewer = good.clone();
+    fewer[eocd + 8] = 1;
+    fewer[eocd + 10] = 1;
+    assert_eq!(rules(&run(fewer, pass)), ["unreadable"]);
+    // The local header names another file.
+    let mut renamed = good.clone();
+    renamed[30] = b'N';
+    assert_eq!(rules(&run(renamed, pass)), ["unreadable"]);
+    // A local entry the central directory does not list.
+    let hidden = zip(&[("notes.md", NOTES)], false);
+    let other = zip(&[("evil.sh", b"x")], false);
+    let local_len = other.len() - 22 - (46 + 7);
+    let mut smuggled = other[..local_len].to_vec();
+    let shift = smuggled.len() as u32;
+    let dir_at = hidden.len() - 22 - (46 + 8);
+    smuggled.extend(&hidden[..dir_at]);
+    let mut central = hidden[dir_at..hidden.len() - 22].to_vec();
+    central[42..46].copy_from_slice(&shift.to_le_bytes());
+    let dir_offset = smuggled.len() as u32;
+    smuggled.extend(&central);
+    let mut end = hidden[hidden.len() - 22..].to_vec();
+    end[16..20].copy_from_slice(&dir_offset.to_le_bytes());
+    smuggled.extend(end);
+    assert_eq!(rules(&run(smuggled, pass)), ["unreadable"]);
+    // A comment that does not end the file.
+    let mut trailing = good.clone();
+    trailing.extend(b"junk");
+    assert_eq!(rules(&run(trailing, pass)), ["unreadable"]);
 }
 
 #[test]
