@@ -26,11 +26,23 @@ criteria:
   - { id: C, severity: must, validator: exists, targets: [c] }
 ";
 
-/// A child's contract: its one file.
+/// A child's contract: its one file. The children share the parent's
+/// root and run at once, so each leaves the others' files out of its root:
+/// otherwise another child's worker writing its file during this child's
+/// check is a change of the root, that check is not accepted, and the
+/// child runs its worker again (and spends twice) — as happened once on a
+/// loaded machine.
 fn child_contract(name: &str) -> String {
+    let others: Vec<String> = ["a", "b", "c", "d"]
+        .iter()
+        .filter(|o| **o != name)
+        .map(|o| format!("{o}.txt"))
+        .collect();
+    let others = others.join(", ");
     format!(
         "vcc: 1
 id: child-{name}
+exclude: [{others}]
 deliverables:
   - {{ id: f, path: {name}.txt }}
 validators:
