@@ -12,8 +12,10 @@
 //!   many tests ran as the plan says — anything else is an error case;
 //! - `TAP version 13` or `14` only on the first line; from 13 on, an
 //!   indented `---` opens a YAML block that ends at `...` at the same
-//!   indent, and a block that a line outside it interrupts (or that never
-//!   ends, or is empty) is refused; `not ok … # SKIP` is a failure;
+//!   indent, and a block that a line outside it interrupts, that never
+//!   ends, or that TAP::Parser's YAMLish reader cannot read (an empty one,
+//!   a line deeper than the block with no key above it: `tap/yamlish.rs`)
+//!   is refused; `not ok … # SKIP` is a failure;
 //! - indented lines are subtests or diagnostics, not top-level results
 //!   (the parent's `ok N - subtest` line counts), except `Bail out!`,
 //!   which ends the run at any depth.
@@ -22,6 +24,8 @@
 //! the TAP 14 spec (node-tap writes it), whose subtests are indented.
 
 use super::{Case, TestResult};
+
+mod yamlish;
 
 /// Whether a text is a TAP stream (its first result or header line).
 pub fn is_tap(text: &str) -> bool {
@@ -115,8 +119,8 @@ struct Reader {
     yaml: bool,
     /// The indent of the open YAML block.
     block: Option<String>,
-    /// Whether the open YAML block has no line yet.
-    block_empty: bool,
+    /// The open YAML block's lines, its indent removed, from `---` on.
+    block_lines: Vec<String>,
 }
 
 impl Reader {
@@ -134,16 +138,19 @@ pub fn cases(text: &str) -> Vec<Case> {
         last_line = line;
         if let Some(indent) = &r.block {
             let rest = raw.strip_prefix(indent.as_str());
-            if rest.is_some_and(|t| t.trim_end() == "...") {
-                if r.block_empty {
-                    r.error(line, "(yaml)", format!("the YAML block that ends on line {line} is empty: TAP::Parser cannot read it"));
+            if let Some(end) = rest.filter(|t| t.trim_end() == "...") {
+                let mut lines: Vec<&str> = r.block_lines.iter().map(String::as_str).collect();
+                lines.push(end);
+                if let Err(why) = yamlish::check(&lines) {
+                    r.error(line, "(yaml)", format!("the YAML block that ends on line {line} is not one TAP::Parser can read ({why})"));
                     return r.out;
                 }
                 r.block = None;
+                r.block_lines.clear();
                 continue;
             }
-            r.block_empty = false;
-            if rest.is_some_and(|t| !t.trim().is_empty()) {
+            if let Some(t) = rest.filter(|t| !t.trim().is_empty()) {
+                r.block_lines.push(t.to_string());
                 continue;
             }
             r.error(
@@ -166,9 +173,11 @@ pub fn cases(text: &str) -> Vec<Case> {
         }
         if raw.starts_with(' ') || raw.starts_with('\t') {
             let body = raw.trim_start();
-            if r.yaml && body.trim_end() == "---" {
+            // TAP::Parser opens a block at any indented `---…` (what
+            // follows the dashes is an inline scalar).
+            if r.yaml && body.starts_with("---") {
                 r.block = Some(raw[..raw.len() - body.len()].to_string());
-                r.block_empty = true;
+                r.block_lines = vec![body.to_string()];
             }
             continue;
         }

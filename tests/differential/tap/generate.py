@@ -6,7 +6,10 @@ start or the end, tests numbered in order, directives, YAML blocks,
 subtests) and then takes 0-3 mutations from the shapes where readers
 differ: `okay`/`ok,`/`ok1` lines, indented or repeated plans, numbers out
 of sequence, escaped `#`, `# skipped`, YAML blocks cut by test lines,
-Bail out! at any indent, version lines in the wrong place.
+Bail out! at any indent, version lines in the wrong place; YAML block
+bodies made of the shapes TAP::Parser's YAMLish reader reads and refuses
+(a line deeper than the block with no key above it, `|` scalars, lone
+dashes, unclosed quotes, inline `--- x`).
 
 usage: generate.py OUT_DIR [COUNT] [SEED]
 """
@@ -23,8 +26,20 @@ POOL = [
     "not ok 1 - a \\\\# TODO x", "ok 2 # skipped", "ok 2 #skip: net",
     "not ok 3 # TODO later", "ok 3 # TODOx", "not ok 2 # SKIP", "ok\t2",
     "ok 02", "ok 0", "ok 99 - far", "NOT OK 1", "Ok 1", "ok 1\r",
-    "\ufeffok 1", "1..3\r",
+    "\ufeffok 1", "1..3\r", "  --- inline", "  ---x",
 ]
+
+YAML = [
+    "message: hi", "key:", "- a", "- k: v", "-", "key: |", "key: >", "'q': x",
+    '"k": "v"', '"k": "open', "k: 'it''s'", "k: ~", "k: []", "k:v", "a:b c",
+    "k :", "- k:", "-x", "x", "%", "- - x", "...", "---",
+]
+
+
+def yaml_block(rng):
+    body = [" " * rng.choice([0, 0, 0, 2, 2, 4, 1]) + rng.choice(YAML)
+            for _ in range(rng.randint(0, 4))]
+    return ["  ---"] + ["  " + line for line in body] + ["  ..."]
 
 
 def good(rng):
@@ -43,7 +58,7 @@ def good(rng):
         directive = rng.choice(["", "", "", " # SKIP no net", " # TODO soon"])
         lines.append(f"{word}{number}{desc}{directive}")
         if version and rng.random() < 0.2:
-            lines += ["  ---", "  message: hi", "  ..."]
+            lines += yaml_block(rng) if rng.random() < 0.6 else ["  ---", "  message: hi", "  ..."]
         if version == "14" and rng.random() < 0.15:
             lines[-1:-1] = [f"# Subtest: s{i}", "    ok 1 - inner", "    1..1"]
     if plan_last:
