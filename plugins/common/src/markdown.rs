@@ -277,7 +277,10 @@ pub fn read(text: &str) -> Reading {
                 }
             }
             Event::SoftBreak | Event::HardBreak => {
-                if let Some(p) = para.as_mut() {
+                // A setext heading may run over several lines: a space.
+                if let Some((_, title, ..)) = heading.as_mut() {
+                    title.push(' ');
+                } else if let Some(p) = para.as_mut() {
                     p.text.push('\n');
                 }
             }
