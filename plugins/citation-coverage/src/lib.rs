@@ -4,12 +4,14 @@
 //! A claim is a sentence of a paragraph with at least `min_words` words,
 //! paragraphs as a CommonMark renderer reads them (plugins/common
 //! `markdown`): in list items and block quotes too, and those that begin
-//! with inline HTML; headings, code blocks, pipe tables, HTML blocks, text
+//! with inline HTML; headings, code blocks, pipe tables, text
 //! a browser hides (`<style>`, `<script>`, `<template>`, `hidden`
 //! elements, comments), link and footnote definitions and reference
 //! sections (`## References`, `Sources`, `Bibliography`, …) are not
-//! claims. A citation hidden in a comment or a `hidden` element does not
-//! cite. A claim is cited when the
+//! claims. The visible text of an HTML block is prose too (`<p>…</p>`),
+//! its `<a href>` links citing as Markdown links do, text in `<pre>`,
+//! `<code>` and `<table>` left out. A citation hidden in a comment or a
+//! `hidden` element does not cite. A claim is cited when the
 //! citation pattern matches it (default: a Markdown link, a `[12]`-style
 //! marker, a footnote reference `[^a]`, or a bare URL) or it contains a
 //! label as a whole, upper-case word. A numeric or footnote marker counts
@@ -366,6 +368,23 @@ fn read(text: &str, min_words: usize) -> Doc {
         }
         at += raw.len();
     }
+    // The visible prose of HTML blocks is prose to a reader too (`<p>…</p>`,
+    // `<div>…</div>`); links in it are Markdown links, code and tables
+    // are left out. Each claim points at the block's first line.
+    for (start, prose) in &reading.html_prose {
+        if in_references(*start) {
+            continue;
+        }
+        let joined = prose.split_whitespace().collect::<Vec<_>>().join(" ");
+        for (_, sentence) in sentences(&joined) {
+            if claim_words(&sentence) >= min_words {
+                doc.claims.push(Claim {
+                    line: lines.line(*start),
+                    text: sentence,
+                });
+            }
+        }
+    }
     for p in &reading.paragraphs {
         let first = p.lines.first().map_or("", |(_, l)| l.as_str());
         // Reference entries, tables (pipe rows) and footnote definitions
@@ -378,11 +397,7 @@ fn read(text: &str, min_words: usize) -> Doc {
         }
         let (joined, starts) = p.joined();
         for (start, sentence) in sentences(&joined) {
-            let words = sentence
-                .split_whitespace()
-                .filter(|w| w.chars().any(char::is_alphanumeric))
-                .count();
-            if words < min_words {
+            if claim_words(&sentence) < min_words {
                 continue;
             }
             // The line the sentence starts on (leading spaces skipped).
@@ -397,7 +412,15 @@ fn read(text: &str, min_words: usize) -> Doc {
             });
         }
     }
+    doc.claims.sort_by_key(|c| c.line);
     doc
+}
+
+fn claim_words(sentence: &str) -> usize {
+    sentence
+        .split_whitespace()
+        .filter(|w| w.chars().any(char::is_alphanumeric))
+        .count()
 }
 
 /// Split a paragraph at `.`, `!` or `?` followed by a space and a capital
@@ -544,5 +567,14 @@ mod tests {
             ]
         );
         assert_eq!(doc.entries, BTreeSet::from([1]));
+        let html = "<div>\n<p>Exports time out above a gigabyte.</p>\n<p>Latency fell by half <a href=\"https://x.org/a\">here</a>.</p>\n<pre>code is never a claim here</pre>\n</div>\n";
+        let found: Vec<String> = read(html, 4).claims.into_iter().map(|c| c.text).collect();
+        assert_eq!(
+            found,
+            vec![
+                "Exports time out above a gigabyte.",
+                "Latency fell by half [here](https://x.org/a)."
+            ]
+        );
     }
 }

@@ -5,7 +5,7 @@
 //! heading; a paragraph inside a list item or a block quote, or one that
 //! begins with inline HTML, is a paragraph; text a browser hides
 //! (`<style>`, `<script>`, `<template>`, an element with `hidden`, a
-//! comment) is neither words nor a paragraph.
+//! comment) is neither words nor a paragraph, nor is an image's alt text.
 
 mod html;
 
@@ -68,6 +68,10 @@ pub struct Reading {
     /// (offset, words a reader sees starting there): text, code and the
     /// visible text of HTML.
     pub words: Vec<(usize, usize)>,
+    /// Each HTML block's visible prose (links as Markdown links, no code
+    /// or tables, character references decoded), by the offset the block
+    /// starts at; blocks with none left out.
+    pub html_prose: Vec<(usize, String)>,
 }
 
 impl Reading {
@@ -112,6 +116,8 @@ pub fn read(text: &str) -> Reading {
     let mut para: Option<Open> = None;
     let mut html_block: Option<(String, usize)> = None;
     let (mut lists, mut quotes, mut code) = (0usize, 0usize, false);
+    // Inside an image: its text is alt text, which a reader does not see.
+    let mut images = 0usize;
     let close = |p: Option<Open>, out: &mut Reading| {
         if let Some(p) = p {
             let cut = if let Some(from) = p.hidden_from {
@@ -209,6 +215,14 @@ pub fn read(text: &str) -> Reading {
                     Tag::BlockQuote(_) => quotes += 1,
                     Tag::CodeBlock(_) => code = true,
                     Tag::HtmlBlock => html_block = Some((String::new(), range.start)),
+                    Tag::Image { .. } => {
+                        images += 1;
+                        // Not text a reader reads, nor a citation: an
+                        // image's source leaves the paragraph's lines.
+                        if let Some(p) = para.as_mut() {
+                            p.cut.push(range.clone());
+                        }
+                    }
                     _ => {}
                 }
             }
@@ -230,9 +244,16 @@ pub fn read(text: &str) -> Reading {
                     TagEnd::List(_) => lists = lists.saturating_sub(1),
                     TagEnd::BlockQuote(_) => quotes = quotes.saturating_sub(1),
                     TagEnd::CodeBlock => code = false,
+                    TagEnd::Image => images = images.saturating_sub(1),
                     TagEnd::HtmlBlock => {
                         if let Some((block, start)) = html_block.take() {
-                            out.words.push((start, visible_words(&hider.feed(&block))));
+                            let shown = hider.feed(&block);
+                            let text = html::decode_entities(&shown.text);
+                            out.words.push((start, visible_words(&text)));
+                            let prose = html::decode_entities(&shown.prose);
+                            if !prose.trim().is_empty() {
+                                out.html_prose.push((start, prose));
+                            }
                         }
                     }
                     _ => {}
@@ -245,7 +266,7 @@ pub fn read(text: &str) -> Reading {
             }
             Event::InlineHtml(t) => {
                 let was = hider.hidden();
-                let shown = hider.feed(&t);
+                let shown = hider.feed(&t).text;
                 out.words.push((range.start, visible_words(&shown)));
                 if let Some(p) = para.as_mut() {
                     match (was, hider.hidden()) {
@@ -261,6 +282,9 @@ pub fn read(text: &str) -> Reading {
                 }
             }
             Event::Text(t) | Event::Code(t) => {
+                if images > 0 {
+                    continue;
+                }
                 if hider.hidden() {
                     // A hidden heading keeps its title: it still counts
                     // as a forbidden section.

@@ -10,9 +10,10 @@
 //!
 //! Words are what a reader sees: text, code and the text of HTML blocks,
 //! never an HTML comment, a tag, a link reference definition, a token
-//! made of invisible characters, or text inside `<style>`, `<script>`,
-//! `<template>` or an element with `hidden` (`min_words` cannot be met
-//! with hidden words). Titles are compared as text-match reads text:
+//! made of invisible characters, an image's alt text, a character
+//! reference that shows no letter (`&nbsp;`), or text inside `<style>`,
+//! `<script>`, `<template>` or an element with `hidden` (`min_words`
+//! cannot be met with hidden words). Titles are compared as text-match reads text:
 //! invisible characters removed and NFKC applied (`TO\u{200b}DO` and
 //! `ＴＯＤＯ` are `TODO`). The reading is plugins/common's `markdown`,
 //! shared with citation-coverage and consistency.

@@ -1,14 +1,15 @@
 """Adversarial Markdown for the markdown differential, from a fixed seed.
 
-Usage: python generate.py OUT_DIR [COUNT]  (standard library only). Writes
-COUNT (default 300) files `gen-NNN.md`: documents assembled from the
-shapes where Markdown readers differ — ATX and setext headings, headings
+Usage: python generate.py OUT_DIR [COUNT [SEED]]  (standard library only).
+Writes COUNT (default 300, seed 34) files `gen-NNN.md`: documents
+assembled from the shapes where Markdown readers differ — ATX and setext headings, headings
 in list items, block quotes, fenced and indented code, lazy continuation
 lines, the seven kinds of HTML block, hidden HTML (<style>, <script>,
 <template>, `hidden`), paragraphs led by inline HTML, list items with
 several paragraphs, cited and uncited claims, reference sections, and
-titles disguised with zero-width or full-width characters — and a few
-files that are each one shape alone (`shape-*.md`).
+titles disguised with zero-width or full-width characters, images,
+character references, HTML <p> and <img alt> — and one file per shape
+alone (`shape-*.md`).
 """
 
 import os
@@ -59,7 +60,7 @@ def words(r, n=None):
 
 def block(r, k=None):
     t = title(r)
-    k = r.randrange(34) if k is None else k
+    k = r.randrange(40) if k is None else k
     shapes = [
         lambda: f"{'#' * r.randint(1, 6)} {t}",
         lambda: f"{t}\n{r.choice(['=', '-']) * r.randint(1, 8)}",
@@ -95,6 +96,12 @@ def block(r, k=None):
         lambda: f"<details><summary>{t}</summary>\n\n{words(r, 6)}\n\n</details>",
         lambda: f"## References\n\n1. Smith, Export latency, 2025.\n\n{claim(r)}",
         lambda: f"| {t} | {words(r, 2)} |\n|---|---|\n| {claim(r)} | x |",
+        lambda: f"![{words(r, 6)}](figure.png) {words(r, 2)}",
+        lambda: f"<div>\n&nbsp; &nbsp; &#8203; &amp; &copy;\n</div>",
+        lambda: f"{words(r, 2)} &nbsp; &#x200B; &lt;b&gt; {words(r, 2)}",
+        lambda: f"<p>{claim(r)}</p>",
+        lambda: f"<div style=\"display:none\">\n{words(r, 8)}\n</div>",
+        lambda: f"Text <img alt=\"{words(r, 5)}\" src=x.png> {claim(r)}",
     ]
     return shapes[k % len(shapes)]()
 
@@ -114,12 +121,12 @@ def main():
     out = sys.argv[1]
     count = int(sys.argv[2]) if len(sys.argv) > 2 else 300
     os.makedirs(out, exist_ok=True)
-    r = random.Random(34)
+    r = random.Random(int(sys.argv[3]) if len(sys.argv) > 3 else 34)
     for i in range(count):
         with open(os.path.join(out, f"gen-{i:03}.md"), "w", encoding="utf-8") as f:
             f.write(document(r))
     # Each shape alone under a heading of its own, cited claims around it.
-    for i in range(34):
+    for i in range(40):
         r2 = random.Random(1000 + i)
         body = ["# Findings", "Exports larger than a gigabyte time out today [1].",
                 block(r2, i), "[1]: https://example.org/a"]

@@ -13,11 +13,29 @@ const VOID: [&str; 14] = [
 /// Elements whose content is raw text up to their closing tag.
 const RAW_TEXT: [&str; 2] = ["script", "style"];
 
+/// Elements whose text is shown but is not prose (no claims).
+const NOT_PROSE: [&str; 5] = ["pre", "code", "table", "kbd", "samp"];
+
 #[derive(Default)]
 pub struct Hider {
     /// The element hiding everything now, and how deeply elements of that
     /// name are nested inside it.
     hiding: Option<(String, usize)>,
+    /// The target of the visible link (`<a href>`) open now.
+    link: Option<String>,
+    /// How many elements that are not prose are open now.
+    not_prose: usize,
+}
+
+/// What a reader sees of a piece of HTML.
+#[derive(Debug, Default, PartialEq)]
+pub struct Shown {
+    /// All the visible text.
+    pub text: String,
+    /// The visible prose, with links as Markdown links (`[text](href)`) so
+    /// a citation pattern sees them; text in `<pre>`, `<code>`, `<table>`
+    /// left out.
+    pub prose: String,
 }
 
 impl Hider {
@@ -27,10 +45,10 @@ impl Hider {
     }
 
     /// Read a piece of raw HTML (an HTML block, or one inline tag or
-    /// comment) and return its text a reader sees. An unclosed tag or
+    /// comment) and return what a reader sees of it. An unclosed tag or
     /// comment hides the rest of the piece.
-    pub fn feed(&mut self, html: &str) -> String {
-        let mut out = String::new();
+    pub fn feed(&mut self, html: &str) -> Shown {
+        let mut out = Shown::default();
         let mut rest = html;
         loop {
             if let Some((name, _)) = &self.hiding
@@ -46,33 +64,41 @@ impl Hider {
                     None => return out,
                 }
             }
-            let Some(i) = rest.find('<') else {
-                if !self.hidden() {
-                    out.push_str(rest);
-                }
-                return out;
+            let (text, tail) = match rest.find('<') {
+                Some(i) => (&rest[..i], Some(&rest[i..])),
+                None => (rest, None),
             };
             if !self.hidden() {
-                out.push_str(&rest[..i]);
+                out.text.push_str(text);
+                if self.not_prose == 0 {
+                    out.prose.push_str(text);
+                }
             }
-            out.push(' ');
-            let tail = &rest[i..];
+            let Some(tail) = tail else { return out };
+            out.text.push(' ');
+            out.prose.push(' ');
             let end = if tail.starts_with("<!--") {
                 tail.find("-->").map(|e| e + 3)
             } else {
                 tag_end(tail)
             };
             let Some(end) = end else { return out };
-            self.tag(&tail[..end]);
+            if let Some(mark) = self.tag(&tail[..end]) {
+                // `[text](href)`, as a citation pattern expects it.
+                let kept = out.prose.trim_end().len();
+                if mark.starts_with(']') {
+                    out.prose.truncate(kept);
+                }
+                out.prose.push_str(&mark);
+            }
             rest = &tail[end..];
         }
     }
 
-    /// Track one tag (`<…>`): open or close what hides.
-    fn tag(&mut self, tag: &str) {
-        let Some((closing, name, attrs)) = parse_tag(tag) else {
-            return;
-        };
+    /// Track one tag (`<…>`): open or close what hides; the Markdown for a
+    /// visible link's start (`[`) or end (`](href)`).
+    fn tag(&mut self, tag: &str) -> Option<String> {
+        let (closing, name, attrs) = parse_tag(tag)?;
         match &mut self.hiding {
             Some((hiding, depth)) => {
                 if *hiding == name {
@@ -85,13 +111,31 @@ impl Hider {
                         *depth += 1;
                     }
                 }
+                None
             }
             None => {
                 let hides = RAW_TEXT.contains(&name.as_str())
                     || name == "template"
-                    || (has_hidden(attrs) && !VOID.contains(&name.as_str()));
+                    || (attr(attrs, "hidden").is_some() && !VOID.contains(&name.as_str()));
                 if !closing && hides {
                     self.hiding = Some((name, 1));
+                    return None;
+                }
+                if NOT_PROSE.contains(&name.as_str()) {
+                    self.not_prose = if closing {
+                        self.not_prose.saturating_sub(1)
+                    } else {
+                        self.not_prose + 1
+                    };
+                }
+                if name != "a" {
+                    None
+                } else if closing {
+                    self.link.take().map(|href| format!("]({href})"))
+                } else {
+                    let href = attr(attrs, "href").flatten()?;
+                    self.link = Some(href.replace(char::is_whitespace, ""));
+                    Some("[".to_string())
                 }
             }
         }
@@ -132,30 +176,100 @@ fn parse_tag(tag: &str) -> Option<(bool, String, &str)> {
     Some((closing, name.to_ascii_lowercase(), &inner[len..]))
 }
 
-/// Whether the attributes hold `hidden` (with or without a value).
-fn has_hidden(attrs: &str) -> bool {
+/// An attribute of a tag: `None` if absent, `Some(None)` without a
+/// value, `Some(Some(value))` with one (quotes removed).
+fn attr<'a>(attrs: &'a str, wanted: &str) -> Option<Option<&'a str>> {
     let mut rest = attrs;
     loop {
         rest = rest.trim_start_matches(|c: char| c.is_whitespace() || c == '/');
         if rest.is_empty() {
-            return false;
+            return None;
         }
         let len = rest
             .find(|c: char| c.is_whitespace() || c == '=' || c == '/' || c == '>')
             .unwrap_or(rest.len())
             .max(1);
-        if rest[..len].eq_ignore_ascii_case("hidden") {
-            return true;
-        }
+        let name = &rest[..len];
         rest = rest[len..].trim_start();
-        if let Some(value) = rest.strip_prefix('=') {
-            let value = value.trim_start();
-            rest = match value.chars().next() {
-                Some(q @ ('"' | '\'')) => value[1..].find(q).map_or("", |e| &value[e + 2..]),
-                _ => value.find(char::is_whitespace).map_or("", |e| &value[e..]),
+        let mut value = None;
+        if let Some(after) = rest.strip_prefix('=') {
+            let after = after.trim_start();
+            let (v, next) = match after.chars().next() {
+                Some(q @ ('"' | '\'')) => match after[1..].find(q) {
+                    Some(e) => (&after[1..e + 1], &after[e + 2..]),
+                    None => (&after[1..], ""),
+                },
+                _ => {
+                    let e = after.find(char::is_whitespace).unwrap_or(after.len());
+                    (&after[..e], &after[e..])
+                }
             };
+            value = Some(v);
+            rest = next;
+        }
+        if name.eq_ignore_ascii_case(wanted) {
+            return Some(value);
         }
     }
+}
+
+/// The text of HTML with its character references decoded, as a browser
+/// shows it: `&nbsp;` is a space and `&#8203;` a zero-width space, not
+/// words. Named references beyond the common ones stay as written.
+pub fn decode_entities(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(i) = rest.find('&') {
+        out.push_str(&rest[..i]);
+        let tail = &rest[i..];
+        let end = tail[1..]
+            .find(|c: char| !(c.is_ascii_alphanumeric() || c == '#'))
+            .map(|e| e + 1);
+        let decoded = match end {
+            Some(e) if tail[e..].starts_with(';') => entity(&tail[1..e]).map(|c| (c, e + 1)),
+            _ => None,
+        };
+        match decoded {
+            Some((c, len)) => {
+                out.push(c);
+                rest = &tail[len..];
+            }
+            None => {
+                out.push('&');
+                rest = &tail[1..];
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+fn entity(name: &str) -> Option<char> {
+    if let Some(num) = name.strip_prefix('#') {
+        let code = match num.strip_prefix(['x', 'X']) {
+            Some(hex) => u32::from_str_radix(hex, 16).ok()?,
+            None => num.parse().ok()?,
+        };
+        return Some(char::from_u32(code).unwrap_or('\u{fffd}'));
+    }
+    Some(match name {
+        "nbsp" => '\u{a0}',
+        "amp" => '&',
+        "lt" => '<',
+        "gt" => '>',
+        "quot" => '"',
+        "apos" => '\'',
+        "copy" => '©',
+        "reg" => '®',
+        "hellip" => '…',
+        "mdash" => '—',
+        "ndash" => '–',
+        "shy" => '\u{ad}',
+        "zwsp" => '\u{200b}',
+        "zwj" => '\u{200d}',
+        "zwnj" => '\u{200c}',
+        _ => return None,
+    })
 }
 
 fn find_ascii_ci(haystack: &str, needle: &str) -> Option<usize> {
@@ -169,7 +283,7 @@ mod tests {
 
     fn visible(pieces: &[&str]) -> String {
         let mut h = Hider::default();
-        let text: Vec<String> = pieces.iter().map(|p| h.feed(p)).collect();
+        let text: Vec<String> = pieces.iter().map(|p| h.feed(p).text).collect();
         text.join("|")
             .split_whitespace()
             .collect::<Vec<_>>()
@@ -203,11 +317,28 @@ mod tests {
     }
 
     #[test]
+    fn prose_keeps_links_and_leaves_out_code_and_tables() {
+        let mut h = Hider::default();
+        let shown = h.feed("<p>Latency fell <a href=\"https://x.org/a\">[1]</a>.</p><pre>code here</pre><table><td>cell</td></table>");
+        let prose = shown.prose.split_whitespace().collect::<Vec<_>>().join(" ");
+        assert_eq!(prose, "Latency fell [[1]](https://x.org/a).");
+        assert!(shown.text.contains("code here") && shown.text.contains("cell"));
+    }
+
+    #[test]
+    fn character_references_are_what_they_show() {
+        assert_eq!(
+            decode_entities("a&nbsp;b &#8203; &#x41;&amp;&lt; &eacute; & x"),
+            "a\u{a0}b \u{200b} A&< &eacute; & x"
+        );
+    }
+
+    #[test]
     fn hiding_runs_across_pieces() {
         let mut h = Hider::default();
-        assert_eq!(h.feed("<div hidden>").trim(), "");
+        assert_eq!(h.feed("<div hidden>").text.trim(), "");
         assert!(h.hidden());
-        assert_eq!(h.feed("<b>").trim(), "");
+        assert_eq!(h.feed("<b>").text.trim(), "");
         h.feed("</b>");
         assert!(h.hidden());
         h.feed("</div>");

@@ -60,3 +60,15 @@ fn titles_are_compared_as_seen() {
     assert_eq!(title_key("\u{ff34}\u{ff2f}\u{ff24}\u{ff2f}"), "TODO");
     assert_eq!(title_key("Risks  and\tissues"), "Risks and issues");
 }
+
+#[test]
+fn alt_text_and_character_references_are_not_words() {
+    let doc =
+        "# T\n\n![four words of alt](x.png) seen\n\n<div>\n&nbsp; &nbsp; &#8203; &copy;\n</div>\n";
+    assert_eq!(read(doc).words_in(0..doc.len()), 2, "T and seen");
+    assert_eq!(
+        paragraphs(doc)[0].0,
+        "seen",
+        "an image is not a paragraph's text"
+    );
+}
