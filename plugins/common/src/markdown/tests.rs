@@ -72,3 +72,31 @@ fn alt_text_and_character_references_are_not_words() {
         "an image is not a paragraph's text"
     );
 }
+
+#[test]
+fn any_text_reads_without_panicking() {
+    // Cut and splice a document full of markup at pseudo-random places: the
+    // reading must never panic (a panic would be the validator's error).
+    let doc = "# T&amp;\n\n<div hidden a='>' b=\"x\">\n\n- i ![a](b) <a href=\"u\">[1]</a>\n\n  > q &#x200B;\n\n</div>\n\n<script>x</scr\n```\n<!-- c\n~~~\n<template><p hidden>é</template>\nSet\n===\n";
+    let chars: Vec<char> = doc.chars().collect();
+    let mut seed: u64 = 34;
+    let mut next = |n: usize| {
+        seed = seed
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        (seed >> 33) as usize % n
+    };
+    for _ in 0..2000 {
+        let (a, b) = (next(chars.len()), next(chars.len()));
+        let (from, to) = (a.min(b), a.max(b));
+        let at = next(chars.len());
+        let mut mutated: String = chars[..at].iter().collect();
+        mutated.extend(&chars[from..to]);
+        mutated.extend(&chars[at..]);
+        let r = read(&mutated);
+        let _ = r.words_in(0..mutated.len());
+        for p in &r.paragraphs {
+            let _ = p.joined();
+        }
+    }
+}
