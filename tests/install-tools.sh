@@ -133,4 +133,16 @@ if [ "${VCC_INSTALL_LLAMA:-0}" = 1 ] && ! "$llama_py/bin/python" -c "import impo
         "llama-cpp-python[server]==$LLAMA_CPP_PYTHON" "gguf==$GGUF"
 fi
 
+# The markdown differential's reference (tests/differential/markdown):
+# markdown-it-py in its CommonMark preset, pinned.
+MARKDOWN_IT_PY=4.0.0
+MDURL=0.1.2
+diff_md_py="$tools/diff-md-py"
+if ! "$diff_md_py/bin/python" -c "import importlib.metadata as m, sys; sys.exit(m.version('markdown-it-py') != '$MARKDOWN_IT_PY' or m.version('mdurl') != '$MDURL')" 2>/dev/null; then
+    echo "installing markdown-it-py $MARKDOWN_IT_PY into $diff_md_py" >&2
+    rm -rf "$diff_md_py"
+    python3 -m venv "$diff_md_py"
+    "$diff_md_py/bin/pip" install --quiet --disable-pip-version-check "markdown-it-py==$MARKDOWN_IT_PY" "mdurl==$MDURL"
+fi
+
 echo "test tools ready" >&2

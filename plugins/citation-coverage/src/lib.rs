@@ -1,10 +1,17 @@
 //! `std/citation-coverage`: the share of claims that carry a citation, or an
 //! explicit `UNSOURCED` / `INFERENCE` label, is at least a threshold.
 //!
-//! A claim is a sentence of a paragraph or a whole list item with at least
-//! `min_words` words; headings, code blocks, tables, HTML, link and
-//! footnote definitions and reference sections (`## References`,
-//! `Sources`, `Bibliography`, …) are not claims. A claim is cited when the
+//! A claim is a sentence of a paragraph with at least `min_words` words,
+//! paragraphs as a CommonMark renderer reads them (plugins/common
+//! `markdown`): in list items and block quotes too, and those that begin
+//! with inline HTML; headings, code blocks, pipe tables, text
+//! a browser hides (`<style>`, `<script>`, `<template>`, `hidden`
+//! elements, comments), link and footnote definitions and reference
+//! sections (`## References`, `Sources`, `Bibliography`, …) are not
+//! claims. The visible text of an HTML block is prose too (`<p>…</p>`),
+//! its `<a href>` links citing as Markdown links do, text in `<pre>`,
+//! `<code>` and `<table>` left out. A citation hidden in a comment or a
+//! `hidden` element does not cite. A claim is cited when the
 //! citation pattern matches it (default: a Markdown link, a `[12]`-style
 //! marker, a footnote reference `[^a]`, or a bare URL) or it contains a
 //! label as a whole, upper-case word. A numeric or footnote marker counts
@@ -14,9 +21,11 @@
 //! finding with its line.
 
 use std::collections::BTreeSet;
+use std::ops::Range;
 
 use vcc_plugin_common::bounded::{self, Findings};
-use vcc_plugin_common::{Regex, allow_empty_schema, clip, nothing, parse_params, regex};
+use vcc_plugin_common::markdown::{self, title_key};
+use vcc_plugin_common::{LineIndex, Regex, allow_empty_schema, clip, nothing, parse_params, regex};
 use vcc_sdk::serde::Deserialize;
 use vcc_sdk::serde_json::json;
 use vcc_sdk::{Criterion, Description, Finding, Outcome, Validator, invalid_params, relative};
@@ -297,195 +306,121 @@ fn entry_number(line: &str) -> Option<u64> {
     (digits > 0 && !text.trim().is_empty()).then(|| line[..digits].parse().ok())?
 }
 
-/// A heading's level and title (`## References:` → 2, `references`).
-fn heading(line: &str) -> Option<(usize, String)> {
-    let level = line.chars().take_while(|c| *c == '#').count();
-    let title = line[level..].strip_prefix(' ')?;
-    (1..=6).contains(&level).then(|| {
-        (
-            level,
-            title.trim().trim_end_matches(':').trim().to_lowercase(),
-        )
-    })
-}
-
 /// Read a Markdown text: its claims (with the line each starts on), its
-/// reference entries and its footnote definitions.
+/// reference entries and its footnote definitions. Paragraphs come from
+/// the shared CommonMark reading (plugins/common `markdown`), so a
+/// paragraph inside a list item or a block quote, or one that begins with
+/// inline HTML, holds claims, and text a browser hides holds none.
 fn read(text: &str, min_words: usize) -> Doc {
+    let reading = markdown::read(text);
+    let lines = LineIndex::new(text);
+    // The bodies of reference sections: from the heading to the next one
+    // of the same or a higher level.
+    let mut references: Vec<Range<usize>> = Vec::new();
+    for (i, h) in reading.headings.iter().enumerate() {
+        let title = title_key(&h.title).to_lowercase();
+        if REFERENCE_SECTIONS.contains(&title.as_str()) {
+            let end = reading.headings[i + 1..]
+                .iter()
+                .find(|next| next.level <= h.level)
+                .map_or(text.len(), |next| next.range.start);
+            references.push(h.range.end..end.max(h.range.end));
+        }
+    }
+    let in_references = |at: usize| references.iter().any(|r| r.contains(&at));
     let mut doc = Doc {
         claims: Vec::new(),
         entries: BTreeSet::new(),
         footnotes: BTreeSet::new(),
     };
-    // The level of the reference section the lines are in, if any.
-    let mut references: Option<usize> = None;
-    let mut fence: Option<&str> = None;
-    let mut prose = String::new();
-    for raw in text.lines() {
-        let line = raw.trim();
-        if let Some(marker) = fence {
-            if line.starts_with(marker) {
-                fence = None;
-            }
-            prose.push('\n');
-            continue;
-        }
-        if line.starts_with("```") || line.starts_with("~~~") {
-            fence = Some(&line[..3]);
-            prose.push_str(raw);
-            prose.push('\n');
-            continue;
-        }
-        if let Some((level, title)) = heading(line) {
-            references = match references {
-                Some(l) if level > l => Some(l),
-                _ => REFERENCE_SECTIONS
-                    .contains(&title.as_str())
-                    .then_some(level),
-            };
-        }
-        if let Some((label, _)) = definition(line) {
-            match label.strip_prefix('^') {
-                Some(footnote) => {
-                    doc.footnotes.insert(footnote.to_string());
-                }
-                None => {
-                    if let Ok(n) = label.trim().parse() {
-                        doc.entries.insert(n);
+    for p in &reading.paragraphs {
+        for (_, line) in &p.lines {
+            if let Some((label, _)) = definition(line) {
+                match label.strip_prefix('^') {
+                    Some(footnote) => {
+                        doc.footnotes.insert(footnote.to_string());
+                    }
+                    None => {
+                        if let Ok(n) = label.trim().parse() {
+                            doc.entries.insert(n);
+                        }
                     }
                 }
             }
         }
-        if references.is_some() && heading(line).is_none() {
-            if let Some(n) = entry_number(line) {
-                doc.entries.insert(n);
-            }
-            // Reference entries are not claims: blank them out.
-            prose.push('\n');
+    }
+    // `[12]: text` is a link reference definition: CommonMark shows
+    // nothing of it, so it is no paragraph; and a reference entry's list
+    // marker (`1.`) is not in its paragraph. Both are found in the source.
+    let mut at = 0;
+    for raw in text.split_inclusive('\n') {
+        let line = raw.trim();
+        if let Some((label, _)) = definition(line)
+            && let Ok(n) = label.trim().parse()
+        {
+            doc.entries.insert(n);
+        }
+        if in_references(at)
+            && !line.starts_with('#')
+            && let Some(n) = entry_number(line)
+        {
+            doc.entries.insert(n);
+        }
+        at += raw.len();
+    }
+    // The visible prose of HTML blocks is prose to a reader too (`<p>…</p>`,
+    // `<div>…</div>`); links in it are Markdown links, code and tables
+    // are left out. Each claim points at the block's first line.
+    for (start, prose) in &reading.html_prose {
+        if in_references(*start) {
             continue;
         }
-        prose.push_str(raw);
-        prose.push('\n');
+        let joined = prose.split_whitespace().collect::<Vec<_>>().join(" ");
+        for (_, sentence) in sentences(&joined) {
+            if claim_words(&sentence) >= min_words {
+                doc.claims.push(Claim {
+                    line: lines.line(*start),
+                    text: sentence,
+                });
+            }
+        }
     }
-    doc.claims = claims(&prose, min_words);
+    for p in &reading.paragraphs {
+        let first = p.lines.first().map_or("", |(_, l)| l.as_str());
+        // Reference entries, tables (pipe rows) and footnote definitions
+        // are not claims.
+        if in_references(p.range.start)
+            || first.starts_with('|')
+            || definition(first).is_some_and(|(label, _)| label.starts_with('^'))
+        {
+            continue;
+        }
+        let (joined, starts) = p.joined();
+        for (start, sentence) in sentences(&joined) {
+            if claim_words(&sentence) < min_words {
+                continue;
+            }
+            // The line the sentence starts on (leading spaces skipped).
+            let lead = joined[start..].len() - joined[start..].trim_start().len();
+            let i = starts
+                .partition_point(|s| *s <= start + lead)
+                .saturating_sub(1);
+            let at = p.lines.get(i).map_or(p.range.start, |(at, _)| *at);
+            doc.claims.push(Claim {
+                line: lines.line(at),
+                text: sentence,
+            });
+        }
+    }
+    doc.claims.sort_by_key(|c| c.line);
     doc
 }
 
-/// The claims of a Markdown text, with the line each starts on.
-fn claims(text: &str, min_words: usize) -> Vec<Claim> {
-    let mut out = Vec::new();
-    // The block being collected: (start line, text, is a list item).
-    let mut block: Option<(u32, String, bool)> = None;
-    let mut fence: Option<&str> = None;
-    let flush = |block: &mut Option<(u32, String, bool)>, out: &mut Vec<Claim>| {
-        if let Some((line, body, is_item)) = block.take() {
-            let parts = if is_item {
-                vec![(0, body.trim().to_string())]
-            } else {
-                sentences(&body)
-            };
-            for (_, sentence) in parts {
-                let words = sentence
-                    .split_whitespace()
-                    .filter(|w| w.chars().any(char::is_alphanumeric))
-                    .count();
-                if words >= min_words {
-                    out.push(Claim {
-                        line,
-                        text: sentence,
-                    });
-                }
-            }
-        }
-    };
-    for (n, raw) in text.lines().enumerate() {
-        let line_no = n as u32 + 1;
-        let line = raw.trim();
-        if let Some(marker) = fence {
-            if line.starts_with(marker) {
-                fence = None;
-            }
-            continue;
-        }
-        if line.starts_with("```") || line.starts_with("~~~") {
-            flush(&mut block, &mut out);
-            fence = Some(&line[..3]);
-            continue;
-        }
-        let skip = line.is_empty()
-            || line.starts_with('#')
-            || line.starts_with('|')
-            || line.starts_with('<')
-            || is_rule(line)
-            || is_link_definition(line)
-            || raw.starts_with("    ")
-            || raw.starts_with('\t');
-        if skip {
-            flush(&mut block, &mut out);
-            continue;
-        }
-        let unquoted = line.trim_start_matches('>').trim();
-        if let Some(item) = list_item(unquoted) {
-            flush(&mut block, &mut out);
-            block = Some((line_no, item.to_string(), true));
-        } else if let Some((_, body, _)) = block.as_mut() {
-            body.push(' ');
-            body.push_str(unquoted);
-        } else {
-            block = Some((line_no, unquoted.to_string(), false));
-        }
-    }
-    flush(&mut block, &mut out);
-    // Sentences of a paragraph report the paragraph's first line; refine:
-    // find each sentence's own line in the source.
-    let mut from = 0;
-    let lines: Vec<&str> = text.lines().collect();
-    for claim in &mut out {
-        let probe: String = claim
-            .text
-            .split_whitespace()
-            .take(3)
-            .collect::<Vec<_>>()
-            .join(" ");
-        let start = (claim.line as usize).saturating_sub(1).max(from);
-        if let Some(i) = (start..lines.len()).find(|&i| normalize_ws(lines[i]).contains(&probe)) {
-            claim.line = i as u32 + 1;
-            from = i;
-        }
-    }
-    out
-}
-
-fn normalize_ws(line: &str) -> String {
-    line.split_whitespace().collect::<Vec<_>>().join(" ")
-}
-
-fn list_item(line: &str) -> Option<&str> {
-    for marker in ["- ", "* ", "+ "] {
-        if let Some(rest) = line.strip_prefix(marker) {
-            return Some(rest);
-        }
-    }
-    let digits = line.chars().take_while(char::is_ascii_digit).count();
-    if digits > 0 {
-        let rest = &line[digits..];
-        if let Some(item) = rest.strip_prefix(". ").or_else(|| rest.strip_prefix(") ")) {
-            return Some(item);
-        }
-    }
-    None
-}
-
-fn is_rule(line: &str) -> bool {
-    let compact: String = line.chars().filter(|c| !c.is_whitespace()).collect();
-    compact.len() >= 3
-        && (compact.chars().all(|c| c == '-')
-            || compact.chars().all(|c| c == '*')
-            || compact.chars().all(|c| c == '_'))
-}
-
-fn is_link_definition(line: &str) -> bool {
-    line.starts_with('[') && line.contains("]:")
+fn claim_words(sentence: &str) -> usize {
+    sentence
+        .split_whitespace()
+        .filter(|w| w.chars().any(char::is_alphanumeric))
+        .count()
 }
 
 /// Split a paragraph at `.`, `!` or `?` followed by a space and a capital
@@ -529,7 +464,7 @@ mod tests {
 
     #[test]
     fn claims_are_sentences_and_list_items_with_lines() {
-        let c = claims(REPORT, 4);
+        let c = read(REPORT, 4).claims;
         let found: Vec<(u32, &str)> = c.iter().map(|c| (c.line, c.text.as_str())).collect();
         assert_eq!(
             found,
@@ -550,7 +485,8 @@ mod tests {
     fn citations_and_labels_count() {
         let re = regex(DEFAULT_PATTERN, false).unwrap();
         let labels = vec!["UNSOURCED".to_string(), "INFERENCE".to_string()];
-        let cited: Vec<bool> = claims(REPORT, 4)
+        let cited: Vec<bool> = read(REPORT, 4)
+            .claims
             .iter()
             .map(|c| re.is_match(&c.text) || has_label(&c.text, &labels))
             .collect();
@@ -609,5 +545,36 @@ mod tests {
         let s = sentences("Use a cache, e.g. the precompiled one. It is fast.");
         assert_eq!(s.len(), 2);
         assert_eq!(s[0].1, "Use a cache, e.g. the precompiled one.");
+    }
+
+    #[test]
+    fn list_item_paragraphs_and_html_led_paragraphs_are_claims() {
+        let text = "# Report\n\n1. Latency halved after the change [1].\n\n    The vendor never confirmed any of these numbers.\n\n<b>Note</b> that nobody measured the cost at all.\n\n> Users asked for filters in every interview.\n\nCited here <span hidden>[1]</span> but not really visibly.\n\n<div hidden>\n\nA hidden paragraph with enough words.\n\n</div>\n\n## References\n\n1. Smith, Export latency in practice, 2025.\n";
+        let doc = read(text, 4);
+        let found: Vec<(u32, &str)> = doc
+            .claims
+            .iter()
+            .map(|c| (c.line, c.text.as_str()))
+            .collect();
+        assert_eq!(
+            found,
+            vec![
+                (3, "Latency halved after the change [1]."),
+                (5, "The vendor never confirmed any of these numbers."),
+                (7, "<b>Note</b> that nobody measured the cost at all."),
+                (9, "Users asked for filters in every interview."),
+                (11, "Cited here  but not really visibly."),
+            ]
+        );
+        assert_eq!(doc.entries, BTreeSet::from([1]));
+        let html = "<div>\n<p>Exports time out above a gigabyte.</p>\n<p>Latency fell by half <a href=\"https://x.org/a\">here</a>.</p>\n<pre>code is never a claim here</pre>\n</div>\n";
+        let found: Vec<String> = read(html, 4).claims.into_iter().map(|c| c.text).collect();
+        assert_eq!(
+            found,
+            vec![
+                "Exports time out above a gigabyte.",
+                "Latency fell by half [here](https://x.org/a)."
+            ]
+        );
     }
 }

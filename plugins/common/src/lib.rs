@@ -12,6 +12,8 @@
 pub mod bounded;
 pub mod csv;
 pub mod json;
+#[cfg(feature = "markdown")]
+pub mod markdown;
 pub mod signed;
 pub mod text;
 #[cfg(feature = "xml")]

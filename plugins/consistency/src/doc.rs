@@ -2,6 +2,9 @@
 //! items under each heading, MUST/SHALL statements and pipe tables, each
 //! with its line. Fenced code blocks and HTML comments are not text.
 
+use vcc_plugin_common::LineIndex;
+use vcc_plugin_common::markdown::{self, title_key};
+
 /// One heading's list items, by line.
 pub struct Section {
     pub title: String,
@@ -83,17 +86,8 @@ impl Doc {
                 doc.tables.push(t);
             }
             doc.lines.push((line, trimmed.to_string()));
-            if let Some(title) = heading(trimmed) {
-                doc.sections.push(Section {
-                    title,
-                    items: Vec::new(),
-                });
+            if heading(trimmed).is_some() {
                 continue;
-            }
-            if let Some(item) = list_item(trimmed)
-                && let Some(section) = doc.sections.last_mut()
-            {
-                section.items.push((line, item.to_string()));
             }
             for sentence in sentences(trimmed) {
                 if let Some(s) = statement(line, sentence) {
@@ -104,8 +98,38 @@ impl Doc {
         if let Some(t) = table.take() {
             doc.tables.push(t);
         }
+        doc.sections = sections(text);
         doc
     }
+}
+
+/// Headings and the list items under each, from the CommonMark reading
+/// the Markdown validators share (plugins/common `markdown`): setext
+/// headings count, `# x` in a code or HTML block does not, every paragraph
+/// of a list item is an item, hidden HTML holds none, and titles are
+/// normalised as text-match reads text (invisible characters removed,
+/// NFKC).
+fn sections(text: &str) -> Vec<Section> {
+    let reading = markdown::read(text);
+    let lines = LineIndex::new(text);
+    let visible: Vec<_> = reading.headings.iter().filter(|h| !h.hidden).collect();
+    visible
+        .iter()
+        .enumerate()
+        .map(|(i, h)| {
+            let end = visible.get(i + 1).map_or(text.len(), |n| n.range.start);
+            let items = reading
+                .paragraphs
+                .iter()
+                .filter(|p| p.in_list && (h.range.end..end).contains(&p.range.start))
+                .map(|p| (lines.line(p.range.start), p.joined().0))
+                .collect();
+            Section {
+                title: title_key(&h.title),
+                items,
+            }
+        })
+        .collect()
 }
 
 fn heading(line: &str) -> Option<String> {
@@ -118,22 +142,6 @@ fn heading(line: &str) -> Option<String> {
         return None;
     }
     Some(rest.trim().trim_end_matches('#').trim().to_string())
-}
-
-fn list_item(line: &str) -> Option<&str> {
-    for bullet in ["- ", "* ", "+ "] {
-        if let Some(rest) = line.strip_prefix(bullet) {
-            return Some(rest.trim());
-        }
-    }
-    let digits = line.chars().take_while(char::is_ascii_digit).count();
-    if digits > 0 {
-        let rest = &line[digits..];
-        if let Some(r) = rest.strip_prefix(". ").or_else(|| rest.strip_prefix(") ")) {
-            return Some(r.trim());
-        }
-    }
-    None
 }
 
 fn cells(line: &str) -> Vec<String> {
@@ -243,5 +251,20 @@ mod tests {
             vec![(17, vec!["REQ-1".into(), "`t.py`".into()])]
         );
         assert_eq!(normalize("See [the docs](x.md), **now**!"), "see docs now");
+    }
+
+    #[test]
+    fn sections_are_read_as_commonmark() {
+        let text = "Out of scope\n------------\n\n- Billing\n\n  second paragraph of the item\n\n<div hidden>\n\n- Exports\n\n</div>\n\n## TO\u{200b}DO\n";
+        let doc = Doc::parse(text);
+        let titles: Vec<&str> = doc.sections.iter().map(|s| s.title.as_str()).collect();
+        assert_eq!(titles, ["Out of scope", "TODO"]);
+        assert_eq!(
+            doc.sections[0].items,
+            vec![
+                (4, "Billing".into()),
+                (6, "second paragraph of the item".into())
+            ]
+        );
     }
 }

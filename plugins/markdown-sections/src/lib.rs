@@ -9,13 +9,17 @@
 //! reference validator accepts those).
 //!
 //! Words are what a reader sees: text, code and the text of HTML blocks,
-//! never an HTML comment, a tag, a link reference definition or a token
-//! made of invisible characters (`min_words` cannot be met with hidden
-//! words).
+//! never an HTML comment, a tag, a link reference definition, a token
+//! made of invisible characters, an image's alt text, a character
+//! reference that shows no letter (`&nbsp;`), or text inside `<style>`,
+//! `<script>`, `<template>` or an element with `hidden` (`min_words`
+//! cannot be met with hidden words). Titles are compared as text-match reads text:
+//! invisible characters removed and NFKC applied (`TO\u{200b}DO` and
+//! `ＴＯＤＯ` are `TODO`). The reading is plugins/common's `markdown`,
+//! shared with citation-coverage and consistency.
 
-use pulldown_cmark::{Event, HeadingLevel, Options, Parser, Tag, TagEnd};
 use vcc_plugin_common::bounded::{self, Findings};
-use vcc_plugin_common::text::visible_words;
+use vcc_plugin_common::markdown::{self, title_key};
 use vcc_plugin_common::{LineIndex, allow_empty_schema, nothing};
 use vcc_sdk::serde::Deserialize;
 use vcc_sdk::serde_json::json;
@@ -70,6 +74,9 @@ struct Heading {
     line: u32,
     /// Words in the section body, subsections included.
     words: usize,
+    /// Inside an element a browser hides: it meets no requirement (it
+    /// still counts as forbidden).
+    hidden: bool,
 }
 
 const LABEL_LEVEL: u8 = 7;
@@ -161,9 +168,10 @@ struct Problem {
     rule: &'static str,
 }
 
+/// A title as compared: as text-match normalises (invisible characters
+/// removed, NFKC), trimmed, spaces collapsed, a trailing `:` dropped.
 fn normalize(title: &str, case_sensitive: bool) -> String {
-    let t = title.trim().trim_end_matches(':').trim();
-    let joined = t.split_whitespace().collect::<Vec<_>>().join(" ");
+    let joined = title_key(title);
     if case_sensitive {
         joined
     } else {
@@ -173,12 +181,14 @@ fn normalize(title: &str, case_sensitive: bool) -> String {
 
 fn check(headings: &[Heading], params: &Params) -> Vec<Problem> {
     let mut problems = Vec::new();
-    let find = |title: &str| {
+    // Required sections must be seen; a forbidden one counts even hidden.
+    let find_in = |title: &str, hidden_too: bool| {
         let want = normalize(title, params.case_sensitive);
-        headings
-            .iter()
-            .position(|h| normalize(&h.title, params.case_sensitive) == want)
+        headings.iter().position(|h| {
+            (hidden_too || !h.hidden) && normalize(&h.title, params.case_sensitive) == want
+        })
     };
+    let find = |title: &str| find_in(title, false);
     let mut last: Option<(usize, &str)> = None;
     for req in &params.required {
         let title = req.title();
@@ -237,7 +247,7 @@ fn check(headings: &[Heading], params: &Params) -> Vec<Problem> {
         }
     }
     for title in &params.forbidden {
-        if let Some(i) = find(title) {
+        if let Some(i) = find_in(title, true) {
             problems.push(Problem {
                 message: format!("forbidden section `{title}` is present"),
                 line: Some(headings[i].line),
@@ -248,121 +258,44 @@ fn check(headings: &[Heading], params: &Params) -> Vec<Problem> {
     problems
 }
 
-/// Every heading (and, with `labels`, every `Title:` paragraph) in order.
+/// Every heading (and, with `labels`, every `Title:` paragraph) in order,
+/// from the shared CommonMark reading.
 fn headings(text: &str, labels: bool) -> Vec<Heading> {
     let lines = LineIndex::new(text);
-    // (level, title, start offset, end offset of the heading itself)
-    let mut found: Vec<(u8, String, usize, usize)> = Vec::new();
-    let mut current: Option<(u8, String, usize)> = None;
-    let mut paragraph: Option<(String, usize)> = None;
-    // Words a reader sees, by the offset they start at.
-    let mut words: Vec<(usize, usize)> = Vec::new();
-    let mut html: Option<(String, usize)> = None;
-    for (event, range) in Parser::new_ext(text, Options::empty()).into_offset_iter() {
-        match event {
-            Event::Start(Tag::Heading { level, .. }) => {
-                current = Some((level_number(level), String::new(), range.start))
+    let reading = markdown::read(text);
+    // (level, title, source range, hidden)
+    let mut found: Vec<(u8, String, std::ops::Range<usize>, bool)> = reading
+        .headings
+        .iter()
+        .map(|h| (h.level, h.title.clone(), h.range.clone(), h.hidden))
+        .collect();
+    if labels {
+        for p in &reading.paragraphs {
+            let trimmed = p.text.trim();
+            if trimmed.ends_with(':') && !trimmed.contains('\n') && trimmed.len() > 1 {
+                found.push((LABEL_LEVEL, trimmed.to_string(), p.range.clone(), false));
             }
-            Event::End(TagEnd::Heading(_)) => {
-                if let Some((level, title, start)) = current.take() {
-                    found.push((level, title, start, range.end));
-                }
-            }
-            Event::Start(Tag::Paragraph) if labels => {
-                paragraph = Some((String::new(), range.start))
-            }
-            Event::End(TagEnd::Paragraph) => {
-                if let Some((body, start)) = paragraph.take() {
-                    let trimmed = body.trim();
-                    if trimmed.ends_with(':') && !trimmed.contains('\n') && trimmed.len() > 1 {
-                        found.push((LABEL_LEVEL, trimmed.to_string(), start, range.end));
-                    }
-                }
-            }
-            // An HTML block arrives line by line; its comments and tags
-            // are not words, the text between tags is.
-            Event::Start(Tag::HtmlBlock) => html = Some((String::new(), range.start)),
-            Event::End(TagEnd::HtmlBlock) => {
-                if let Some((block, start)) = html.take() {
-                    words.push((start, visible_words(&html_text(&block))));
-                }
-            }
-            Event::Html(t) => {
-                if let Some((block, _)) = html.as_mut() {
-                    block.push_str(&t);
-                }
-            }
-            Event::Text(t) | Event::Code(t) => {
-                words.push((range.start, visible_words(&t)));
-                if let Some((_, title, _)) = current.as_mut() {
-                    title.push_str(&t);
-                } else if let Some((body, _)) = paragraph.as_mut() {
-                    body.push_str(&t);
-                }
-            }
-            Event::SoftBreak | Event::HardBreak => {
-                if let Some((body, _)) = paragraph.as_mut() {
-                    body.push('\n');
-                }
-            }
-            _ => {}
         }
+        found.sort_by_key(|(_, _, r, _)| r.start);
     }
     (0..found.len())
         .map(|i| {
-            let (level, title, start, end) = &found[i];
+            let (level, title, range, hidden) = &found[i];
             // The body runs to the next heading of the same or a higher level.
             let body_end = found[i + 1..]
                 .iter()
                 .find(|(l, ..)| l <= level)
-                .map_or(text.len(), |(_, _, s, _)| *s);
-            let body_start = (*end).min(body_end);
+                .map_or(text.len(), |(_, _, r, _)| r.start);
+            let body_start = range.end.min(body_end);
             Heading {
                 level: *level,
                 title: title.trim().to_string(),
-                line: lines.line(*start),
-                words: words
-                    .iter()
-                    .filter(|(at, _)| (body_start..body_end).contains(at))
-                    .map(|(_, n)| n)
-                    .sum(),
+                line: lines.line(range.start),
+                words: reading.words_in(body_start..body_end),
+                hidden: *hidden,
             }
         })
         .collect()
-}
-
-/// The text of raw HTML without its comments and tags.
-fn html_text(html: &str) -> String {
-    let mut out = String::with_capacity(html.len());
-    let mut rest = html;
-    while let Some(i) = rest.find('<') {
-        out.push_str(&rest[..i]);
-        out.push(' ');
-        let tail = &rest[i..];
-        let end = if tail.starts_with("<!--") {
-            tail.find("-->").map(|e| e + 3)
-        } else {
-            tail.find('>').map(|e| e + 1)
-        };
-        match end {
-            Some(e) => rest = &tail[e..],
-            // An unclosed comment or tag hides the rest.
-            None => return out,
-        }
-    }
-    out.push_str(rest);
-    out
-}
-
-fn level_number(level: HeadingLevel) -> u8 {
-    match level {
-        HeadingLevel::H1 => 1,
-        HeadingLevel::H2 => 2,
-        HeadingLevel::H3 => 3,
-        HeadingLevel::H4 => 4,
-        HeadingLevel::H5 => 5,
-        HeadingLevel::H6 => 6,
-    }
 }
 
 vcc_sdk::export_validator!(MarkdownSections);
@@ -453,5 +386,27 @@ mod tests {
         let doc = "# Testing\n\n<!-- lots of words hidden in a comment here -->\n\n[ref]: https://example.com/x \"a title of many words\"\n\n\u{3164} \u{3164} \u{200b}\u{200b}\n\n<div>\n<!-- and\nmore hidden -->\nshown text\n</div>\n\nok <!-- inline hidden words --> done\n";
         let h = headings(doc, false);
         assert_eq!(h[0].words, 4, "shown text, ok, done: {:?}", h[0]);
+        let doc = "# Testing\n\n<style>\nbody { words words words }\n</style>\n\n<script>var many = words;</script>\n\n<template>\nmore words here\n</template>\n\n<div hidden>\n\nhidden paragraph words\n\n</div>\n\nseen\n";
+        assert_eq!(headings(doc, false)[0].words, 1, "only `seen`");
+    }
+
+    #[test]
+    fn disguised_forbidden_titles_are_found_and_hidden_required_ones_are_not() {
+        for doc in [
+            "# Plan\n\n## TO\u{200b}DO\n",
+            "# Plan\n\n## \u{ff34}\u{ff2f}\u{ff24}\u{ff2f}\n",
+        ] {
+            let p = check(
+                &headings(doc, false),
+                &params(json!({"forbidden": ["todo"]})),
+            );
+            assert_eq!(rules(&p), vec!["forbidden-section"], "{doc:?}");
+        }
+        let doc = "# Plan\n\n<div hidden>\n\n## Risks\n\n</div>\n";
+        let p = check(
+            &headings(doc, false),
+            &params(json!({"required": ["Risks"], "forbidden": ["Risks"]})),
+        );
+        assert_eq!(rules(&p), vec!["missing-section", "forbidden-section"]);
     }
 }

@@ -8,8 +8,14 @@
 //! default-ignorable code points removed (a zero-width space inside
 //! `TODO`) and NFKC applied (`ＴＯＤＯ`), line by line; findings point at
 //! the line and column as written. `normalize: false` turns this off.
-//! Required patterns match the text as written.
+//! They are also tried on the UTS #39 confusable skeleton of that text
+//! (`TОDO` with a Cyrillic `О` reads `TODO`; see `skeleton.rs`);
+//! `confusables: false` turns that off. Required patterns match the text
+//! as written.
 
+mod skeleton;
+
+use skeleton::Skeleton;
 use vcc_plugin_common::bounded::{self, Findings};
 use vcc_plugin_common::text::Normalized;
 use vcc_plugin_common::{
@@ -36,6 +42,8 @@ struct Params {
     allow_empty: bool,
     #[serde(default = "yes")]
     normalize: bool,
+    #[serde(default = "yes")]
+    confusables: bool,
 }
 
 fn yes() -> bool {
@@ -165,6 +173,7 @@ impl Validator for TextMatch {
                 "case_insensitive": { "type": "boolean", "default": false },
                 "files": { "type": "string", "description": "only check target files matching this glob" },
                 "normalize": { "type": "boolean", "default": true, "description": "also try must_not_match on the text with invisible (default-ignorable) characters removed and NFKC applied; must_match always matches the text as written" },
+                "confusables": { "type": "boolean", "default": true, "description": "also try must_not_match on the UTS #39 confusable skeleton of the text (a Cyrillic О in TОDO reads as O); findings point at the text as written" },
                 "allow_empty": allow_empty_schema("no target file (after `files`)")
             },
             "anyOf": [{ "required": ["must_match"] }, { "required": ["must_not_match"] }]
@@ -201,8 +210,13 @@ impl Validator for TextMatch {
                 );
                 continue;
             };
-            let (problems, file_counts) =
-                check(&text, &ready.must, &ready.must_not, params.normalize);
+            let (problems, file_counts) = check(
+                &text,
+                &ready.must,
+                &ready.must_not,
+                params.normalize,
+                params.confusables,
+            );
             for p in problems {
                 let mut f = Finding::new(p.message).path(path).rule(p.rule);
                 if let Some(line) = p.line {
@@ -290,6 +304,7 @@ fn check(
     must: &[Compiled],
     must_not: &[Compiled],
     normalize: bool,
+    confusables: bool,
 ) -> (Vec<Problem>, serde_json::Value) {
     let lines = LineIndex::new(text);
     let mut problems = Vec::new();
@@ -331,38 +346,56 @@ fn check(
         }
     }
     let seen = if normalize { Seen::of(text) } else { None };
+    // The skeleton of the text the reader sees (normalised when asked).
+    let skeleton = if confusables {
+        Skeleton::of(seen.as_ref().map_or(text, |s| s.text.as_str()))
+    } else {
+        None
+    };
+    let as_written = |at: usize| seen.as_ref().map_or(at, |s| s.original(at));
     for p in must_not {
-        // (offset as written, the text found, seen only once normalised)
-        let mut hits: Vec<(usize, String, bool)> =
+        // (offset as written, the text found, how it was seen: 0 as
+        // written, 1 normalised, 2 as its skeleton)
+        let mut hits: Vec<(usize, String, u8)> =
             p.re.find_iter(text)
-                .map(|m| (m.start(), m.as_str().to_string(), false))
+                .map(|m| (m.start(), m.as_str().to_string(), 0))
                 .collect();
+        // A line already found as written (or normalised) is not found again.
+        let mut found_lines: std::collections::BTreeSet<u32> =
+            hits.iter().map(|(at, ..)| lines.line(*at)).collect();
         if let Some(seen) = &seen {
-            let raw_lines: std::collections::BTreeSet<u32> =
-                hits.iter().map(|(at, ..)| lines.line(*at)).collect();
             for m in p.re.find_iter(&seen.text) {
                 let at = seen.original(m.start());
-                if !raw_lines.contains(&lines.line(at)) {
-                    hits.push((at, m.as_str().to_string(), true));
+                if !found_lines.contains(&lines.line(at)) {
+                    hits.push((at, m.as_str().to_string(), 1));
                 }
             }
-            hits.sort_by_key(|(at, ..)| *at);
+            found_lines.extend(hits.iter().map(|(at, ..)| lines.line(*at)));
         }
+        if let Some(skeleton) = &skeleton {
+            for m in p.re.find_iter(&skeleton.text) {
+                let at = as_written(skeleton.original(m.start()));
+                if !found_lines.contains(&lines.line(at)) {
+                    hits.push((at, m.as_str().to_string(), 2));
+                }
+            }
+        }
+        hits.sort_by_key(|(at, ..)| *at);
         counts.insert(p.source.clone(), json!(hits.len()));
         let what = p
             .message
             .clone()
             .unwrap_or_else(|| format!("`{}` must not match", p.source));
-        for (at, found, normalized) in hits.iter().take(MAX_HITS) {
+        for (at, found, how) in hits.iter().take(MAX_HITS) {
             let (line, column) = lines.line_col(*at);
             problems.push(Problem {
                 message: format!(
                     "{what}: found {}{}",
                     quoted(&clip(found, 60)),
-                    if *normalized {
-                        " (once invisible characters are removed and NFKC applied)"
-                    } else {
-                        ""
+                    match how {
+                        1 => " (once invisible characters are removed and NFKC applied)",
+                        2 => " (as its UTS #39 confusable skeleton: a look-alike character)",
+                        _ => "",
                     }
                 ),
                 line: Some(line),
@@ -406,11 +439,12 @@ mod tests {
             &compile(&["^fn main"], 1),
             &compile(&["TODO"], 0),
             true,
+            true,
         );
         let lines: Vec<Option<u32>> = problems.iter().map(|p| p.line).collect();
         assert_eq!(lines, vec![Some(2), Some(3)]);
         assert_eq!(counts["TODO"], 2);
-        let (problems, _) = check(text, &compile(&["unsafe"], 1), &[], true);
+        let (problems, _) = check(text, &compile(&["unsafe"], 1), &[], true, true);
         assert_eq!(problems[0].rule, "must-match");
         assert!(problems[0].message.contains("matched 0 time(s)"));
     }
@@ -423,7 +457,13 @@ mod tests {
             max: Some(1),
             message: Some("one x".into()),
         };
-        let (problems, _) = check("x\nx\n", &[spec.compile(false, 1).unwrap()], &[], true);
+        let (problems, _) = check(
+            "x\nx\n",
+            &[spec.compile(false, 1).unwrap()],
+            &[],
+            true,
+            true,
+        );
         assert_eq!(problems.len(), 1);
         assert_eq!(problems[0].line, Some(2));
         assert!(problems[0].message.starts_with("one x: "));
@@ -432,7 +472,7 @@ mod tests {
     #[test]
     fn case_insensitive_and_bad_patterns() {
         let p = Pattern::Plain("todo".into());
-        let (problems, _) = check("TODO", &[], &[p.compile(true, 0).unwrap()], true);
+        let (problems, _) = check("TODO", &[], &[p.compile(true, 0).unwrap()], true, true);
         assert_eq!(problems.len(), 1);
         assert!(Pattern::Plain("(".into()).compile(false, 1).is_err());
     }
@@ -453,7 +493,7 @@ mod tests {
     #[test]
     fn a_forbidden_word_hidden_by_an_invisible_character_is_found_where_written() {
         let text = "ok\nTO\u{200b}DO: finish this\nand ＴＯＤＯ again\nTODO plain\n";
-        let (problems, counts) = check(text, &[], &compile(&["TODO"], 0), true);
+        let (problems, counts) = check(text, &[], &compile(&["TODO"], 0), true, true);
         let at: Vec<(Option<u32>, Option<u32>)> =
             problems.iter().map(|p| (p.line, p.column)).collect();
         assert_eq!(
@@ -466,13 +506,32 @@ mod tests {
                 .contains("once invisible characters are removed")
         );
         assert_eq!(counts["TODO"], 3);
-        let (problems, _) = check(text, &[], &compile(&["TODO"], 0), false);
+        let (problems, _) = check(text, &[], &compile(&["TODO"], 0), false, false);
         assert_eq!(
             problems.len(),
             1,
-            "normalize: false matches the bytes as written"
+            "normalize: false with confusables: false matches the bytes as written"
         );
-        let (problems, _) = check("TO\u{200b}DO", &compile(&["TODO"], 1), &[], true);
+        let (problems, _) = check("TO\u{200b}DO", &compile(&["TODO"], 1), &[], true, true);
+        assert_eq!(
+            problems[0].rule, "must-match",
+            "required patterns match as written"
+        );
+    }
+
+    #[test]
+    fn a_look_alike_of_a_forbidden_word_is_found_where_written() {
+        // Cyrillic О (U+041E) in line 2; full-width and Cyrillic in line 3.
+        let text = "ok\nT\u{41e}DO: finish this\nand \u{ff34}\u{41e}DO again\n";
+        let (problems, counts) = check(text, &[], &compile(&["TODO"], 0), true, true);
+        let at: Vec<(Option<u32>, Option<u32>)> =
+            problems.iter().map(|p| (p.line, p.column)).collect();
+        assert_eq!(at, vec![(Some(2), Some(1)), (Some(3), Some(5))]);
+        assert!(problems[0].message.contains("confusable skeleton"));
+        assert_eq!(counts["TODO"], 2);
+        let (problems, _) = check(text, &[], &compile(&["TODO"], 0), true, false);
+        assert!(problems.is_empty(), "confusables: false");
+        let (problems, _) = check("T\u{41e}DO", &compile(&["TODO"], 1), &[], true, true);
         assert_eq!(
             problems[0].rule, "must-match",
             "required patterns match as written"

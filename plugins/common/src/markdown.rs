@@ -1,0 +1,373 @@
+//! One CommonMark reading for every standard validator that reads
+//! Markdown (issue 34): headings, paragraphs and the words a reader sees,
+//! from pulldown-cmark in plain CommonMark (no extensions), the parse a
+//! CommonMark renderer makes. A heading inside a code block is not a
+//! heading; a paragraph inside a list item or a block quote, or one that
+//! begins with inline HTML, is a paragraph; text a browser hides
+//! (`<style>`, `<script>`, `<template>`, an element with `hidden`, a
+//! comment) is neither words nor a paragraph, nor is an image's alt text.
+
+mod html;
+
+use std::ops::Range;
+
+use pulldown_cmark::{Event, HeadingLevel, Options, Parser, Tag, TagEnd};
+
+use crate::text::{Normalized, visible_words};
+use html::Hider;
+
+/// A heading (ATX or setext).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Heading {
+    pub level: u8,
+    /// Its text as rendered (hidden inline HTML left out).
+    pub title: String,
+    /// Where the heading is in the source.
+    pub range: Range<usize>,
+    /// Inside an element a browser hides.
+    pub hidden: bool,
+}
+
+/// A paragraph (explicit, or the text of a tight list item).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Paragraph {
+    /// Its source, markup and all, with hidden inline HTML and comments
+    /// cut out: each line trimmed of indentation and `>` markers, with the
+    /// offset in the source it starts at.
+    pub lines: Vec<(usize, String)>,
+    /// Its text as rendered, lines joined by `\n`.
+    pub text: String,
+    pub range: Range<usize>,
+    pub in_list: bool,
+    pub in_quote: bool,
+}
+
+impl Paragraph {
+    /// The source lines joined by single spaces, and for each line the
+    /// offset in that joined text where it starts.
+    pub fn joined(&self) -> (String, Vec<usize>) {
+        let mut out = String::new();
+        let mut starts = Vec::new();
+        for (_, line) in &self.lines {
+            if !out.is_empty() {
+                out.push(' ');
+            }
+            starts.push(out.len());
+            out.push_str(line);
+        }
+        (out, starts)
+    }
+}
+
+/// A Markdown document as the standard validators read it.
+#[derive(Debug, Default)]
+pub struct Reading {
+    pub headings: Vec<Heading>,
+    /// Visible paragraphs only.
+    pub paragraphs: Vec<Paragraph>,
+    /// (offset, words a reader sees starting there): text, code and the
+    /// visible text of HTML.
+    pub words: Vec<(usize, usize)>,
+    /// Each HTML block's visible prose (links as Markdown links, no code
+    /// or tables, character references decoded), by the offset the block
+    /// starts at; blocks with none left out.
+    pub html_prose: Vec<(usize, String)>,
+}
+
+impl Reading {
+    /// Words a reader sees in `range` of the source.
+    pub fn words_in(&self, range: Range<usize>) -> usize {
+        self.words
+            .iter()
+            .filter(|(at, _)| range.contains(at))
+            .map(|(_, n)| n)
+            .sum()
+    }
+}
+
+/// A heading title as compared: default-ignorable characters removed
+/// (`TO\u{200b}DO`), NFKC applied (`ＴＯＤＯ`), trimmed, a trailing `:`
+/// dropped, runs of white space made one space. Case is the caller's.
+pub fn title_key(title: &str) -> String {
+    let normal = Normalized::of(title);
+    let t = normal.as_ref().map_or(title, |n| n.text.as_str());
+    let t = t.trim().trim_end_matches(':').trim();
+    t.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+struct Open {
+    start: usize,
+    end: usize,
+    text: String,
+    /// Source ranges cut out (hidden inline HTML, comments).
+    cut: Vec<Range<usize>>,
+    hidden_from: Option<usize>,
+    in_list: bool,
+    in_quote: bool,
+    /// Opened by text in a tight list item, not by a paragraph.
+    implicit: bool,
+}
+
+/// Read `text` as CommonMark.
+pub fn read(text: &str) -> Reading {
+    let mut out = Reading::default();
+    let mut hider = Hider::default();
+    let mut heading: Option<(u8, String, usize, bool)> = None;
+    let mut para: Option<Open> = None;
+    let mut html_block: Option<(String, usize)> = None;
+    let (mut lists, mut quotes, mut code) = (0usize, 0usize, false);
+    // Inside an image: its text is alt text, which a reader does not see.
+    let mut images = 0usize;
+    let close = |p: Option<Open>, out: &mut Reading| {
+        if let Some(p) = p {
+            let cut = if let Some(from) = p.hidden_from {
+                // An element hidden to the paragraph's end.
+                let mut c = p.cut.clone();
+                c.push(from..p.end);
+                c
+            } else {
+                p.cut.clone()
+            };
+            let lines = source_lines(text, p.start..p.end, &cut);
+            if !lines.is_empty() {
+                out.paragraphs.push(Paragraph {
+                    lines,
+                    text: p.text,
+                    range: p.start..p.end,
+                    in_list: p.in_list,
+                    in_quote: p.in_quote,
+                });
+            }
+        }
+    };
+    for (event, range) in Parser::new_ext(text, Options::empty()).into_offset_iter() {
+        let inline = matches!(
+            event,
+            Event::Text(_)
+                | Event::Code(_)
+                | Event::InlineHtml(_)
+                | Event::SoftBreak
+                | Event::HardBreak
+                | Event::Start(Tag::Emphasis | Tag::Strong | Tag::Link { .. } | Tag::Image { .. })
+        );
+        if inline
+            && heading.is_none()
+            && para.is_none()
+            && !code
+            && html_block.is_none()
+            && !hider.hidden()
+        {
+            // A tight list item's text has no paragraph events.
+            para = Some(Open {
+                start: range.start,
+                end: range.end,
+                text: String::new(),
+                cut: Vec::new(),
+                hidden_from: None,
+                in_list: lists > 0,
+                in_quote: quotes > 0,
+                implicit: true,
+            });
+        }
+        if let Some(p) = para.as_mut()
+            && inline
+        {
+            p.end = p.end.max(range.end);
+        }
+        match event {
+            Event::Start(Tag::Paragraph) => {
+                close(para.take(), &mut out);
+                para = (!hider.hidden()).then_some(Open {
+                    start: range.start,
+                    end: range.end,
+                    text: String::new(),
+                    cut: Vec::new(),
+                    hidden_from: None,
+                    in_list: lists > 0,
+                    in_quote: quotes > 0,
+                    implicit: false,
+                });
+                if hider.hidden() {
+                    // Hidden as a whole: collect nothing, count nothing.
+                    para = None;
+                }
+            }
+            Event::End(TagEnd::Paragraph) => {
+                if let Some(p) = para.as_mut() {
+                    p.end = range.end;
+                }
+                close(para.take(), &mut out);
+            }
+            Event::Start(tag) => {
+                if para.as_ref().is_some_and(|p| p.implicit) && is_block(&tag) {
+                    close(para.take(), &mut out);
+                }
+                match tag {
+                    Tag::Heading { level, .. } => {
+                        heading = Some((
+                            level_number(level),
+                            String::new(),
+                            range.start,
+                            hider.hidden(),
+                        ))
+                    }
+                    Tag::List(_) => lists += 1,
+                    Tag::BlockQuote(_) => quotes += 1,
+                    Tag::CodeBlock(_) => code = true,
+                    Tag::HtmlBlock => html_block = Some((String::new(), range.start)),
+                    Tag::Image { .. } => {
+                        images += 1;
+                        // Not text a reader reads, nor a citation: an
+                        // image's source leaves the paragraph's lines.
+                        if let Some(p) = para.as_mut() {
+                            p.cut.push(range.clone());
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            Event::End(tag) => {
+                if para.as_ref().is_some_and(|p| p.implicit) && !is_inline_end(&tag) {
+                    close(para.take(), &mut out);
+                }
+                match tag {
+                    TagEnd::Heading(_) => {
+                        if let Some((level, title, start, hidden)) = heading.take() {
+                            out.headings.push(Heading {
+                                level,
+                                title: title.trim().to_string(),
+                                range: start..range.end,
+                                hidden,
+                            });
+                        }
+                    }
+                    TagEnd::List(_) => lists = lists.saturating_sub(1),
+                    TagEnd::BlockQuote(_) => quotes = quotes.saturating_sub(1),
+                    TagEnd::CodeBlock => code = false,
+                    TagEnd::Image => images = images.saturating_sub(1),
+                    TagEnd::HtmlBlock => {
+                        if let Some((block, start)) = html_block.take() {
+                            let shown = hider.feed(&block);
+                            let text = html::decode_entities(&shown.text);
+                            out.words.push((start, visible_words(&text)));
+                            let prose = html::decode_entities(&shown.prose);
+                            if !prose.trim().is_empty() {
+                                out.html_prose.push((start, prose));
+                            }
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            Event::Html(t) => {
+                if let Some((block, _)) = html_block.as_mut() {
+                    block.push_str(&t);
+                }
+            }
+            Event::InlineHtml(t) => {
+                let was = hider.hidden();
+                let shown = hider.feed(&t).text;
+                out.words.push((range.start, visible_words(&shown)));
+                if let Some(p) = para.as_mut() {
+                    match (was, hider.hidden()) {
+                        (false, true) => p.hidden_from = Some(range.start),
+                        (true, false) => {
+                            let from = p.hidden_from.take().unwrap_or(p.start);
+                            p.cut.push(from..range.end);
+                        }
+                        // A comment is not seen.
+                        (false, false) if t.starts_with("<!--") => p.cut.push(range.clone()),
+                        _ => {}
+                    }
+                }
+            }
+            Event::Text(t) | Event::Code(t) => {
+                if images > 0 {
+                    continue;
+                }
+                if hider.hidden() {
+                    // A hidden heading keeps its title: it still counts
+                    // as a forbidden section.
+                    if let Some((_, title, _, true)) = heading.as_mut() {
+                        title.push_str(&t);
+                    }
+                    continue;
+                }
+                out.words.push((range.start, visible_words(&t)));
+                if let Some((_, title, ..)) = heading.as_mut() {
+                    title.push_str(&t);
+                } else if let Some(p) = para.as_mut() {
+                    p.text.push_str(&t);
+                }
+            }
+            Event::SoftBreak | Event::HardBreak => {
+                // A setext heading may run over several lines: a space.
+                if let Some((_, title, ..)) = heading.as_mut() {
+                    title.push(' ');
+                } else if let Some(p) = para.as_mut() {
+                    p.text.push('\n');
+                }
+            }
+            _ => {}
+        }
+    }
+    close(para.take(), &mut out);
+    out
+}
+
+/// Tags that start a block (and so end a tight item's text).
+fn is_block(tag: &Tag) -> bool {
+    !matches!(
+        tag,
+        Tag::Emphasis | Tag::Strong | Tag::Link { .. } | Tag::Image { .. } | Tag::Strikethrough
+    )
+}
+
+fn is_inline_end(tag: &TagEnd) -> bool {
+    matches!(
+        tag,
+        TagEnd::Emphasis | TagEnd::Strong | TagEnd::Link | TagEnd::Image | TagEnd::Strikethrough
+    )
+}
+
+/// The lines of `range` with `cut` removed, each trimmed of indentation
+/// and block-quote markers; blank lines dropped.
+fn source_lines(text: &str, range: Range<usize>, cut: &[Range<usize>]) -> Vec<(usize, String)> {
+    let mut out = Vec::new();
+    let mut at = range.start;
+    for line in text[range.clone()].split_inclusive('\n') {
+        let start = at;
+        at += line.len();
+        let mut kept = String::new();
+        let mut first = None;
+        for (i, c) in line.char_indices() {
+            let pos = start + i;
+            if cut.iter().any(|r| r.contains(&pos)) {
+                continue;
+            }
+            first.get_or_insert(pos);
+            kept.push(c);
+        }
+        let trimmed = kept.trim_start_matches(|c: char| c.is_whitespace() || c == '>');
+        let lead = kept.len() - trimmed.len();
+        let trimmed = trimmed.trim_end();
+        if !trimmed.is_empty() {
+            out.push((first.unwrap_or(start) + lead, trimmed.to_string()));
+        }
+    }
+    out
+}
+
+fn level_number(level: HeadingLevel) -> u8 {
+    match level {
+        HeadingLevel::H1 => 1,
+        HeadingLevel::H2 => 2,
+        HeadingLevel::H3 => 3,
+        HeadingLevel::H4 => 4,
+        HeadingLevel::H5 => 5,
+        HeadingLevel::H6 => 6,
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,347 @@
+//! What a browser hides in the raw HTML of a Markdown document: the text
+//! inside `<style>`, `<script>` and `<template>`, inside any element with
+//! the `hidden` attribute, and inside comments. The state runs across the
+//! whole document, as in the rendered page: `<div hidden>`, a blank line,
+//! a paragraph, `</div>` hides the paragraph.
+
+/// Elements without content: a `hidden` one hides nothing after it.
+const VOID: [&str; 14] = [
+    "area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track",
+    "wbr", "keygen",
+];
+
+/// Elements whose content is raw text up to their closing tag.
+const RAW_TEXT: [&str; 2] = ["script", "style"];
+
+/// Elements whose text is shown but is not prose (no claims).
+const NOT_PROSE: [&str; 5] = ["pre", "code", "table", "kbd", "samp"];
+
+#[derive(Default)]
+pub struct Hider {
+    /// The element hiding everything now, and how deeply elements of that
+    /// name are nested inside it.
+    hiding: Option<(String, usize)>,
+    /// The target of the visible link (`<a href>`) open now.
+    link: Option<String>,
+    /// How many elements that are not prose are open now.
+    not_prose: usize,
+}
+
+/// What a reader sees of a piece of HTML.
+#[derive(Debug, Default, PartialEq)]
+pub struct Shown {
+    /// All the visible text.
+    pub text: String,
+    /// The visible prose, with links as Markdown links (`[text](href)`) so
+    /// a citation pattern sees them; text in `<pre>`, `<code>`, `<table>`
+    /// left out.
+    pub prose: String,
+}
+
+impl Hider {
+    /// Whether text at this point of the document is hidden.
+    pub fn hidden(&self) -> bool {
+        self.hiding.is_some()
+    }
+
+    /// Read a piece of raw HTML (an HTML block, or one inline tag or
+    /// comment) and return what a reader sees of it. An unclosed tag or
+    /// comment hides the rest of the piece.
+    pub fn feed(&mut self, html: &str) -> Shown {
+        let mut out = Shown::default();
+        let mut rest = html;
+        loop {
+            if let Some((name, _)) = &self.hiding
+                && RAW_TEXT.contains(&name.as_str())
+            {
+                // Nothing inside is markup until the closing tag.
+                let close = format!("</{name}");
+                match find_ascii_ci(rest, &close) {
+                    Some(i) => {
+                        self.hiding = None;
+                        rest = &rest[i..];
+                    }
+                    None => return out,
+                }
+            }
+            let (text, tail) = match rest.find('<') {
+                Some(i) => (&rest[..i], Some(&rest[i..])),
+                None => (rest, None),
+            };
+            if !self.hidden() {
+                out.text.push_str(text);
+                if self.not_prose == 0 {
+                    out.prose.push_str(text);
+                }
+            }
+            let Some(tail) = tail else { return out };
+            out.text.push(' ');
+            out.prose.push(' ');
+            let end = if tail.starts_with("<!--") {
+                tail.find("-->").map(|e| e + 3)
+            } else {
+                tag_end(tail)
+            };
+            let Some(end) = end else { return out };
+            if let Some(mark) = self.tag(&tail[..end]) {
+                // `[text](href)`, as a citation pattern expects it.
+                let kept = out.prose.trim_end().len();
+                if mark.starts_with(']') {
+                    out.prose.truncate(kept);
+                }
+                out.prose.push_str(&mark);
+            }
+            rest = &tail[end..];
+        }
+    }
+
+    /// Track one tag (`<…>`): open or close what hides; the Markdown for a
+    /// visible link's start (`[`) or end (`](href)`).
+    fn tag(&mut self, tag: &str) -> Option<String> {
+        let (closing, name, attrs) = parse_tag(tag)?;
+        match &mut self.hiding {
+            Some((hiding, depth)) => {
+                if *hiding == name {
+                    if closing {
+                        *depth -= 1;
+                        if *depth == 0 {
+                            self.hiding = None;
+                        }
+                    } else {
+                        *depth += 1;
+                    }
+                }
+                None
+            }
+            None => {
+                let hides = RAW_TEXT.contains(&name.as_str())
+                    || name == "template"
+                    || (attr(attrs, "hidden").is_some() && !VOID.contains(&name.as_str()));
+                if !closing && hides {
+                    self.hiding = Some((name, 1));
+                    return None;
+                }
+                if NOT_PROSE.contains(&name.as_str()) {
+                    self.not_prose = if closing {
+                        self.not_prose.saturating_sub(1)
+                    } else {
+                        self.not_prose + 1
+                    };
+                }
+                if name != "a" {
+                    None
+                } else if closing {
+                    self.link.take().map(|href| format!("]({href})"))
+                } else {
+                    let href = attr(attrs, "href").flatten()?;
+                    self.link = Some(href.replace(char::is_whitespace, ""));
+                    Some("[".to_string())
+                }
+            }
+        }
+    }
+}
+
+/// Where the tag that `s` starts with ends (after its `>`), quotes
+/// respected.
+fn tag_end(s: &str) -> Option<usize> {
+    let mut quote: Option<char> = None;
+    for (i, c) in s.char_indices().skip(1) {
+        match quote {
+            Some(q) if c == q => quote = None,
+            Some(_) => {}
+            None if c == '"' || c == '\'' => quote = Some(c),
+            None if c == '>' => return Some(i + 1),
+            None => {}
+        }
+    }
+    None
+}
+
+/// (closing, lower-case name, attributes) of `<name …>` or `</name>`;
+/// `None` for anything else (`<!DOCTYPE>`, `<?…?>`, a stray `<`).
+fn parse_tag(tag: &str) -> Option<(bool, String, &str)> {
+    let inner = tag.strip_prefix('<')?.strip_suffix('>')?;
+    let (closing, inner) = match inner.strip_prefix('/') {
+        Some(rest) => (true, rest),
+        None => (false, inner),
+    };
+    let len = inner
+        .find(|c: char| !(c.is_ascii_alphanumeric() || c == '-'))
+        .unwrap_or(inner.len());
+    let name = &inner[..len];
+    if name.is_empty() || !name.starts_with(|c: char| c.is_ascii_alphabetic()) {
+        return None;
+    }
+    Some((closing, name.to_ascii_lowercase(), &inner[len..]))
+}
+
+/// An attribute of a tag: `None` if absent, `Some(None)` without a
+/// value, `Some(Some(value))` with one (quotes removed).
+fn attr<'a>(attrs: &'a str, wanted: &str) -> Option<Option<&'a str>> {
+    let mut rest = attrs;
+    loop {
+        rest = rest.trim_start_matches(|c: char| c.is_whitespace() || c == '/');
+        if rest.is_empty() {
+            return None;
+        }
+        let len = rest
+            .find(|c: char| c.is_whitespace() || c == '=' || c == '/' || c == '>')
+            .unwrap_or(rest.len())
+            .max(1);
+        let name = &rest[..len];
+        rest = rest[len..].trim_start();
+        let mut value = None;
+        if let Some(after) = rest.strip_prefix('=') {
+            let after = after.trim_start();
+            let (v, next) = match after.chars().next() {
+                Some(q @ ('"' | '\'')) => match after[1..].find(q) {
+                    Some(e) => (&after[1..e + 1], &after[e + 2..]),
+                    None => (&after[1..], ""),
+                },
+                _ => {
+                    let e = after.find(char::is_whitespace).unwrap_or(after.len());
+                    (&after[..e], &after[e..])
+                }
+            };
+            value = Some(v);
+            rest = next;
+        }
+        if name.eq_ignore_ascii_case(wanted) {
+            return Some(value);
+        }
+    }
+}
+
+/// The text of HTML with its character references decoded, as a browser
+/// shows it: `&nbsp;` is a space and `&#8203;` a zero-width space, not
+/// words. Named references beyond the common ones stay as written.
+pub fn decode_entities(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(i) = rest.find('&') {
+        out.push_str(&rest[..i]);
+        let tail = &rest[i..];
+        let end = tail[1..]
+            .find(|c: char| !(c.is_ascii_alphanumeric() || c == '#'))
+            .map(|e| e + 1);
+        let decoded = match end {
+            Some(e) if tail[e..].starts_with(';') => entity(&tail[1..e]).map(|c| (c, e + 1)),
+            _ => None,
+        };
+        match decoded {
+            Some((c, len)) => {
+                out.push(c);
+                rest = &tail[len..];
+            }
+            None => {
+                out.push('&');
+                rest = &tail[1..];
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+fn entity(name: &str) -> Option<char> {
+    if let Some(num) = name.strip_prefix('#') {
+        let code = match num.strip_prefix(['x', 'X']) {
+            Some(hex) => u32::from_str_radix(hex, 16).ok()?,
+            None => num.parse().ok()?,
+        };
+        return Some(char::from_u32(code).unwrap_or('\u{fffd}'));
+    }
+    Some(match name {
+        "nbsp" => '\u{a0}',
+        "amp" => '&',
+        "lt" => '<',
+        "gt" => '>',
+        "quot" => '"',
+        "apos" => '\'',
+        "copy" => '©',
+        "reg" => '®',
+        "hellip" => '…',
+        "mdash" => '—',
+        "ndash" => '–',
+        "shy" => '\u{ad}',
+        "zwsp" => '\u{200b}',
+        "zwj" => '\u{200d}',
+        "zwnj" => '\u{200c}',
+        _ => return None,
+    })
+}
+
+fn find_ascii_ci(haystack: &str, needle: &str) -> Option<usize> {
+    let (h, n) = (haystack.as_bytes(), needle.as_bytes());
+    (0..=h.len().checked_sub(n.len())?).find(|&i| h[i..i + n.len()].eq_ignore_ascii_case(n))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn visible(pieces: &[&str]) -> String {
+        let mut h = Hider::default();
+        let text: Vec<String> = pieces.iter().map(|p| h.feed(p).text).collect();
+        text.join("|")
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+
+    #[test]
+    fn style_script_template_and_hidden_hide_their_text() {
+        assert_eq!(visible(&["<style>p { a b c }</style>shown"]), "shown");
+        assert_eq!(visible(&["<script>if (a < b) { x() }</script> ok"]), "ok");
+        assert_eq!(
+            visible(&["<template><p>in</p><p>ert</p></template>out"]),
+            "out"
+        );
+        assert_eq!(
+            visible(&["<div hidden><div>deep</div>still</div>after"]),
+            "after"
+        );
+        assert_eq!(
+            visible(&["<p data-x=\"hidden\" title='a > b'>seen</p>"]),
+            "seen"
+        );
+        assert_eq!(
+            visible(&["<input hidden> next"]),
+            "next",
+            "a void element hides nothing"
+        );
+        assert_eq!(visible(&["<SPAN HIDDEN=until-found>x</span>y"]), "y");
+        assert_eq!(visible(&["a <!-- b --> c"]), "a c");
+        assert_eq!(visible(&["a <div unclosed"]), "a");
+    }
+
+    #[test]
+    fn prose_keeps_links_and_leaves_out_code_and_tables() {
+        let mut h = Hider::default();
+        let shown = h.feed("<p>Latency fell <a href=\"https://x.org/a\">[1]</a>.</p><pre>code here</pre><table><td>cell</td></table>");
+        let prose = shown.prose.split_whitespace().collect::<Vec<_>>().join(" ");
+        assert_eq!(prose, "Latency fell [[1]](https://x.org/a).");
+        assert!(shown.text.contains("code here") && shown.text.contains("cell"));
+    }
+
+    #[test]
+    fn character_references_are_what_they_show() {
+        assert_eq!(
+            decode_entities("a&nbsp;b &#8203; &#x41;&amp;&lt; &eacute; & x"),
+            "a\u{a0}b \u{200b} A&< &eacute; & x"
+        );
+    }
+
+    #[test]
+    fn hiding_runs_across_pieces() {
+        let mut h = Hider::default();
+        assert_eq!(h.feed("<div hidden>").text.trim(), "");
+        assert!(h.hidden());
+        assert_eq!(h.feed("<b>").text.trim(), "");
+        h.feed("</b>");
+        assert!(h.hidden());
+        h.feed("</div>");
+        assert!(!h.hidden());
+    }
+}

@@ -1,0 +1,102 @@
+use super::*;
+
+fn paragraphs(doc: &str) -> Vec<(String, bool, bool)> {
+    read(doc)
+        .paragraphs
+        .iter()
+        .map(|p| (p.joined().0, p.in_list, p.in_quote))
+        .collect()
+}
+
+#[test]
+fn headings_atx_and_setext_not_in_code() {
+    let r = read("# One\n\n```\n# not\n```\n\nTwo\n---\n\n- ## In a list\n\n> ### Quoted\n");
+    let h: Vec<(u8, &str)> = r
+        .headings
+        .iter()
+        .map(|h| (h.level, h.title.as_str()))
+        .collect();
+    assert_eq!(
+        h,
+        vec![(1, "One"), (2, "Two"), (2, "In a list"), (3, "Quoted")]
+    );
+}
+
+#[test]
+fn list_items_quotes_and_html_led_text_are_paragraphs() {
+    let doc = "Intro line\nlazy line.\n\n- tight [item](http://x)\n- loose\n\n    second paragraph of the item\n\n> quoted\n> more\n\n<span>Led by</span> inline HTML.\n\n<div>\nblock html\n</div>\n";
+    assert_eq!(
+        paragraphs(doc),
+        vec![
+            ("Intro line lazy line.".to_string(), false, false),
+            ("tight [item](http://x)".to_string(), true, false),
+            ("loose".to_string(), true, false),
+            ("second paragraph of the item".to_string(), true, false),
+            ("quoted more".to_string(), false, true),
+            ("<span>Led by</span> inline HTML.".to_string(), false, false),
+        ]
+    );
+}
+
+#[test]
+fn hidden_html_is_not_words_or_paragraphs() {
+    let doc = "# T\n\n<style>\na b c d e f\n</style>\n\n<div hidden>\n\nhidden para words here\n\n</div>\n\n<template>\nx y z\n</template>\n\nshown <span hidden>not [1]</span> text <!-- [2] --> end\n";
+    let r = read(doc);
+    assert_eq!(
+        r.words_in(0..doc.len()),
+        4,
+        "T, shown, text, end: {:?}",
+        r.words
+    );
+    assert_eq!(
+        paragraphs(doc),
+        vec![("shown  text  end".to_string(), false, false)]
+    );
+}
+
+#[test]
+fn titles_are_compared_as_seen() {
+    assert_eq!(title_key(" TO\u{200b}DO: "), "TODO");
+    assert_eq!(title_key("\u{ff34}\u{ff2f}\u{ff24}\u{ff2f}"), "TODO");
+    assert_eq!(title_key("Risks  and\tissues"), "Risks and issues");
+}
+
+#[test]
+fn alt_text_and_character_references_are_not_words() {
+    let doc =
+        "# T\n\n![four words of alt](x.png) seen\n\n<div>\n&nbsp; &nbsp; &#8203; &copy;\n</div>\n";
+    assert_eq!(read(doc).words_in(0..doc.len()), 2, "T and seen");
+    assert_eq!(
+        paragraphs(doc)[0].0,
+        "seen",
+        "an image is not a paragraph's text"
+    );
+}
+
+#[test]
+fn any_text_reads_without_panicking() {
+    // Cut and splice a document full of markup at pseudo-random places: the
+    // reading must never panic (a panic would be the validator's error).
+    let doc = "# T&amp;\n\n<div hidden a='>' b=\"x\">\n\n- i ![a](b) <a href=\"u\">[1]</a>\n\n  > q &#x200B;\n\n</div>\n\n<script>x</scr\n```\n<!-- c\n~~~\n<template><p hidden>é</template>\nSet\n===\n";
+    let chars: Vec<char> = doc.chars().collect();
+    let mut seed: u64 = 34;
+    let mut next = |n: usize| {
+        seed = seed
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        (seed >> 33) as usize % n
+    };
+    for _ in 0..2000 {
+        let (a, b) = (next(chars.len()), next(chars.len()));
+        let (from, to) = (a.min(b), a.max(b));
+        let at = next(chars.len());
+        let mut mutated: String = chars[..at].iter().collect();
+        mutated.extend(&chars[from..to]);
+        mutated.extend(&chars[at..]);
+        let r = read(&mutated);
+        let _ = r.words_in(0..mutated.len());
+        for p in &r.paragraphs {
+            let _ = p.joined();
+        }
+    }
+}
