@@ -297,7 +297,15 @@ fn issues(text: &str) -> Result<Vec<Issue>, (String, Option<u32>)> {
                 })
                 .unwrap_or("(no rule)")
                 .to_string();
-            let (level, unresolved) = level(result, &rule);
+            let (mut level, unresolved) = level(result, &rule);
+            if let rules::Rule::Found(found) = &rule
+                && result.get("level").is_none()
+            {
+                // An invocation may configure the rule's level: the
+                // higher of that and its default (sarif-tools applies it,
+                // another reader may not; vcc is the stricter of both).
+                level = level.max(rules::overridden(run, found).unwrap_or(Level::None));
+            }
             let location = result.pointer("/locations/0/physicalLocation");
             let uri = location
                 .and_then(|l| l.pointer("/artifactLocation/uri"))
@@ -345,18 +353,20 @@ fn level(result: &Value, rule: &rules::Rule) -> (Level, Option<String>) {
     }
 }
 
-/// An accepted suppression (status absent or `accepted`) hides a result.
+/// Suppressions hide a result only when there is one and every one is
+/// accepted (status absent or `accepted`): one `underReview` or
+/// `rejected` beside an accepted one leaves it standing, as the SARIF SDK
+/// reads it (§3.34.3).
 fn suppressed(result: &Value) -> bool {
     result
         .get("suppressions")
         .and_then(Value::as_array)
         .is_some_and(|s| {
-            s.iter().any(|s| {
-                matches!(
-                    s.get("status").and_then(Value::as_str),
-                    None | Some("accepted")
-                )
-            })
+            !s.is_empty()
+                && s.iter().all(|s| {
+                    matches!(s.get("status"), None)
+                        || s.get("status").and_then(Value::as_str) == Some("accepted")
+                })
         })
 }
 
@@ -454,6 +464,16 @@ mod tests {
                 .unwrap()
                 .contains("no rule 4")
         );
+    }
+
+    #[test]
+    fn a_suppression_under_review_or_rejected_leaves_the_result() {
+        let r = |s: Value| suppressed(&j!({ "suppressions": s }));
+        assert!(r(j!([{"kind": "inSource"}])));
+        assert!(r(j!([{"kind": "external", "status": "accepted"}])));
+        assert!(!r(j!([{"status": "accepted"}, {"status": "rejected"}])));
+        assert!(!r(j!([{"status": "underReview"}])));
+        assert!(!r(j!([])));
     }
 
     #[test]

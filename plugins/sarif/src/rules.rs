@@ -150,6 +150,44 @@ fn find<'a>(run: &'a Value, result: &'a Value) -> Result<Option<&'a Value>, Stri
     Ok(Some(rule))
 }
 
+/// The highest level any invocation's `ruleConfigurationOverrides` gives
+/// `rule` (matched by its id or its index in its component), if any.
+pub fn overridden(run: &Value, rule: &Value) -> Option<crate::Level> {
+    let id = rule.get("id")?;
+    run.get("invocations")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(|i| {
+            i.get("ruleConfigurationOverrides")
+                .and_then(Value::as_array)
+        })
+        .flatten()
+        .filter(|o| o.pointer("/descriptor/id") == Some(id) || descriptor_is(run, o, rule))
+        .filter_map(|o| o.pointer("/configuration/level"))
+        .map(|l| {
+            l.as_str()
+                .and_then(crate::Level::parse)
+                .unwrap_or(crate::Level::Error)
+        })
+        .max()
+}
+
+/// Whether an override's descriptor reference (by index, in the driver or
+/// the component it names) is `rule`.
+fn descriptor_is(run: &Value, over: &Value, rule: &Value) -> bool {
+    let Some(descriptor) = over.get("descriptor") else {
+        return false;
+    };
+    let Ok(Some(i)) = index(descriptor.get("index")) else {
+        return false;
+    };
+    component(run, descriptor.get("toolComponent"))
+        .ok()
+        .and_then(|c| c.get("rules")?.as_array()?.get(i))
+        .is_some_and(|r| std::ptr::eq(r, rule))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -195,6 +233,22 @@ mod tests {
         assert_eq!(found(json!({"ruleId": "D1/sub"})).as_deref(), Some("D1"));
         assert_eq!(found(json!({"ruleIndex": -1})), None);
         assert_eq!(found(json!({"message": {"text": "x"}})), None);
+    }
+
+    #[test]
+    fn overrides_raise_a_rule_level() {
+        let mut run = run();
+        run["invocations"] = json!([{"executionSuccessful": true, "ruleConfigurationOverrides": [
+            {"descriptor": {"index": 1, "toolComponent": {"index": 0}}, "configuration": {"level": "error"}},
+            {"descriptor": {"id": "D1"}, "configuration": {"level": "note"}}
+        ]}]);
+        let ext = &run["tool"]["extensions"][0]["rules"];
+        assert_eq!(overridden(&run, &ext[1]), Some(crate::Level::Error));
+        assert_eq!(overridden(&run, &ext[0]), None);
+        assert_eq!(
+            overridden(&run, &run["tool"]["driver"]["rules"][0]),
+            Some(crate::Level::Note)
+        );
     }
 
     #[test]
