@@ -275,13 +275,17 @@ fn issues(text: &str) -> Result<Vec<Issue>, (String, Option<u32>)> {
         .and_then(Value::as_array)
         .ok_or(("no `runs` array".to_string(), Some(1)))?;
     let mut out = Vec::new();
-    for run in runs {
-        for result in run
-            .get("results")
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-        {
+    for (r, run) in runs.iter().enumerate() {
+        // Not an object: no reader can say what it reports (fail closed).
+        if !run.is_object() {
+            return Err((format!("runs[{r}] is not an object"), Some(1)));
+        }
+        let results = run.get("results").and_then(Value::as_array);
+        for (i, result) in results.into_iter().flatten().enumerate() {
+            if !result.is_object() {
+                let at = doc.position(&format!("/runs/{r}/results/{i}")).map(|p| p.0);
+                return Err((format!("runs[{r}].results[{i}] is not an object"), at));
+            }
             let kind = result.get("kind").and_then(Value::as_str).unwrap_or("fail");
             if kind != "fail" || suppressed(result) {
                 continue;

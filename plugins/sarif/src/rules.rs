@@ -130,11 +130,17 @@ fn find<'a>(run: &'a Value, result: &'a Value) -> Result<Option<&'a Value>, Stri
         }
         rule
     } else if let Some(guid) = guid {
-        rules
+        let rule = rules
             .iter()
             .copied()
             .find(|r| r.get("guid") == Some(guid))
-            .ok_or_else(|| format!("`{name}` has no rule with guid {guid}"))?
+            .ok_or_else(|| format!("`{name}` has no rule with guid {guid}"))?;
+        if let Some(id) = by_id
+            && !id_matches(rule, id)
+        {
+            return Err(format!("the rule with guid {guid} is not `{id}`"));
+        }
+        rule
     } else if let Some(id) = by_id {
         rules
             .iter()
@@ -266,6 +272,10 @@ mod tests {
             (json!({"ruleIndex": 0, "rule": {"index": 1}}), "differ"),
             (json!({"ruleId": "A", "rule": {"id": "B"}}), "differ"),
             (json!({"ruleId": "X", "ruleIndex": 0}), "is not `X`"),
+            (
+                json!({"ruleId": "X", "rule": {"guid": "r-1", "toolComponent": {"index": 0}}}),
+                "is not `X`",
+            ),
             (
                 json!({"rule": {"toolComponent": {"name": "nope"}}}),
                 "no tool component",
