@@ -9,7 +9,8 @@
 //! The header is read as pandas reads it (read.rs: RFC 4180, a BOM
 //! stripped, nothing trimmed). A name given twice is refused: pandas keeps
 //! the first column (and renames the second `x.1`), a row object could keep
-//! only one, so the other would never be validated. When the row schema
+//! only one, so the other would never be validated. A column the row schema
+//! requires must be in the header even when no row is. When the row schema
 //! says `additionalProperties: false`, a column it does not name is
 //! refused even if all its cells are empty (an empty cell is left out of
 //! its row, so the schema alone would never see the column).
@@ -63,8 +64,9 @@ pub fn instance(text: &str, schema: &Value) -> Result<(Value, Vec<u32>), String>
     ))
 }
 
-/// A header every reader reads alike: no name twice, and (under
-/// `additionalProperties: false`) no column the row schema does not name.
+/// A header every reader reads alike: no name twice, every required
+/// column, and (under `additionalProperties: false`) no column the row
+/// schema does not name.
 fn check_header(header: &[String], items: &Value) -> Result<(), String> {
     for (i, name) in header.iter().enumerate() {
         if let Some(j) = header[..i].iter().position(|h| h == name) {
@@ -74,6 +76,23 @@ fn check_header(header: &[String], items: &Value) -> Result<(), String> {
                 i + 1
             ));
         }
+    }
+    // A required column must be in the header even with no row under it:
+    // pandas' `df["score"]` on the file fails, an empty row list passes.
+    let missing: Vec<String> = items
+        .get("required")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
+        .filter(|r| !header.iter().any(|h| h == r))
+        .map(|r| format!("`{r}`"))
+        .collect();
+    if !missing.is_empty() {
+        return Err(format!(
+            "the header has no column {} that the schema requires",
+            missing.join(", ")
+        ));
     }
     if items.get("additionalProperties") == Some(&json!(false))
         && items.get("patternProperties").is_none()
@@ -188,5 +207,12 @@ mod tests {
         assert!(instance("id,score,note\na,1,\n", &open).is_ok());
         // Not trimmed: ` score` is not `score`.
         assert!(instance("id, score\na,1\n", &scores()).is_err());
+    }
+
+    #[test]
+    fn a_required_column_is_in_the_header_even_without_rows() {
+        let why = instance("id\n", &scores()).unwrap_err();
+        assert!(why.contains("no column `score`"), "{why}");
+        assert!(instance("id,score\n", &scores()).is_ok());
     }
 }
