@@ -11,8 +11,7 @@
 //! Report paths are matched to root paths as the tools write them: a
 //! Cobertura class `filename` is relative to one of the report's
 //! `<source>` folders (absolute, or relative to where the tool ran), an
-//! lcov `SF:` is often absolute. A report path names a root file when it
-//! is that path, or ends with `/` and that path.
+//! lcov `SF:` is often absolute: see `root_path`.
 
 use std::collections::BTreeSet;
 
@@ -53,23 +52,50 @@ pub fn statements(path: &str, text: &str) -> u64 {
         .count() as u64
 }
 
-/// The root file a report path names, if any: the longest root path that
-/// the candidate is, or ends with after a `/`.
+/// The root file a report entry names, if any. Its path was written on
+/// another machine (absolute, or relative to where the tool ran or to a
+/// Cobertura `<source>`), so it is compared from the end: the root file
+/// sharing the most trailing path components with one of its names, and
+/// at least the whole of a relative name (`pkg/core.py` is never
+/// `other/core.py`). Two root files equally close: none (both then count
+/// as unreported, the stricter reading).
 pub fn root_path<'a>(candidates: &[String], roots: &'a BTreeSet<String>) -> Option<&'a str> {
-    let mut best: Option<&str> = None;
-    for candidate in candidates {
-        let candidate = normalise(candidate);
-        for root in roots {
-            let hit = candidate == *root
-                || candidate
-                    .strip_suffix(root.as_str())
-                    .is_some_and(|head| head.ends_with('/'));
-            if hit && best.is_none_or(|b| root.len() > b.len()) {
-                best = Some(root);
+    let names: Vec<String> = candidates.iter().map(|c| normalise(c)).collect();
+    let first = names.first()?;
+    let least = if first.starts_with('/') {
+        1
+    } else {
+        first.split('/').count()
+    };
+    let mut best: Option<(usize, &str)> = None;
+    let mut tied = false;
+    for root in roots {
+        let score = names
+            .iter()
+            .map(|n| common_tail(n, root))
+            .max()
+            .unwrap_or(0);
+        if score < least {
+            continue;
+        }
+        match best {
+            Some((b, _)) if b > score => {}
+            Some((b, _)) if b == score => tied = true,
+            _ => {
+                best = Some((score, root));
+                tied = false;
             }
         }
     }
-    best
+    if tied { None } else { best.map(|(_, r)| r) }
+}
+
+/// How many trailing path components two paths share.
+fn common_tail(a: &str, b: &str) -> usize {
+    a.rsplit('/')
+        .zip(b.rsplit('/'))
+        .take_while(|(x, y)| x == y && !x.is_empty())
+        .count()
 }
 
 /// A report path with `\` as `/`, `./` and `//` and `x/..` folded, so it
@@ -122,19 +148,27 @@ mod tests {
 
     #[test]
     fn report_paths_map_to_root_paths() {
-        let roots: BTreeSet<String> = ["src/pkg/a.py", "pkg/a.py", "src/b.py"]
+        let roots: BTreeSet<String> = ["out/src/pkg/a.py", "out/src/b.py", "out/tests/b.py"]
             .iter()
             .map(|s| s.to_string())
             .collect();
-        // Cobertura: filename relative to an absolute <source>.
+        // Cobertura: filename relative to an absolute <source> elsewhere.
         let c = candidates("pkg/a.py", &["/home/ci/proj/src/".to_string()]);
-        assert_eq!(root_path(&c, &roots), Some("src/pkg/a.py"));
-        // lcov: an absolute SF.
+        assert_eq!(root_path(&c, &roots), Some("out/src/pkg/a.py"));
+        // lcov: an absolute SF; the closest of two `b.py`.
         let c = candidates("/home/ci/proj/./src/b.py", &[]);
-        assert_eq!(root_path(&c, &roots), Some("src/b.py"));
-        // A suffix must start at a folder: `xsrc/b.py` is not `src/b.py`.
-        assert_eq!(root_path(&candidates("/p/xsrc/b.py", &[]), &roots), None);
-        assert_eq!(root_path(&candidates("b.py", &[]), &roots), None);
+        assert_eq!(root_path(&c, &roots), Some("out/src/b.py"));
+        // A relative name must match whole: `x/a.py` is not `pkg/a.py`.
+        assert_eq!(root_path(&candidates("x/a.py", &[]), &roots), None);
+        // Two equally close: neither.
+        assert_eq!(root_path(&candidates("/elsewhere/b.py", &[]), &roots), None);
+        // Component by component: `xsrc/b.py` shares only `b.py`.
+        let one: BTreeSet<String> = ["src/b.py".to_string()].into();
+        assert_eq!(
+            root_path(&candidates("/p/xsrc/b.py", &[]), &one),
+            Some("src/b.py")
+        );
+        assert_eq!(root_path(&candidates("xsrc/b.py", &[]), &one), None);
         assert_eq!(normalise(".\\src\\..\\src//b.py"), "src/b.py");
     }
 }
