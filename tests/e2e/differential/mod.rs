@@ -10,6 +10,7 @@
 //! fail or error), that is allowed — stricter, never quieter.
 
 mod archives;
+mod coverage;
 mod csv;
 mod sarif;
 mod tap;
