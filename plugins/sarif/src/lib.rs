@@ -368,7 +368,7 @@ fn suppressed(result: &Value) -> bool {
         .is_some_and(|s| {
             !s.is_empty()
                 && s.iter().all(|s| {
-                    matches!(s.get("status"), None)
+                    s.get("status").is_none()
                         || s.get("status").and_then(Value::as_str) == Some("accepted")
                 })
         })
