@@ -481,6 +481,15 @@ mod tests {
     }
 
     #[test]
+    fn runs_and_results_that_are_not_objects_are_refused() {
+        let run = issues(r#"{"version": "2.1.0", "runs": [1]}"#).unwrap_err();
+        assert!(run.0.contains("runs[0] is not an object"), "{}", run.0);
+        let log =
+            r#"{"version": "2.1.0", "runs": [{"results": [{"message": {"text": "a"}}, "b"]}]}"#;
+        assert!(issues(log).unwrap_err().0.contains("results[1]"));
+    }
+
+    #[test]
     fn other_versions_are_refused() {
         assert!(
             issues(r#"{"version": "2.0.0", "runs": []}"#)
