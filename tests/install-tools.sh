@@ -145,4 +145,17 @@ if ! "$diff_md_py/bin/python" -c "import importlib.metadata as m, sys; sys.exit(
     "$diff_md_py/bin/pip" install --quiet --disable-pip-version-check "markdown-it-py==$MARKDOWN_IT_PY" "mdurl==$MDURL"
 fi
 
+# The data differentials (issue 34 classes 5 and 7): coverage.py makes the
+# coverage reports std/coverage is compared with, pandas reads the CSVs
+# std/json-schema is compared with.
+DIFF_COVERAGE=7.10.7
+DIFF_PANDAS=2.3.3
+diff_data_py="$tools/diff-data-py"
+if ! "$diff_data_py/bin/python" -c "import importlib.metadata as m, sys; sys.exit(m.version('coverage') != '$DIFF_COVERAGE' or m.version('pandas') != '$DIFF_PANDAS')" 2>/dev/null; then
+    echo "installing coverage $DIFF_COVERAGE and pandas $DIFF_PANDAS into $diff_data_py" >&2
+    rm -rf "$diff_data_py"
+    python3 -m venv "$diff_data_py"
+    "$diff_data_py/bin/pip" install --quiet --disable-pip-version-check "coverage==$DIFF_COVERAGE" "pandas==$DIFF_PANDAS"
+fi
+
 echo "test tools ready" >&2

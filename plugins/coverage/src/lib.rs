@@ -4,11 +4,15 @@
 //! Lines are counted from the per-line records (`DA:` in lcov, `<line>` in
 //! Cobertura), merged when a file appears several times; lcov `LF:`/`LH:`
 //! totals are used only for files without `DA:` lines. Source files can be
-//! narrowed with `include` / `exclude` globs. A file that is neither lcov
+//! narrowed with `include` / `exclude` globs. With `sources` (deliverable
+//! ids), every source file of those deliverables that no report names
+//! counts as 0% covered (sources.rs). A file that is neither lcov
 //! nor Cobertura is an error; reports that cover no source line are judged
 //! as nothing (skip, unless `allow_empty`).
 
-use std::collections::{BTreeMap, HashMap};
+mod sources;
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use vcc_plugin_common::bounded::{self, Findings};
 use vcc_plugin_common::{GlobMatcher, allow_empty_schema, glob, nothing, parse_params, xml};
@@ -34,7 +38,12 @@ struct Params {
     format: Format,
     #[serde(default)]
     allow_empty: bool,
+    #[serde(default)]
+    sources: Vec<String>,
 }
+
+/// Report names shown when none of them is a file of `sources`.
+const SEEN_SHOWN: usize = 10;
 
 /// The include and exclude globs, or each bad one with its pointer.
 fn globs(params: &Params) -> Result<(Vec<GlobMatcher>, Vec<GlobMatcher>), Vec<Finding>> {
@@ -101,7 +110,8 @@ impl Validator for Coverage {
                 "include": { "type": "array", "items": { "type": "string" }, "description": "only source files matching these globs" },
                 "exclude": { "type": "array", "items": { "type": "string" }, "description": "ignore source files matching these globs" },
                 "format": { "enum": ["auto", "lcov", "cobertura"], "default": "auto" },
-                "allow_empty": allow_empty_schema("no covered source line")
+                "allow_empty": allow_empty_schema("no covered source line"),
+                "sources": { "type": "array", "items": { "type": "string", "minLength": 1 }, "description": "deliverable ids whose every source file must be in a report; one that is not counts as 0% covered", "x-vcc-deliverable": true }
             },
             "anyOf": [{ "required": ["min"] }, { "required": ["per_file_min"] }]
         }))
@@ -124,6 +134,9 @@ impl Validator for Coverage {
         }
         let mut findings = Findings::default();
         let mut files: BTreeMap<String, FileCoverage> = BTreeMap::new();
+        let roots = source_files(&params.sources, &include, &exclude)?;
+        // Report names (as written) that are no file of `sources`.
+        let mut unmatched: BTreeSet<String> = BTreeSet::new();
         for path in &paths {
             let text = vcc_sdk::read_to_string(path)?;
             let cobertura = match params.format {
@@ -142,7 +155,14 @@ impl Validator for Coverage {
                     relative(path)
                 )
             })?;
-            for (source, cov) in report {
+            for (names, cov) in report {
+                let source = match sources::root_path(&names, &roots) {
+                    Some(root) => root.to_string(),
+                    None => {
+                        unmatched.insert(names[0].clone());
+                        clean_source(&names[0])
+                    }
+                };
                 let merged = files.entry(source).or_default();
                 for (line, hits) in cov.lines {
                     let h = merged.lines.entry(line).or_default();
@@ -158,6 +178,60 @@ impl Validator for Coverage {
             (include.is_empty() || include.iter().any(|g| g.is_match(source)))
                 && !exclude.iter().any(|g| g.is_match(source))
         });
+        // Sources no report names: 0% of their counted lines.
+        let mut missing: BTreeSet<String> = BTreeSet::new();
+        for (root, path) in &roots_by_path(&roots, &params.sources)? {
+            if files.contains_key(root) {
+                continue;
+            }
+            let text = vcc_sdk::read_to_string(path)?;
+            let lines = sources::statements(root, &text);
+            if lines > 0 {
+                files.insert(
+                    root.clone(),
+                    FileCoverage {
+                        totals: Some((lines, 0)),
+                        ..FileCoverage::default()
+                    },
+                );
+                missing.insert(root.clone());
+            }
+        }
+        if !roots.is_empty()
+            && roots
+                .iter()
+                .all(|r| !files.contains_key(r) || missing.contains(r))
+        {
+            let seen: Vec<&str> = unmatched
+                .iter()
+                .take(SEEN_SHOWN)
+                .map(String::as_str)
+                .collect();
+            findings.push(
+                Finding::new(format!(
+                    "no report names a source file of `{}`; the reports name {}{}",
+                    params.sources.join("`, `"),
+                    if seen.is_empty() {
+                        "no file".to_string()
+                    } else {
+                        format!("`{}`", seen.join("`, `"))
+                    },
+                    if unmatched.len() > SEEN_SHOWN {
+                        format!(" and {} more", unmatched.len() - SEEN_SHOWN)
+                    } else {
+                        String::new()
+                    }
+                ))
+                .rule("sources-unmatched"),
+            );
+        }
+        let not_measured = |source: &str| {
+            if missing.contains(source) {
+                " (in no report: counted as 0% of its non-blank, non-comment lines)"
+            } else {
+                ""
+            }
+        };
         let (found, hit) = files
             .values()
             .map(FileCoverage::found_hit)
@@ -204,7 +278,8 @@ impl Validator for Coverage {
             for (p, missed, source, h, f) in below.iter().take(WORST_SHOWN) {
                 findings.push(
                     Finding::new(format!(
-                        "line coverage {p:.1}% ({h}/{f}, {missed} line(s) not covered) pulls the total below {min}%"
+                        "line coverage {p:.1}% ({h}/{f}, {missed} line(s) not covered) pulls the total below {min}%{}",
+                        not_measured(source)
                     ))
                     .path(source)
                     .rule("min-file"),
@@ -215,14 +290,22 @@ impl Validator for Coverage {
         for (source, cov) in &files {
             let (f, h) = cov.found_hit();
             let p = percent(h, f);
-            table.push(json!({"file": source, "lines": f, "covered": h, "percent": p}));
+            let mut row = json!({"file": source, "lines": f, "covered": h, "percent": p});
+            if missing.contains(source) {
+                row["in_report"] = json!(false);
+                row["counted"] = json!("non-blank, non-comment lines");
+            }
+            table.push(row);
             if let Some(min) = params.per_file_min
                 && p < min
             {
                 findings.push(
-                    Finding::new(format!("line coverage {p:.1}% ({h}/{f}) is below {min}%"))
-                        .path(source)
-                        .rule("per-file-min"),
+                    Finding::new(format!(
+                        "line coverage {p:.1}% ({h}/{f}) is below {min}%{}",
+                        not_measured(source)
+                    ))
+                    .path(source)
+                    .rule("per-file-min"),
                 );
             }
         }
@@ -230,17 +313,26 @@ impl Validator for Coverage {
             json!({
                 "reports": paths.iter().take(100).map(|p| relative(p)).collect::<Vec<_>>(),
                 "overall": {"lines": found, "covered": hit, "percent": overall},
+                "not_in_report": missing.iter().collect::<Vec<_>>(),
             }),
             &table,
         );
+        let unmeasured = if missing.is_empty() {
+            String::new()
+        } else {
+            format!(
+                "; {} source file(s) in no report counted as 0%",
+                missing.len()
+            )
+        };
         let outcome = if findings.is_empty() {
             Outcome::pass(format!(
-                "line coverage {overall:.1}% ({hit}/{found}) across {} file(s)",
+                "line coverage {overall:.1}% ({hit}/{found}) across {} file(s){unmeasured}",
                 files.len()
             ))
         } else {
             Outcome::fail(format!(
-                "line coverage {overall:.1}% ({hit}/{found}); {} problem(s)",
+                "line coverage {overall:.1}% ({hit}/{found}); {} problem(s){unmeasured}",
                 findings.len()
             ))
             .findings(findings.into_vec())
@@ -249,13 +341,53 @@ impl Validator for Coverage {
     }
 }
 
+/// The root paths of the source files of the `sources` deliverables that
+/// `include`/`exclude` keep.
+fn source_files(
+    ids: &[String],
+    include: &[GlobMatcher],
+    exclude: &[GlobMatcher],
+) -> Result<BTreeSet<String>, String> {
+    Ok(roots_by_path(&BTreeSet::new(), ids)?
+        .into_keys()
+        .filter(|r| sources::is_source(r))
+        .filter(|r| {
+            (include.is_empty() || include.iter().any(|g| g.is_match(r)))
+                && !exclude.iter().any(|g| g.is_match(r))
+        })
+        .collect())
+}
+
+/// Root path → readable path of the files of `ids`; only those in `keep`
+/// unless it is empty.
+fn roots_by_path(
+    keep: &BTreeSet<String>,
+    ids: &[String],
+) -> Result<BTreeMap<String, String>, String> {
+    let mut out = BTreeMap::new();
+    for id in ids {
+        let files = vcc_sdk::files(id).map_err(|e| invalid_params(format!("sources: {e}")))?;
+        for f in files {
+            let root = relative(&f.path).to_string();
+            if keep.is_empty() || keep.contains(&root) {
+                out.insert(root, f.path);
+            }
+        }
+    }
+    Ok(out)
+}
+
 fn clean_source(path: &str) -> String {
     path.trim().trim_start_matches("./").to_string()
 }
 
-fn lcov_files(text: &str) -> Result<Vec<(String, FileCoverage)>, (String, u32)> {
+/// A report entry: the names its path can stand for (the first as
+/// written, cleaned), and its lines.
+type Entry = (Vec<String>, FileCoverage);
+
+fn lcov_files(text: &str) -> Result<Vec<Entry>, (String, u32)> {
     let mut out = Vec::new();
-    let mut current: Option<(String, FileCoverage)> = None;
+    let mut current: Option<Entry> = None;
     let mut any = false;
     for (n, line) in text.lines().enumerate() {
         let line_no = n as u32 + 1;
@@ -266,7 +398,10 @@ fn lcov_files(text: &str) -> Result<Vec<(String, FileCoverage)>, (String, u32)> 
                 .map_err(|_| (format!("`{line}` has a bad number"), line_no))
         };
         if let Some(source) = line.strip_prefix("SF:") {
-            current = Some((clean_source(source), FileCoverage::default()));
+            current = Some((
+                sources::candidates(&clean_source(source), &[]),
+                FileCoverage::default(),
+            ));
             any = true;
         } else if line == "end_of_record" {
             out.extend(current.take());
@@ -298,7 +433,7 @@ fn lcov_files(text: &str) -> Result<Vec<(String, FileCoverage)>, (String, u32)> 
     Ok(out)
 }
 
-fn cobertura_files(text: &str) -> Result<Vec<(String, FileCoverage)>, (String, u32)> {
+fn cobertura_files(text: &str) -> Result<Vec<Entry>, (String, u32)> {
     let root = xml::parse(text)?;
     if root.name != "coverage" {
         return Err((
@@ -306,9 +441,22 @@ fn cobertura_files(text: &str) -> Result<Vec<(String, FileCoverage)>, (String, u
             root.line,
         ));
     }
+    // Class filenames are relative to one of these (coverage.py writes the
+    // absolute folder it measured).
+    let folders: Vec<String> = root
+        .child("sources")
+        .map(|s| s.descendants("source"))
+        .unwrap_or_default()
+        .iter()
+        .map(|s| s.text.trim().to_string())
+        .filter(|s| !s.is_empty())
+        .collect();
     let mut out = Vec::new();
     for class in root.descendants("class") {
-        let source = clean_source(class.attr("filename").unwrap_or(""));
+        let source = sources::candidates(
+            &clean_source(class.attr("filename").unwrap_or("")),
+            &folders,
+        );
         let mut cov = FileCoverage::default();
         for line in class
             .child("lines")
@@ -342,7 +490,7 @@ mod tests {
         let files = lcov_files(text).unwrap();
         let mut merged: BTreeMap<String, FileCoverage> = BTreeMap::new();
         for (s, c) in files {
-            let m = merged.entry(s).or_default();
+            let m = merged.entry(s[0].clone()).or_default();
             for (l, h) in c.lines {
                 let e = m.lines.entry(l).or_default();
                 *e = (*e).max(h);
@@ -364,8 +512,69 @@ mod tests {
   <class name="A" filename="src/a.py"><lines><line number="1" hits="3"/><line number="2" hits="0"/></lines></class>
 </classes></package></packages></coverage>"#;
         let files = cobertura_files(text).unwrap();
-        assert_eq!(files[0].0, "src/a.py");
+        assert_eq!(files[0].0, ["src/a.py"]);
         assert_eq!(files[0].1.found_hit(), (2, 1));
         assert!(cobertura_files("<testsuites/>").is_err());
+    }
+
+    const REPORT: &str = r#"<?xml version="1.0"?>
+<coverage><sources><source>/home/ci/proj</source></sources><packages><package name="pkg"><classes>
+  <class name="a.py" filename="pkg/a.py"><lines><line number="1" hits="1"/><line number="2" hits="1"/><line number="3" hits="1"/></lines></class>
+</classes></package></packages></coverage>"#;
+
+    fn run(params: &str, ns: &str) -> vcc_sdk::Outcome {
+        let mut files = vcc_sdk::native::Files::default();
+        files.add(
+            "report",
+            "/deliverables/coverage.xml",
+            REPORT.as_bytes().to_vec(),
+        );
+        files.add(
+            "src",
+            "/deliverables/pkg/a.py",
+            b"x = 1\ny = 2\nz = 3\n".to_vec(),
+        );
+        files.add("src", "/deliverables/pkg/__init__.py", b"".to_vec());
+        files.add("src", "/deliverables/ns/b.py", ns.as_bytes().to_vec());
+        files.add("src", "/deliverables/ns/data.json", b"{}".to_vec());
+        let criterion = files.criterion("AC-1", params, &["report"]);
+        files.run(|| Coverage::validate(criterion)).unwrap()
+    }
+
+    #[test]
+    fn sources_no_report_names_count_as_uncovered() {
+        let ns = "# helper\n\ndef f():\n    return 1\n";
+        let before = run(r#"{"min": 90}"#, ns);
+        assert_eq!(before.status, vcc_sdk::Status::Pass, "{}", before.summary);
+        let after = run(r#"{"min": 90, "sources": ["src"]}"#, ns);
+        assert_eq!(after.status, vcc_sdk::Status::Fail);
+        assert!(after.summary.contains("(3/5)"), "{}", after.summary);
+        assert!(after.summary.contains("1 source file(s) in no report"));
+        let f = after
+            .findings
+            .iter()
+            .find(|f| f.path.as_deref() == Some("ns/b.py"))
+            .unwrap();
+        assert!(f.message.contains("in no report"), "{}", f.message);
+        // Nothing to count: a file of blank and comment lines only.
+        let empty = run(r#"{"min": 90, "sources": ["src"]}"#, "# nothing\n");
+        assert_eq!(empty.status, vcc_sdk::Status::Pass, "{}", empty.summary);
+    }
+
+    #[test]
+    fn sources_the_report_never_names_are_said_with_what_it_names() {
+        let mut files = vcc_sdk::native::Files::default();
+        let other = REPORT.replace("pkg/a.py", "elsewhere/a.py");
+        files.add("report", "/deliverables/coverage.xml", other.into_bytes());
+        files.add("src", "/deliverables/pkg/a.py", b"x = 1\n".to_vec());
+        let criterion = files.criterion("AC-1", r#"{"min": 0, "sources": ["src"]}"#, &["report"]);
+        let out = files.run(|| Coverage::validate(criterion)).unwrap();
+        assert_eq!(out.status, vcc_sdk::Status::Fail);
+        let f = out
+            .findings
+            .iter()
+            .find(|f| f.rule.as_deref() == Some("sources-unmatched"))
+            .unwrap();
+        assert!(f.message.contains("`elsewhere/a.py`"), "{}", f.message);
     }
 }

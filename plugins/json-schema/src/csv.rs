@@ -5,12 +5,23 @@
 //! document itself, or its one required array property (`{"items": [...]}`).
 //! A dataset offered as JSON and CSV is then judged by the same schema in
 //! both forms.
+//!
+//! The header is read as pandas reads it (read.rs: RFC 4180, a BOM
+//! stripped, nothing trimmed). A name given twice is refused: pandas keeps
+//! the first column (and renames the second `x.1`), a row object could keep
+//! only one, so the other would never be validated. A column the row schema
+//! requires must be in the header even when no row is. When the row schema
+//! says `additionalProperties: false`, a column it does not name is
+//! refused even if all its cells are empty (an empty cell is left out of
+//! its row, so the schema alone would never see the column).
+
+mod read;
 
 use vcc_sdk::serde_json::{Map, Value, json};
 
 /// The instance, and the CSV line of each row (for findings).
 pub fn instance(text: &str, schema: &Value) -> Result<(Value, Vec<u32>), String> {
-    let mut records = vcc_plugin_common::csv::records(text);
+    let mut records = read::records(text)?;
     if records.is_empty() {
         return Err("the CSV has no header".into());
     }
@@ -18,6 +29,7 @@ pub fn instance(text: &str, schema: &Value) -> Result<(Value, Vec<u32>), String>
     let (wrap, items) = rows_schema(schema).ok_or(
         "the schema expects no array of objects (the document, or one required array property) to put the rows in",
     )?;
+    check_header(&header, items)?;
     let mut lines = Vec::new();
     let mut rows = Vec::new();
     for (line, cells) in records {
@@ -33,15 +45,11 @@ pub fn instance(text: &str, schema: &Value) -> Result<(Value, Vec<u32>), String>
             if cell.is_empty() {
                 continue;
             }
-            let kind = items.pointer(&format!("/properties/{name}/type"));
-            row.insert(
-                name.clone(),
-                typed(
-                    &cell,
-                    kind,
-                    items.pointer(&format!("/properties/{name}/items/type")),
-                ),
-            );
+            // By key, not by JSON pointer: a header may hold `/` or `~`.
+            let property = items.get("properties").and_then(|p| p.get(name.as_str()));
+            let kind = property.and_then(|p| p.get("type"));
+            let item_kind = property.and_then(|p| p.pointer("/items/type"));
+            row.insert(name.clone(), typed(&cell, kind, item_kind));
         }
         rows.push(Value::Object(row));
         lines.push(line);
@@ -54,6 +62,56 @@ pub fn instance(text: &str, schema: &Value) -> Result<(Value, Vec<u32>), String>
         },
         lines,
     ))
+}
+
+/// A header every reader reads alike: no name twice, every required
+/// column, and (under `additionalProperties: false`) no column the row
+/// schema does not name.
+fn check_header(header: &[String], items: &Value) -> Result<(), String> {
+    for (i, name) in header.iter().enumerate() {
+        if let Some(j) = header[..i].iter().position(|h| h == name) {
+            return Err(format!(
+                "the header names `{name}` twice (columns {} and {}): pandas reads the first and renames the second `{name}.1`, a row keeps one; rename or drop one",
+                j + 1,
+                i + 1
+            ));
+        }
+    }
+    // A required column must be in the header even with no row under it:
+    // pandas' `df["score"]` on the file fails, an empty row list passes.
+    let missing: Vec<String> = items
+        .get("required")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
+        .filter(|r| !header.iter().any(|h| h == r))
+        .map(|r| format!("`{r}`"))
+        .collect();
+    if !missing.is_empty() {
+        return Err(format!(
+            "the header has no column {} that the schema requires",
+            missing.join(", ")
+        ));
+    }
+    if items.get("additionalProperties") == Some(&json!(false))
+        && items.get("patternProperties").is_none()
+    {
+        let named = |n: &str| items.get("properties").and_then(|p| p.get(n)).is_some();
+        let extra: Vec<String> = header
+            .iter()
+            .enumerate()
+            .filter(|(_, n)| !named(n))
+            .map(|(i, n)| format!("`{}` (column {})", n.escape_debug(), i + 1))
+            .collect();
+        if !extra.is_empty() {
+            return Err(format!(
+                "the schema does not name column(s) {} (additionalProperties: false)",
+                extra.join(", ")
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// Where rows go: `(None, item schema)` when the document is the array,
@@ -122,5 +180,39 @@ mod tests {
         );
         assert_eq!(lines, [2, 3]);
         assert!(instance("a\n1\n", &json!({"type": "object"})).is_err());
+    }
+
+    fn scores() -> Value {
+        json!({"type": "array", "items": {"type": "object", "required": ["score"], "additionalProperties": false, "properties": {"id": {"type": "string"}, "score": {"type": "integer", "maximum": 100}}}})
+    }
+
+    #[test]
+    fn a_bom_does_not_hide_the_first_column() {
+        let (v, _) = instance("\u{feff}score,id\n900,a\n", &scores()).unwrap();
+        assert_eq!(v, json!([{"score": 900, "id": "a"}]));
+    }
+
+    #[test]
+    fn a_duplicate_header_is_refused_naming_both_columns() {
+        let why = instance("id,score,score\na,1,900\n", &scores()).unwrap_err();
+        assert!(why.contains("`score` twice (columns 2 and 3)"), "{why}");
+    }
+
+    #[test]
+    fn columns_the_schema_does_not_name_are_refused_when_closed() {
+        let why = instance("id,score,note\na,1,\n", &scores()).unwrap_err();
+        assert!(why.contains("`note` (column 3)"), "{why}");
+        let open =
+            json!({"type": "array", "items": {"properties": {"score": {"type": "integer"}}}});
+        assert!(instance("id,score,note\na,1,\n", &open).is_ok());
+        // Not trimmed: ` score` is not `score`.
+        assert!(instance("id, score\na,1\n", &scores()).is_err());
+    }
+
+    #[test]
+    fn a_required_column_is_in_the_header_even_without_rows() {
+        let why = instance("id\n", &scores()).unwrap_err();
+        assert!(why.contains("no column `score`"), "{why}");
+        assert!(instance("id,score\n", &scores()).is_ok());
     }
 }

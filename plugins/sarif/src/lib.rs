@@ -2,7 +2,11 @@
 //! have at most `max_results` results at or above a level.
 //!
 //! A result's level is its own `level`, else its rule's
-//! `defaultConfiguration.level`, else `warning` (SARIF §3.27.10). Results
+//! `defaultConfiguration.level`, else `warning` (SARIF §3.27.10). The rule
+//! is found as SARIF says (rules.rs): in the driver or, through
+//! `rule.toolComponent`, in `tool.extensions` (CodeQL's layout). A result
+//! that names a rule that cannot be found, or a level that is not one of
+//! SARIF's four, counts as `error`: the strictest reading. Results
 //! whose `kind` is not `fail`, and results with an accepted suppression, do
 //! not count. `allow_rules` never count; `deny_rules` count at any level.
 //! Findings point at the source location each result names.
@@ -13,6 +17,8 @@
 //! false` is a failure: an analysis that did not run never passes. Logs
 //! with no run that has results are judged as nothing (skip, unless
 //! `allow_empty`).
+
+mod rules;
 
 use std::collections::BTreeMap;
 
@@ -79,6 +85,8 @@ struct Issue {
     message: String,
     uri: Option<String>,
     line: Option<u32>,
+    /// Why its rule could not be found, when it could not.
+    unresolved: Option<String>,
 }
 
 /// What one log holds.
@@ -120,6 +128,7 @@ impl Validator for Sarif {
         let mut counted: Vec<(String, Issue)> = Vec::new();
         let mut by_level: BTreeMap<&str, usize> = BTreeMap::new();
         let mut analysed = 0;
+        let mut unresolved = 0;
         for path in &paths {
             let text = vcc_sdk::read_to_string(path)?;
             let log = read(&text).map_err(|(message, line)| {
@@ -140,6 +149,7 @@ impl Validator for Sarif {
                 );
             }
             for issue in log.issues {
+                unresolved += usize::from(issue.unresolved.is_some());
                 *by_level.entry(issue.level.name()).or_default() += 1;
                 if counts(&issue, &params) {
                     counted.push((relative(path).to_string(), issue));
@@ -147,7 +157,7 @@ impl Validator for Sarif {
             }
         }
         let evidence = bounded::evidence(
-            j!({"by_level": by_level, "counted": counted.len(), "allowed": params.max_results, "runs_with_results": analysed}),
+            j!({"by_level": by_level, "counted": counted.len(), "unresolved_rules": unresolved, "allowed": params.max_results, "runs_with_results": analysed}),
             &[],
         );
         if analysed == 0 && findings.is_empty() {
@@ -157,8 +167,13 @@ impl Validator for Sarif {
         let too_many = counted.len() > params.max_results;
         if too_many {
             for (log, issue) in &counted {
+                let unresolved = issue
+                    .unresolved
+                    .as_ref()
+                    .map(|why| format!(", counted as error: its rule is not found ({why})"))
+                    .unwrap_or_default();
                 let mut f = Finding::new(format!(
-                    "{} [{}]: {} (in {log})",
+                    "{} [{}]: {} (in {log}{unresolved})",
                     issue.rule,
                     issue.level.name(),
                     clip(&issue.message, 200)
@@ -260,46 +275,41 @@ fn issues(text: &str) -> Result<Vec<Issue>, (String, Option<u32>)> {
         .and_then(Value::as_array)
         .ok_or(("no `runs` array".to_string(), Some(1)))?;
     let mut out = Vec::new();
-    for run in runs {
-        let rules = run
-            .pointer("/tool/driver/rules")
-            .and_then(Value::as_array)
-            .cloned()
-            .unwrap_or_default();
-        for result in run
-            .get("results")
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-        {
+    for (r, run) in runs.iter().enumerate() {
+        // Not an object: no reader can say what it reports (fail closed).
+        if !run.is_object() {
+            return Err((format!("runs[{r}] is not an object"), Some(1)));
+        }
+        let results = run.get("results").and_then(Value::as_array);
+        for (i, result) in results.into_iter().flatten().enumerate() {
+            if !result.is_object() {
+                let at = doc.position(&format!("/runs/{r}/results/{i}")).map(|p| p.0);
+                return Err((format!("runs[{r}].results[{i}] is not an object"), at));
+            }
             let kind = result.get("kind").and_then(Value::as_str).unwrap_or("fail");
             if kind != "fail" || suppressed(result) {
                 continue;
             }
+            let rule = rules::resolve(run, result);
             let rule_id = result
                 .get("ruleId")
                 .and_then(Value::as_str)
                 .or_else(|| result.pointer("/rule/id").and_then(Value::as_str))
+                .or_else(|| match &rule {
+                    rules::Rule::Found(r) => r.get("id").and_then(Value::as_str),
+                    _ => None,
+                })
                 .unwrap_or("(no rule)")
                 .to_string();
-            let rule = result
-                .get("ruleIndex")
-                .and_then(Value::as_u64)
-                .and_then(|i| rules.get(i as usize))
-                .or_else(|| {
-                    rules
-                        .iter()
-                        .find(|r| r.get("id").and_then(Value::as_str) == Some(&rule_id))
-                });
-            let level = result
-                .get("level")
-                .and_then(Value::as_str)
-                .or_else(|| {
-                    rule.and_then(|r| r.pointer("/defaultConfiguration/level"))
-                        .and_then(Value::as_str)
-                })
-                .and_then(Level::parse)
-                .unwrap_or(Level::Warning);
+            let (mut level, unresolved) = level(result, &rule);
+            if let rules::Rule::Found(found) = &rule
+                && result.get("level").is_none()
+            {
+                // An invocation may configure the rule's level: the
+                // higher of that and its default (sarif-tools applies it,
+                // another reader may not; vcc is the stricter of both).
+                level = level.max(rules::overridden(run, found).unwrap_or(Level::None));
+            }
             let location = result.pointer("/locations/0/physicalLocation");
             let uri = location
                 .and_then(|l| l.pointer("/artifactLocation/uri"))
@@ -321,24 +331,46 @@ fn issues(text: &str) -> Result<Vec<Issue>, (String, Option<u32>)> {
                 message,
                 uri,
                 line,
+                unresolved,
             });
         }
     }
     Ok(out)
 }
 
-/// An accepted suppression (status absent or `accepted`) hides a result.
+/// A result's level (§3.27.10): its own, else its rule's default, else
+/// `warning`; `error` when its rule is not found or a level is not one of
+/// the four (an unknown word is not a reason to count it less).
+fn level(result: &Value, rule: &rules::Rule) -> (Level, Option<String>) {
+    let parse = |v: &Value| v.as_str().and_then(Level::parse).unwrap_or(Level::Error);
+    if let Some(own) = result.get("level") {
+        return (parse(own), None);
+    }
+    match rule {
+        rules::Rule::Found(r) => (
+            r.pointer("/defaultConfiguration/level")
+                .map_or(Level::Warning, parse),
+            None,
+        ),
+        rules::Rule::Unnamed => (Level::Warning, None),
+        rules::Rule::Unresolved(why) => (Level::Error, Some(why.clone())),
+    }
+}
+
+/// Suppressions hide a result only when there is one and every one is
+/// accepted (status absent or `accepted`): one `underReview` or
+/// `rejected` beside an accepted one leaves it standing, as the SARIF SDK
+/// reads it (§3.34.3).
 fn suppressed(result: &Value) -> bool {
     result
         .get("suppressions")
         .and_then(Value::as_array)
         .is_some_and(|s| {
-            s.iter().any(|s| {
-                matches!(
-                    s.get("status").and_then(Value::as_str),
-                    None | Some("accepted")
-                )
-            })
+            !s.is_empty()
+                && s.iter().all(|s| {
+                    s.get("status").is_none()
+                        || s.get("status").and_then(Value::as_str) == Some("accepted")
+                })
         })
 }
 
@@ -410,6 +442,51 @@ mod tests {
             f.message
         );
         assert_eq!((f.path.as_deref(), f.line), (None, None));
+    }
+
+    #[test]
+    fn codeql_rules_in_extensions_keep_their_level() {
+        let log = r#"{"version": "2.1.0", "runs": [{
+          "tool": {"driver": {"name": "CodeQL"}, "extensions": [{"name": "codeql/js-queries", "rules": [{"id": "js/xss", "defaultConfiguration": {"level": "error"}}]}]},
+          "results": [
+            {"ruleId": "js/xss", "rule": {"id": "js/xss", "index": 0, "toolComponent": {"index": 0}}, "message": {"text": "xss"}},
+            {"ruleId": "js/gone", "rule": {"id": "js/gone", "index": 4, "toolComponent": {"index": 0}}, "message": {"text": "?"}},
+            {"ruleId": "js/xss", "level": "fatal", "message": {"text": "odd level"}},
+            {"message": {"text": "no rule"}}
+          ]}]}"#;
+        let issues = issues(log).unwrap();
+        let levels: Vec<Level> = issues.iter().map(|i| i.level).collect();
+        assert_eq!(
+            levels,
+            [Level::Error, Level::Error, Level::Error, Level::Warning]
+        );
+        assert_eq!(issues[0].unresolved, None);
+        assert!(
+            issues[1]
+                .unresolved
+                .as_deref()
+                .unwrap()
+                .contains("no rule 4")
+        );
+    }
+
+    #[test]
+    fn a_suppression_under_review_or_rejected_leaves_the_result() {
+        let r = |s: Value| suppressed(&j!({ "suppressions": s }));
+        assert!(r(j!([{"kind": "inSource"}])));
+        assert!(r(j!([{"kind": "external", "status": "accepted"}])));
+        assert!(!r(j!([{"status": "accepted"}, {"status": "rejected"}])));
+        assert!(!r(j!([{"status": "underReview"}])));
+        assert!(!r(j!([])));
+    }
+
+    #[test]
+    fn runs_and_results_that_are_not_objects_are_refused() {
+        let run = issues(r#"{"version": "2.1.0", "runs": [1]}"#).unwrap_err();
+        assert!(run.0.contains("runs[0] is not an object"), "{}", run.0);
+        let log =
+            r#"{"version": "2.1.0", "runs": [{"results": [{"message": {"text": "a"}}, "b"]}]}"#;
+        assert!(issues(log).unwrap_err().0.contains("results[1]"));
     }
 
     #[test]

@@ -10,7 +10,10 @@
 //! fail or error), that is allowed — stricter, never quieter.
 
 mod archives;
+mod coverage;
+mod csv;
 mod markdown;
+mod sarif;
 mod tap;
 
 use std::path::PathBuf;
