@@ -46,6 +46,9 @@ impl Lang {
 struct Masked {
     code: String,
     strings: Vec<(usize, String)>,
+    /// A string or block comment never closed: not code its compiler
+    /// reads, so it defines nothing.
+    broken: bool,
 }
 
 /// Whether `name` is defined in `text`. `name` may have segments
@@ -53,6 +56,9 @@ struct Masked {
 /// A pytest parameter suffix (`test_size[3]`) names the function.
 pub fn defines(lang: Lang, text: &str, name: &str) -> bool {
     let masked = mask(lang, text);
+    if masked.broken {
+        return false;
+    }
     let names = definitions(lang, &masked);
     let segments: Vec<&str> = name.split("::").map(str::trim).collect();
     segments.iter().all(|s| {
@@ -120,6 +126,7 @@ fn mask(lang: Lang, text: &str) -> Masked {
     let b = text.as_bytes();
     let mut code = Vec::with_capacity(b.len());
     let mut strings = Vec::new();
+    let mut broken = false;
     let mut i = 0;
     // Blank `b[from..to]`, keeping newlines.
     let blank = |code: &mut Vec<u8>, from: usize, to: usize| {
@@ -143,13 +150,26 @@ fn mask(lang: Lang, text: &str) -> Masked {
         }
         if lang != Lang::Python && rest.starts_with(b"/*") {
             let end = block_comment_end(b, i, lang == Lang::Rust);
+            broken |= !b[..end].ends_with(b"*/");
             blank(&mut code, i, end);
             i = end;
             continue;
         }
-        if let Some((open, close, escapes)) = string_start(lang, text, i) {
+        if lang == Lang::Js
+            && b[i] == b'/'
+            && regex_may_start(&code)
+            && let Some(end) = regex_end(b, i)
+        {
+            // A regex literal (`/"/`, /`/): its quotes open no string.
+            code.push(b'/');
+            blank(&mut code, i + 1, end);
+            i = end;
+            continue;
+        }
+        if let Some((open, close, escapes, multiline)) = string_start(lang, text, i) {
             let body = i + open;
-            let (end, content_end) = string_end(b, body, close, escapes);
+            let (end, content_end, closed) = string_end(b, body, &close, escapes, multiline);
+            broken |= !closed;
             code.extend_from_slice(&b[i..body]);
             blank(&mut code, body, content_end);
             code.extend_from_slice(&b[content_end..end]);
@@ -164,9 +184,114 @@ fn mask(lang: Lang, text: &str) -> Masked {
         code.push(b[i]);
         i += 1;
     }
+    if lang == Lang::Rust {
+        blank_macro_calls(&mut code);
+    }
     Masked {
         code: String::from_utf8_lossy(&code).into_owned(),
         strings,
+        broken,
+    }
+}
+
+/// Whether a `/` after this code starts a regex literal rather than a
+/// division: after an operator, a bracket, a comma, or a keyword like
+/// `return`, or at the start.
+fn regex_may_start(code: &[u8]) -> bool {
+    let before = code.trim_ascii_end();
+    let Some(&last) = before.last() else {
+        return true;
+    };
+    if b"(,=:[!&|?{};+-*%<>~^".contains(&last) {
+        return true;
+    }
+    let word_start = before
+        .iter()
+        .rposition(|c| !(c.is_ascii_alphanumeric() || *c == b'_' || *c == b'$'))
+        .map_or(0, |p| p + 1);
+    matches!(
+        &before[word_start..],
+        b"return"
+            | b"typeof"
+            | b"case"
+            | b"do"
+            | b"else"
+            | b"in"
+            | b"of"
+            | b"new"
+            | b"delete"
+            | b"void"
+            | b"throw"
+            | b"yield"
+            | b"await"
+    )
+}
+
+/// The end of a regex literal whose `/` is at `start` (after its closing
+/// `/`), if it closes on this line; `[...]` classes may hold `/`.
+fn regex_end(b: &[u8], start: usize) -> Option<usize> {
+    let mut i = start + 1;
+    let mut class = false;
+    while i < b.len() {
+        match b[i] {
+            b'\\' => i += 1,
+            b'\n' => return None,
+            b'[' => class = true,
+            b']' => class = false,
+            b'/' if !class => return Some(i + 1),
+            _ => {}
+        }
+        i += 1;
+    }
+    None
+}
+
+/// Blank the arguments of Rust macro calls (`m!(…)`, `m! {…}`,
+/// `macro_rules! m {…}`): what a macro makes of its tokens is the macro's
+/// business, so a `fn` inside is no definition vcc can vouch for.
+fn blank_macro_calls(code: &mut [u8]) {
+    let mut i = 0;
+    while i < code.len() {
+        if code[i] == b'!' && i > 0 && (code[i - 1].is_ascii_alphanumeric() || code[i - 1] == b'_')
+        {
+            // `!` after an identifier; skip `macro_rules! name`.
+            let mut j = i + 1;
+            while j < code.len() && code[j].is_ascii_whitespace() {
+                j += 1;
+            }
+            while j < code.len() && (code[j].is_ascii_alphanumeric() || code[j] == b'_') {
+                j += 1;
+            }
+            while j < code.len() && code[j].is_ascii_whitespace() {
+                j += 1;
+            }
+            if let Some(&open @ (b'(' | b'[' | b'{')) = code.get(j) {
+                let close = match open {
+                    b'(' => b')',
+                    b'[' => b']',
+                    _ => b'}',
+                };
+                let mut depth = 0;
+                let mut k = j;
+                while k < code.len() {
+                    if code[k] == open {
+                        depth += 1;
+                    } else if code[k] == close {
+                        depth -= 1;
+                        if depth == 0 {
+                            break;
+                        }
+                    }
+                    if k > j && code[k] != b'\n' {
+                        code[k] = b' ';
+                    }
+                    k += 1;
+                }
+                i = k;
+                continue;
+            }
+        }
+        i += 1;
     }
 }
 
@@ -201,7 +326,7 @@ fn block_comment_end(b: &[u8], start: usize, nested: bool) -> usize {
 /// A string literal starting at `i`: (length of its opening, the closing
 /// delimiter, whether `\` escapes). Prefixes (`r`, `b`, `f`, `u`, `r#`)
 /// count as the opening so the contents start after the quote.
-fn string_start(lang: Lang, text: &str, i: usize) -> Option<(usize, Vec<u8>, bool)> {
+fn string_start(lang: Lang, text: &str, i: usize) -> Option<(usize, Vec<u8>, bool, bool)> {
     let b = text.as_bytes();
     let rest = &b[i..];
     let prev_ident = i > 0 && (b[i - 1].is_ascii_alphanumeric() || b[i - 1] == b'_');
@@ -209,11 +334,11 @@ fn string_start(lang: Lang, text: &str, i: usize) -> Option<(usize, Vec<u8>, boo
         Lang::Python => {
             for q in [&b"\"\"\""[..], b"'''"] {
                 if rest.starts_with(q) {
-                    return Some((3, q.to_vec(), true));
+                    return Some((3, q.to_vec(), true, true));
                 }
             }
             match rest.first() {
-                Some(&q @ (b'"' | b'\'')) => Some((1, vec![q], true)),
+                Some(&q @ (b'"' | b'\'')) => Some((1, vec![q], true, false)),
                 _ => None,
             }
         }
@@ -229,15 +354,15 @@ fn string_start(lang: Lang, text: &str, i: usize) -> Option<(usize, Vec<u8>, boo
                     if rest.get(after_b + 1 + hashes) == Some(&b'"') {
                         let mut close = vec![b'"'];
                         close.extend(std::iter::repeat_n(b'#', hashes));
-                        return Some((after_b + 2 + hashes, close, false));
+                        return Some((after_b + 2 + hashes, close, false, true));
                     }
                 }
                 if rest.starts_with(b"b\"") {
-                    return Some((2, vec![b'"'], true));
+                    return Some((2, vec![b'"'], true, true));
                 }
             }
             match rest.first() {
-                Some(b'"') => Some((1, vec![b'"'], true)),
+                Some(b'"') => Some((1, vec![b'"'], true, true)),
                 // A char literal ('a', '\n', '\u{1F600}'), not a lifetime
                 // ('a in `&'a str`): one character, then the quote.
                 Some(b'\'') => {
@@ -248,44 +373,50 @@ fn string_start(lang: Lang, text: &str, i: usize) -> Option<(usize, Vec<u8>, boo
                             .and_then(|t| t.chars().next())
                             .is_some_and(|c| rest.get(1 + c.len_utf8()) == Some(&b'\''))
                     };
-                    is_char.then(|| (1, vec![b'\''], true))
+                    is_char.then(|| (1, vec![b'\''], true, false))
                 }
                 _ => None,
             }
         }
         Lang::Js => match rest.first() {
-            Some(&q @ (b'"' | b'\'' | b'`')) => Some((1, vec![q], true)),
+            Some(b'`') => Some((1, vec![b'`'], true, true)),
+            Some(&q @ (b'"' | b'\'')) => Some((1, vec![q], true, false)),
             _ => None,
         },
         Lang::Go => match rest.first() {
-            Some(b'`') => Some((1, vec![b'`'], false)),
-            Some(&q @ (b'"' | b'\'')) => Some((1, vec![q], true)),
+            Some(b'`') => Some((1, vec![b'`'], false, true)),
+            Some(&q @ (b'"' | b'\'')) => Some((1, vec![q], true, false)),
             _ => None,
         },
     }
 }
 
-/// (end of the literal, end of its contents) for a string whose contents
-/// start at `body`. A one-quote string also ends at a newline (an
-/// unterminated literal must not swallow the file) except in JS templates
-/// and Go raw strings, which span lines.
-fn string_end(b: &[u8], body: usize, close: Vec<u8>, escapes: bool) -> (usize, usize) {
-    let multiline = close.len() > 1 || close == b"`";
+/// (end of the literal, end of its contents, whether it was closed) for a
+/// string whose contents start at `body`. A one-line string ends at a
+/// newline (unclosed: the file is not valid code); Python's triple quotes,
+/// Rust strings, JS templates and Go raw strings span lines.
+fn string_end(
+    b: &[u8],
+    body: usize,
+    close: &[u8],
+    escapes: bool,
+    multiline: bool,
+) -> (usize, usize, bool) {
     let mut i = body;
     while i < b.len() {
         if escapes && b[i] == b'\\' {
             i += 2;
             continue;
         }
-        if b[i..].starts_with(&close) {
-            return (i + close.len(), i);
+        if b[i..].starts_with(close) {
+            return (i + close.len(), i, true);
         }
         if b[i] == b'\n' && !multiline {
-            return (i, i);
+            return (i, i, false);
         }
         i += 1;
     }
-    (b.len(), b.len())
+    (b.len(), b.len(), false)
 }
 
 #[cfg(test)]
@@ -318,6 +449,12 @@ mod tests {
         for absent in ["in_comment", "in_block", "in_string", "in_raw", "nested"] {
             assert!(!defines(Lang::Rust, src, absent), "{absent}");
         }
+        // A string spans lines; a macro's tokens are the macro's.
+        let src = "const S: &str = \"a\nfn in_string() {}\n\";\nm!(fn in_macro() {});\nmacro_rules! n { () => { fn in_rules() {} } }\nfn after() {}\n";
+        assert!(defines(Lang::Rust, src, "after"));
+        for absent in ["in_string", "in_macro", "in_rules"] {
+            assert!(!defines(Lang::Rust, src, absent), "{absent}");
+        }
     }
 
     #[test]
@@ -336,6 +473,11 @@ mod tests {
         for absent in ["in comment", "in string", "in block", "notAFunction"] {
             assert!(!defines(Lang::Js, src, absent), "{absent}");
         }
+        // A quote in a regex literal opens no string; a division is not a
+        // regex.
+        let src = "const re = /`/;\nconst s = `\nfunction fake() {}\n`;\nconst half = total / 2; function real() {}\n";
+        assert!(!defines(Lang::Js, src, "fake"));
+        assert!(defines(Lang::Js, src, "real"));
     }
 
     #[test]

@@ -10,7 +10,9 @@
 //! fail or error), that is allowed — stricter, never quieter.
 
 mod archives;
+mod json_evidence;
 mod tap;
+mod trace;
 
 use std::path::PathBuf;
 
