@@ -168,7 +168,11 @@ fn mask(lang: Lang, text: &str) -> Masked {
         }
         if let Some((open, close, escapes, multiline)) = string_start(lang, text, i) {
             let body = i + open;
-            let (end, content_end, closed) = string_end(b, body, &close, escapes, multiline);
+            let (end, content_end, closed) = if lang == Lang::Python && is_fstring(b, i) {
+                fstring_end(text, body, &close, multiline)
+            } else {
+                string_end(b, body, &close, escapes, multiline)
+            };
             broken |= !closed;
             code.extend_from_slice(&b[i..body]);
             blank(&mut code, body, content_end);
@@ -239,6 +243,95 @@ fn regex_end(b: &[u8], start: usize) -> Option<usize> {
             b'[' => class = true,
             b']' => class = false,
             b'/' if !class => return Some(i + 1),
+            _ => {}
+        }
+        i += 1;
+    }
+    None
+}
+
+/// Whether the Python string whose quote is at `quote` is an f-string (or
+/// a t-string): its prefix letters hold `f` or `t`.
+fn is_fstring(b: &[u8], quote: usize) -> bool {
+    let prefix: Vec<u8> = b[..quote]
+        .iter()
+        .rev()
+        .take_while(|c| c.is_ascii_alphabetic())
+        .map(u8::to_ascii_lowercase)
+        .collect();
+    (1..=2).contains(&prefix.len())
+        && prefix.iter().all(|c| b"rbuft".contains(c))
+        && prefix.iter().any(|c| b"ft".contains(c))
+}
+
+/// `string_end` for a Python f-string: a replacement field (`{…}`, not
+/// `{{`) is code that may hold strings of any quote, even the f-string's
+/// own (Python 3.12, PEP 701), so `f"{"""`, a `def` line and `"""}"` are
+/// one literal, not a definition.
+fn fstring_end(text: &str, body: usize, close: &[u8], multiline: bool) -> (usize, usize, bool) {
+    let b = text.as_bytes();
+    let mut i = body;
+    while i < b.len() {
+        if b[i] == b'\\' {
+            i += 2;
+            continue;
+        }
+        if b[i..].starts_with(close) {
+            return (i + close.len(), i, true);
+        }
+        if b[i] == b'{' {
+            if b.get(i + 1) == Some(&b'{') {
+                i += 2;
+                continue;
+            }
+            match field_end(text, i + 1, close[0]) {
+                Some(end) => i = end,
+                None => return (b.len(), b.len(), false),
+            }
+            continue;
+        }
+        if b[i] == b'\n' && !multiline {
+            return (i, i, false);
+        }
+        i += 1;
+    }
+    (b.len(), b.len(), false)
+}
+
+/// The end (after its `}`) of an f-string replacement field starting at
+/// `start`: brackets nest, strings (f-strings too) are skipped whole, `#`
+/// comments run to the line's end. A string in the field opened by the
+/// f-string's own quote is refused (`None`): Python before 3.12 cannot
+/// read the file, and the strictest common reader decides.
+fn field_end(text: &str, start: usize, quote: u8) -> Option<usize> {
+    let b = text.as_bytes();
+    let mut depth = 0usize;
+    let mut i = start;
+    while i < b.len() {
+        if let Some((open, close, escapes, multiline)) = string_start(Lang::Python, text, i) {
+            if close[0] == quote {
+                return None;
+            }
+            let body = i + open;
+            let (end, _, closed) = if is_fstring(b, i) {
+                fstring_end(text, body, &close, multiline)
+            } else {
+                string_end(b, body, &close, escapes, multiline)
+            };
+            if !closed {
+                return None;
+            }
+            i = end;
+            continue;
+        }
+        match b[i] {
+            b'(' | b'[' | b'{' => depth += 1,
+            b'}' if depth == 0 => return Some(i + 1),
+            b')' | b']' | b'}' => depth = depth.saturating_sub(1),
+            b'#' => {
+                i = find(b, i, b"\n").unwrap_or(b.len());
+                continue;
+            }
             _ => {}
         }
         i += 1;
@@ -438,6 +531,22 @@ mod tests {
         ] {
             assert!(!defines(Lang::Python, src, absent), "{absent}");
         }
+    }
+
+    #[test]
+    fn python_f_strings_and_unclosed_strings() {
+        // An f-string's field holds strings: of another quote, read; of its
+        // own quote (Python 3.12 only), the file is refused.
+        let src = "x = f\"{'''\ndef in_fstring(): pass\n'''}\"\nx = f'{{'\ndef after(): pass\n";
+        assert!(!defines(Lang::Python, src, "in_fstring"));
+        assert!(defines(Lang::Python, src, "after"));
+        let src =
+            "x = f\"{\"\"\"\ndef in_fstring(): pass\n\"\"\"}\"\n# \"\"\"\ndef after(): pass\n";
+        assert!(!defines(Lang::Python, src, "in_fstring"));
+        assert!(!defines(Lang::Python, src, "after"));
+        // A string never closed (`r'\'`): Python cannot read the file.
+        let src = "def test_real():\n    pass\nx = r'\\'\n";
+        assert!(!defines(Lang::Python, src, "test_real"));
     }
 
     #[test]

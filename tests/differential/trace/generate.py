@@ -41,6 +41,9 @@ CODE = {
         ("x = (\n  'a'\n  'def test_target(): pass'\n)\n", False),
         ("def test_target_other():\n    pass\n", False),
         ("print('#')\ndef test_target(): pass\n", True),
+        ('x = f"{"""\ndef test_target(): pass\n"""}"\n# """\n', False),
+        ("x = f'{{'\ndef test_target(): pass\n", True),
+        ("x = f'{d[\"k\"]}'\ndef test_target(): pass\n", True),
     ],
     "rs": [
         ("fn test_target() {}\n", True),
@@ -49,6 +52,7 @@ CODE = {
         ("// fn test_target() {}\n", False),
         ("/* /* */ fn test_target() {} */\n", False),
         ("const S: &str = \"fn test_target() {}\";\n", False),
+        ("const S: &str = \"a\nfn test_target() {}\n\";\n", False),
         ("const S: &str = r#\"\nfn test_target() {}\n\"#;\n", False),
         ("fn f<'a>(x: &'a str) -> &'a str { x }\nfn test_target() {}\n", True),
         ("const C: char = '\"';\nfn test_target() {}\n", True),
