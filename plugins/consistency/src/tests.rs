@@ -299,3 +299,23 @@ fn a_mention_is_not_a_definition() {
         assert!(found[0].contains(says), "{test}: {found:?}");
     }
 }
+
+#[test]
+fn without_specification_the_documents_defining_ids_are_the_specification() {
+    let matrix = "Requirement,Implementation,Tests\nREQ-1,src/page.py,spec.md#requirements\nREQ-1,src/page.py,plan.md#T-1\n";
+    let o = run(
+        &[
+            ("spec", "spec.md", ONE),
+            ("repo", "repo/trace.csv", matrix),
+            ("repo", "repo/src/page.py", "def page(): pass\n"),
+            ("repo", "repo/plan.md", "# Plan\n\n## T-1: page size\n"),
+        ],
+        r#"{"trace_matrix": true}"#,
+    );
+    let messages: Vec<&str> = o.findings.iter().map(|f| f.message.as_str()).collect();
+    assert_eq!(messages.len(), 1, "{messages:?}");
+    assert!(
+        messages[0].contains("`spec.md#requirements` points into a specification document"),
+        "{messages:?}"
+    );
+}
