@@ -178,8 +178,29 @@ fn a_matrix_row_does_not_make_its_own_anchor_exist() {
         "{:?}",
         o.findings
     );
+    // `T-1` is a list item, `T-3` only in the table: neither is an anchor.
     assert!(
-        o.findings[0].message.contains("points into a trace matrix"),
+        o.findings[0]
+            .message
+            .contains("names `T-1`, which is no heading or anchor"),
+        "{}",
+        o.findings[0].message
+    );
+    // A heading or an anchor beside the table is one; the document cited
+    // whole is the matrix.
+    let plan = "# Plan\n\n| Requirement | Design | Test |\n|---|---|---|\n| REQ-1 | plan.md#t-1-size | plan.md |\n\n## T-1: size\n";
+    let o = run(
+        &[
+            ("spec", "spec.md", "- REQ-1: one\n"),
+            ("plan", "plan.md", plan),
+        ],
+        r#"{"trace_matrix": true, "specification": ["spec"]}"#,
+    );
+    assert_eq!(rules(&o), ["dangling-path"], "{:?}", o.findings);
+    assert!(
+        o.findings[0]
+            .message
+            .contains("`plan.md` points into a trace matrix"),
         "{}",
         o.findings[0].message
     );

@@ -5,9 +5,10 @@
 //! the root, and with `::name` or `#anchor` a definition of that name —
 //! a heading or an explicit anchor in a document (`anchors.rs`), a
 //! function, test or class outside comments and strings in code
-//! (`defs.rs`). Never into a trace matrix, nor into a specification
-//! document: a matrix citing itself, or the requirement it traces, proves
-//! nothing.
+//! (`defs.rs`). Never into a trace matrix (a CSV or JSON matrix file; a
+//! document holding a matrix table cited whole — its table defines no
+//! anchor), nor into a specification document: a matrix citing itself, or
+//! the requirement it traces, proves nothing.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -63,6 +64,9 @@ pub struct Tracer<'a> {
 struct Forbidden {
     paths: BTreeMap<String, &'static str>,
     digests: BTreeMap<String, &'static str>,
+    /// Documents holding a matrix table: an entry naming one whole (no
+    /// `#anchor`) names the matrix.
+    documents: BTreeSet<String>,
 }
 
 impl Forbidden {
@@ -129,8 +133,15 @@ impl Tracer<'_> {
         for path in self.spec_files {
             forbidden.add(path, "a specification document");
         }
+        // A CSV or JSON matrix is the whole file; a document holding a
+        // matrix table is the matrix only when cited whole (its table
+        // defines no anchor, its headings do).
         for m in matrices {
-            forbidden.add(&m.file, "a trace matrix");
+            if is_document(&m.file) {
+                forbidden.documents.insert(normal(relative(&m.file)));
+            } else {
+                forbidden.add(&m.file, "a trace matrix");
+            }
         }
         if matrices.is_empty() {
             findings.push(
@@ -250,6 +261,12 @@ impl Tracer<'_> {
                 ));
             }
             let Some(fragment) = &fragment else {
+                if forbidden.documents.contains(&normal(relative(&full))) {
+                    return Err(format!(
+                        "points into a trace matrix ({}): an entry must name code or a document that defines what it cites, never the matrix or the specification",
+                        relative(&full)
+                    ));
+                }
                 return Ok(());
             };
             let text = vcc_sdk::read_to_string(&full)?;

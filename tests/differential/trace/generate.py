@@ -10,8 +10,9 @@ REQ-1 to `impl.py` and to one entry: a name in a Python, Rust, JS/TS or Go
 file, or an anchor in a Markdown document, placed where it is a definition
 or where it only looks like one (comments, strings, docstrings, template
 literals, regex literals, raw strings, indented code, fenced code, HTML
-comments, inline code, sentences, tables), or an entry into the matrix or
-the specification. The same seed writes the same bytes.
+comments, inline code, sentences, tables), or an entry into the matrix (a
+CSV file, or a Markdown document holding the matrix table and maybe a
+T-1 anchor beside it) or the specification. The same seed writes the same bytes.
 """
 
 import os
@@ -156,8 +157,17 @@ def case(rng):
         pieces = rng.sample(DOCS, k=rng.randint(1, 2))
         text = "# Test plan\n\n" + "\n".join(p for p, _ in pieces)
         return {"plan.md": text}, f"plan.md#{rng.choice([ANCHOR, ANCHOR, 't-1', 'page-size'])}"
+    if kind < 0.95:
+        # The matrix in a document that also holds (or only mentions) T-1.
+        pieces = rng.sample(DOCS, k=1)
+        text = "# Plan\n\n" + MATRIX_TABLE + "\n" + pieces[0][0]
+        return {"TRACE.md": text}, rng.choice(["TRACE.md#T-1", "TRACE.md", "./TRACE.md#t-1"])
     choice = rng.choice(["trace.csv", "./trace.csv", "spec.md#REQ-1", "copy.md#requirements", "copy.md", "impl.py:1"])
     return {"copy.md": SPEC}, choice
+
+
+# A Markdown matrix; `ENTRY` is the test entry.
+MATRIX_TABLE = "| Requirement | Implementation | Tests |\n|---|---|---|\n| REQ-1 | impl.py | ENTRY |\n"
 
 
 def main():
@@ -173,9 +183,12 @@ def main():
             f.write(SPEC)
         with open(os.path.join(d, "repo", "impl.py"), "w") as f:
             f.write("def impl():\n    pass\n")
-        cell = '"' + entry.replace('"', '""') + '"' if ("," in entry or '"' in entry) else entry
-        with open(os.path.join(d, "repo", "trace.csv"), "w") as f:
-            f.write(f"Requirement,Implementation,Tests\nREQ-1,impl.py,{cell}\n")
+        if "TRACE.md" in files:
+            files["TRACE.md"] = files["TRACE.md"].replace("ENTRY", entry)
+        else:
+            cell = '"' + entry.replace('"', '""') + '"' if ("," in entry or '"' in entry) else entry
+            with open(os.path.join(d, "repo", "trace.csv"), "w") as f:
+                f.write(f"Requirement,Implementation,Tests\nREQ-1,impl.py,{cell}\n")
         for rel, text in files.items():
             path = os.path.join(d, "repo", rel)
             os.makedirs(os.path.dirname(path), exist_ok=True)

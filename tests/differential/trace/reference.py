@@ -8,8 +8,8 @@ Usage: reference.py CASE_DIR...   (each holds a contract.yaml)
 For every std/consistency criterion with `trace_matrix: true`, the entries
 of every matrix among its targets, each judged independently of vcc:
 - the file: under the root, tried against the root and each target's
-  folder; never a trace matrix or a specification document (by path or by
-  bytes);
+  folder; never a CSV/JSON trace matrix or a specification document (by
+  path or by bytes), nor a document holding a matrix table cited whole;
 - `#anchor` in a document: a CommonMark heading (markdown-it-py) whose
   GitHub slug is the anchor or whose first word is it, a heading's
   trailing `{#id}`, a `[text]{#id}` span, or an HTML tag's `id` (`name` on
@@ -386,8 +386,13 @@ def judge_case(case):
             spec = set(spec_files)
         else:
             spec = {f for f in read if is_document(f) and f not in matrix_files and pattern.search(texts[f])}
-        forbidden = {os.path.normpath(f) for f in spec | matrix_files}
-        forbidden_bytes = {digest(os.path.join(root, f)) for f in spec | matrix_files}
+        # A CSV or JSON matrix is the whole file; a document holding a
+        # matrix table is the matrix when cited whole (its headings and
+        # anchors outside the table are still anchors).
+        whole = {f for f in matrix_files if not is_document(f)}
+        matrix_documents = {os.path.normpath(f) for f in matrix_files if is_document(f)}
+        forbidden = {os.path.normpath(f) for f in spec | whole}
+        forbidden_bytes = {digest(os.path.join(root, f)) for f in spec | whole}
         judged = []
         for entry in entries:
             path, fragment = reference(entry)
@@ -402,6 +407,8 @@ def judge_case(case):
                     continue
                 if rel in forbidden or digest(full) in forbidden_bytes:
                     verdict = (False, "a matrix or the specification")
+                elif fragment is None and rel in matrix_documents:
+                    verdict = (False, "the document holding the matrix, cited whole")
                 elif fragment is None:
                     verdict = (True, "file")
                 else:
