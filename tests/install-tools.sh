@@ -158,4 +158,29 @@ if ! "$diff_data_py/bin/python" -c "import importlib.metadata as m, sys; sys.exi
     "$diff_data_py/bin/pip" install --quiet --disable-pip-version-check "coverage==$DIFF_COVERAGE" "pandas==$DIFF_PANDAS"
 fi
 
+# The trace-matrix and JSON-evidence differentials' references (issue 34,
+# classes 4 and 9): Python's own `ast` reads Python definitions;
+# markdown-it-py (CommonMark) reads documents' headings and HTML anchors;
+# tree-sitter grammars read Rust, JavaScript/TypeScript and Go (no Go or
+# TypeScript toolchain is installed; tree-sitter is what editors and
+# GitHub's code navigation use); PyYAML reads the cases' contracts.
+DIFF_TRACE_MARKDOWN_IT=4.3.0
+DIFF_TRACE_TREE_SITTER=0.26.1
+DIFF_TRACE_TS_RUST=0.24.2
+DIFF_TRACE_TS_JS=0.25.0
+DIFF_TRACE_TS_TS=0.23.2
+DIFF_TRACE_TS_GO=0.25.0
+DIFF_TRACE_PYYAML=6.0.2
+diff_trace_py="$tools/diff-trace-py"
+if ! "$diff_trace_py/bin/python" -c "import importlib.metadata as m, sys; sys.exit(m.version('markdown-it-py') != '$DIFF_TRACE_MARKDOWN_IT' or m.version('tree-sitter') != '$DIFF_TRACE_TREE_SITTER' or m.version('tree-sitter-rust') != '$DIFF_TRACE_TS_RUST' or m.version('tree-sitter-javascript') != '$DIFF_TRACE_TS_JS' or m.version('tree-sitter-typescript') != '$DIFF_TRACE_TS_TS' or m.version('tree-sitter-go') != '$DIFF_TRACE_TS_GO' or m.version('PyYAML') != '$DIFF_TRACE_PYYAML')" 2>/dev/null; then
+    echo "installing the trace differential's references into $diff_trace_py" >&2
+    rm -rf "$diff_trace_py"
+    python3 -m venv "$diff_trace_py"
+    "$diff_trace_py/bin/pip" install --quiet --disable-pip-version-check \
+        "markdown-it-py==$DIFF_TRACE_MARKDOWN_IT" "tree-sitter==$DIFF_TRACE_TREE_SITTER" \
+        "tree-sitter-rust==$DIFF_TRACE_TS_RUST" "tree-sitter-javascript==$DIFF_TRACE_TS_JS" \
+        "tree-sitter-typescript==$DIFF_TRACE_TS_TS" "tree-sitter-go==$DIFF_TRACE_TS_GO" \
+        "PyYAML==$DIFF_TRACE_PYYAML"
+fi
+
 echo "test tools ready" >&2

@@ -126,3 +126,65 @@ fn lint_dir_checks_params_that_name_files_in_the_root() {
     ]);
     assert_eq!(run.code, 0, "{}", run.stderr);
 }
+
+/// A schema the worker writes (`schema_file` in the root) is theirs to
+/// replace: lint warns until a `digest` pins it, and a replaced pinned
+/// schema is an error, never a pass (issue 34, class 11).
+#[test]
+fn a_schema_file_in_the_root_warns_until_pinned_and_a_replaced_one_is_an_error() {
+    let scratch = Scratch::new();
+    scratch.write("out/data.json", r#"{"name": "vcc"}"#);
+    let schema = scratch.write(
+        "out/schemas/data.json",
+        r#"{"type": "object", "required": ["name"]}"#,
+    );
+    let unpinned = "vcc: 1\nid: pinned-schema\nroot: ../out\ndeliverables:\n  - { id: data, path: data.json }\nvalidators:\n  schema: { component: std/json-schema }\ncriteria:\n  - { id: shape, severity: must, validator: schema, targets: [data], params: { schema_file: schemas/data.json } }\n";
+    let contract = scratch.write("ci/contract.yaml", unpinned);
+    let digest = file_digest(&schema);
+    let run = vcc(&["lint", contract.to_str().unwrap(), "--format", "json"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let problems = run.json()["problems"].clone();
+    let warning = problems
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["code"] == "CONTRACT_FILE_IN_ROOT")
+        .unwrap_or_else(|| panic!("no CONTRACT_FILE_IN_ROOT in {problems}"));
+    assert_eq!(warning["field"], "criteria[0].params.schema_file");
+    assert!(
+        warning["help"].as_str().unwrap().contains(&digest),
+        "{warning}"
+    );
+
+    // Pinned: no warning, and the schema judges.
+    let pinned = unpinned.replace(
+        "schema_file: schemas/data.json }",
+        &format!("schema_file: schemas/data.json, digest: \"{digest}\" }}"),
+    );
+    fs::write(&contract, pinned).unwrap();
+    let run = vcc(&["lint", contract.to_str().unwrap()]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(
+        !run.stderr.contains("CONTRACT_FILE_IN_ROOT"),
+        "{}",
+        run.stderr
+    );
+    let run = check_json(&contract, &[]);
+    assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
+    assert_eq!(run.criterion("shape")["status"], "pass");
+
+    // The worker loosens the schema: an error, and no verdict.
+    fs::write(&schema, "{}").unwrap();
+    let run = check_json(&contract, &[]);
+    assert_eq!(run.code, 1, "{}", run.stdout);
+    assert_eq!(run.json()["verdict"], "withheld");
+    let shape = run.criterion("shape");
+    assert_eq!(shape["status"], "error");
+    assert!(
+        shape["summary"]
+            .as_str()
+            .unwrap()
+            .contains("is not the one the contract pins"),
+        "{shape}"
+    );
+}

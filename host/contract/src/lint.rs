@@ -645,6 +645,14 @@ fn absolute(path: &Path) -> PathBuf {
 /// file in the deliverable root; `vcc lint --dir` checks the file is there.
 pub const ROOT_FILE_KEYWORD: &str = "x-vcc-root-file";
 
+/// A parameter-schema keyword on a param that names a file the producer
+/// of the deliverables writes (a file in the root, a deliverable): its
+/// value is the name of the param that pins that file's bytes by digest
+/// (`"x-vcc-pinned-by": "digest"`). Unpinned, lint warns
+/// `CONTRACT_FILE_IN_ROOT`; the validator checks the pin where it reads
+/// the bytes, so a changed file is an error, never a pass.
+pub const PINNED_BY_KEYWORD: &str = "x-vcc-pinned-by";
+
 /// A keyword at the top of a validator's parameter schema saying that it
 /// needs AI judges: a criterion that grants none cannot be verified.
 pub const JUDGED_KEYWORD: &str = "x-vcc-judged";

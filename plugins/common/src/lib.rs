@@ -125,6 +125,49 @@ pub fn select<'a>(root: &'a Value, path: &str) -> Result<Vec<(String, &'a Value)
     Ok(current)
 }
 
+/// Like [`select`], but every branch a wildcard opened is kept: a branch
+/// that dies (a missing key, an index past the end, a scalar where the path
+/// goes on) is `(pointer it would have had, None)`, so `checks[*].status`
+/// over an element without `status` says which element lacks it instead of
+/// silently judging only the others. A path with no wildcard yields one
+/// entry. A wildcard over an empty array or object yields no branch at all:
+/// the caller decides what an empty selection means.
+pub fn select_each<'a>(
+    root: &'a Value,
+    path: &str,
+) -> Result<Vec<(String, Option<&'a Value>)>, String> {
+    let tokens = path_tokens(path)?;
+    let mut current: Vec<(String, Option<&Value>)> = vec![(String::new(), Some(root))];
+    for token in tokens {
+        let mut next = Vec::new();
+        for (pointer, value) in current {
+            match (token.as_str(), value) {
+                ("*", Some(Value::Array(items))) => next.extend(
+                    items
+                        .iter()
+                        .enumerate()
+                        .map(|(i, v)| (format!("{pointer}/{i}"), Some(v))),
+                ),
+                ("*", Some(Value::Object(map))) => next.extend(
+                    map.iter()
+                        .map(|(k, v)| (format!("{pointer}/{}", escape(k)), Some(v))),
+                ),
+                (t, Some(Value::Array(items))) => {
+                    let v = t.parse::<usize>().ok().and_then(|i| items.get(i));
+                    next.push((format!("{pointer}/{}", escape(t)), v));
+                }
+                (t, Some(Value::Object(map))) => {
+                    next.push((format!("{pointer}/{}", escape(t)), map.get(t)));
+                }
+                // A dead branch stays dead: its pointer grows with the path.
+                (t, _) => next.push((format!("{pointer}/{}", escape(t)), None)),
+            }
+        }
+        current = next;
+    }
+    Ok(current)
+}
+
 fn escape(key: &str) -> String {
     key.replace('~', "~0").replace('/', "~1")
 }
@@ -444,6 +487,33 @@ mod tests {
         assert_eq!(idx.line_col(0), (1, 1));
         assert_eq!(idx.line_col(4), (2, 2));
         assert_eq!(idx.line_col(7), (4, 1));
+    }
+
+    #[test]
+    fn select_each_keeps_the_elements_that_lack_the_path() {
+        let v = json!({"checks": [{"status": "pass"}, {"name": "x"}, 3], "empty": []});
+        let got: Vec<(String, bool)> = select_each(&v, "checks[*].status")
+            .unwrap()
+            .into_iter()
+            .map(|(p, v)| (p, v.is_some()))
+            .collect();
+        assert_eq!(
+            got,
+            vec![
+                ("/checks/0/status".to_string(), true),
+                ("/checks/1/status".to_string(), false),
+                ("/checks/2/status".to_string(), false)
+            ]
+        );
+        let missing = select_each(&v, "nope[*].status").unwrap();
+        assert_eq!(missing.len(), 1);
+        assert_eq!(missing[0].0, "/nope/*/status");
+        assert!(missing[0].1.is_none());
+        assert!(select_each(&v, "empty[*].status").unwrap().is_empty());
+        assert_eq!(
+            select_each(&v, "/checks/0/status").unwrap()[0].1,
+            Some(&json!("pass"))
+        );
     }
 
     #[test]

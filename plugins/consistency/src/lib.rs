@@ -6,8 +6,10 @@
 //!   (`requirement_pattern`, default `REQ-1`, `AC-SW-1`, `FR-12`, `NFR-3`)
 //!   has a row in a trace matrix (a Markdown table, CSV or JSON among the
 //!   files read; see `trace.rs`) naming at least one implementation and one
-//!   test, and every path a row names exists under the deliverable root
-//!   (with `::name` or `#anchor`, that text is in the file). Uncovered ids,
+//!   test, and every entry a row names resolves under the deliverable
+//!   root: never into a trace matrix or a specification document, and with
+//!   `::name` or `#anchor` only to a definition (a heading or explicit
+//!   anchor, a function/test/class in code; see `tracer.rs`). Uncovered ids,
 //!   rows for ids the specification does not define and dangling paths
 //!   are findings with their lines. No matrix, or no requirement id, is a
 //!   failure, never a pass.
@@ -22,19 +24,23 @@
 //! Documents are the `.md`, `.markdown`, `.txt` and `.rst` files of the
 //! targets (and of `specification`); code is never read as prose.
 
+mod anchors;
+mod defs;
 mod doc;
 mod trace;
+mod tracer;
 
 use std::collections::{BTreeMap, BTreeSet};
 
 use vcc_plugin_common::bounded::{self, Findings};
-use vcc_plugin_common::{Regex, allow_empty_schema, clip, nothing, regex};
+use vcc_plugin_common::{allow_empty_schema, clip, nothing, regex};
 use vcc_sdk::serde::Deserialize;
 use vcc_sdk::serde_json::json;
-use vcc_sdk::{Criterion, Description, Finding, MOUNT, Outcome, Validator, relative};
+use vcc_sdk::{Criterion, Description, Finding, Outcome, Validator, relative};
 
 use doc::Doc;
 use trace::Matrix;
+use tracer::{Tracer, bases};
 
 struct Consistency;
 
@@ -69,7 +75,7 @@ const OUT_OF_SCOPE: &[&str] = &[
 ];
 const IN_SCOPE: &[&str] = &["in scope", "scope", "objectives", "goals"];
 
-fn is_document(path: &str) -> bool {
+pub(crate) fn is_document(path: &str) -> bool {
     let lower = path.to_lowercase();
     [".md", ".markdown", ".txt", ".rst"]
         .iter()
@@ -77,9 +83,9 @@ fn is_document(path: &str) -> bool {
 }
 
 /// A document read: its guest path and parse.
-struct Read {
-    path: String,
-    doc: Doc,
+pub(crate) struct Read {
+    pub path: String,
+    pub doc: Doc,
 }
 
 impl Validator for Consistency {
@@ -159,6 +165,7 @@ impl Validator for Consistency {
             let t = Tracer {
                 pattern: &pattern,
                 bases: &bases,
+                spec_files: &spec_paths,
             };
             Some(t.check(&spec, &matrices, &mut findings, &mut evidence))
         } else {
@@ -273,214 +280,6 @@ fn matrices(docs: &[Read], data: &[String]) -> Result<Vec<Matrix>, String> {
         out.extend(found);
     }
     Ok(out)
-}
-
-/// Folders a matrix's relative paths may be written against: the root,
-/// and the folder of each target deliverable (a mapped repository).
-fn bases(criterion: &Criterion) -> Vec<String> {
-    let mut out = vec![String::new()];
-    for t in &criterion.targets {
-        let dirs: Vec<&str> = t
-            .paths
-            .iter()
-            .map(|p| relative(p).rsplit_once('/').map_or("", |(d, _)| d))
-            .collect();
-        if let Some(first) = dirs.first() {
-            let mut common: &str = first;
-            for d in &dirs[1..] {
-                while !(d.starts_with(common)
-                    && (d.len() == common.len() || d[common.len()..].starts_with('/')))
-                {
-                    common = common.rsplit_once('/').map_or("", |(c, _)| c);
-                }
-            }
-            if !common.is_empty() && !out.iter().any(|o| o == common) {
-                out.push(common.to_string());
-            }
-        }
-    }
-    out
-}
-
-struct Tracer<'a> {
-    pattern: &'a Regex,
-    bases: &'a [String],
-}
-
-impl Tracer<'_> {
-    /// Check the matrices against the specification's ids; the number of
-    /// requirements fully traced.
-    fn check(
-        &self,
-        spec: &[&Read],
-        matrices: &[Matrix],
-        findings: &mut Findings,
-        evidence: &mut Vec<vcc_sdk::serde_json::Value>,
-    ) -> usize {
-        // Ids the specification defines, outside trace matrices, first line.
-        let mut ids: BTreeMap<String, (String, u32)> = BTreeMap::new();
-        for d in spec {
-            let text_lines = d.doc.lines.iter().map(|(l, t)| (*l, t.as_str()));
-            let table_rows = d
-                .doc
-                .tables
-                .iter()
-                .filter(|t| trace::from_table(&d.path, t).is_none())
-                .flat_map(|t| t.rows.iter().map(|(l, cells)| (*l, cells.join(" "))))
-                .collect::<Vec<_>>();
-            for (line, text) in text_lines.chain(table_rows.iter().map(|(l, t)| (*l, t.as_str()))) {
-                for m in self.pattern.find_iter(text) {
-                    ids.entry(m.as_str().to_string())
-                        .or_insert((d.path.clone(), line));
-                }
-            }
-        }
-        if matrices.is_empty() {
-            findings.push(
-                Finding::new("no trace matrix: a table (Markdown, CSV or JSON) with a requirement column, an implementation column and a test column".to_string())
-                    .rule("no-trace-matrix"),
-            );
-            return 0;
-        }
-        if ids.is_empty() {
-            let mut f = Finding::new(format!(
-                "the specification defines no requirement id (pattern `{}`)",
-                self.pattern.as_str()
-            ))
-            .rule("no-requirements");
-            if let Some(d) = spec.first() {
-                f = f.path(&d.path);
-            }
-            findings.push(f);
-            return 0;
-        }
-        for m in matrices.iter().filter(|m| !m.has_implementation) {
-            findings.push(
-                Finding::new("the trace matrix has no implementation column".to_string())
-                    .path(&m.file)
-                    .rule("no-implementation"),
-            );
-        }
-        let rows: Vec<&trace::Row> = matrices.iter().flat_map(|m| m.rows.iter()).collect();
-        for r in &rows {
-            let named: Vec<&str> = self
-                .pattern
-                .find_iter(&r.requirement)
-                .map(|m| m.as_str())
-                .collect();
-            if named.is_empty() || named.iter().any(|n| !ids.contains_key(*n)) {
-                let mut f = Finding::new(format!(
-                    "trace row `{}` names no requirement the specification defines",
-                    clip(&r.requirement, 80)
-                ))
-                .path(&r.file)
-                .rule("unknown-requirement");
-                if r.line > 0 {
-                    f = f.line(r.line);
-                }
-                findings.push(f);
-            }
-            for entry in r.implementation.iter().chain(&r.tests) {
-                if let Err(why) = self.exists(entry) {
-                    let mut f = Finding::new(format!("`{entry}` {why}"))
-                        .path(&r.file)
-                        .rule("dangling-path");
-                    if r.line > 0 {
-                        f = f.line(r.line);
-                    }
-                    findings.push(f);
-                }
-            }
-        }
-        let mut traced = 0;
-        for (id, (path, line)) in &ids {
-            let mine: Vec<&&trace::Row> = rows
-                .iter()
-                .filter(|r| {
-                    self.pattern
-                        .find_iter(&r.requirement)
-                        .any(|m| m.as_str() == id)
-                })
-                .collect();
-            let has_impl = mine.iter().any(|r| !r.implementation.is_empty());
-            let has_test = mine.iter().any(|r| !r.tests.is_empty());
-            let problem = match (mine.is_empty(), has_impl, has_test) {
-                (true, _, _) => Some(("uncovered-requirement", "has no row in the trace matrix")),
-                (_, false, _) => Some(("no-implementation", "maps to no implementation")),
-                (_, _, false) => Some(("no-test", "maps to no test")),
-                _ => None,
-            };
-            evidence.push(json!({"requirement": id, "rows": mine.len(), "implementation": has_impl, "test": has_test}));
-            match problem {
-                Some((rule, what)) => findings.push(
-                    Finding::new(format!("requirement {id} {what}"))
-                        .path(path)
-                        .line(*line)
-                        .rule(rule),
-                ),
-                None => traced += 1,
-            }
-        }
-        traced
-    }
-
-    /// Whether a matrix entry names a file under the root (against each
-    /// base folder), and its `::name` / `#anchor` is in that file.
-    fn exists(&self, entry: &str) -> Result<(), String> {
-        let (path, fragment) = trace::reference(entry);
-        let path = path.trim_start_matches("./");
-        if path.is_empty() || path.starts_with('/') || path.split('/').any(|c| c == "..") {
-            return Err("is not a path under the deliverable root".into());
-        }
-        for base in self.bases {
-            let full = if base.is_empty() {
-                format!("{MOUNT}/{path}")
-            } else {
-                format!("{MOUNT}/{base}/{path}")
-            };
-            if vcc_sdk::stat(&full).is_err() {
-                continue;
-            }
-            let Some(fragment) = &fragment else {
-                return Ok(());
-            };
-            let text = vcc_sdk::read_to_string(&full)?;
-            return if mentions(&full, &text, fragment) {
-                Ok(())
-            } else {
-                Err(format!(
-                    "names `{fragment}`, which is not in {}",
-                    relative(&full)
-                ))
-            };
-        }
-        Err("does not exist under the deliverable root".into())
-    }
-}
-
-/// Whether a file names `fragment` (a test, a heading, an id). In a
-/// document, a trace matrix does not count: a row citing `plan.md#T-3`
-/// must not be what makes `T-3` exist in `plan.md`. An anchor also names
-/// a heading by its slug (`#power-supply`).
-fn mentions(path: &str, text: &str, fragment: &str) -> bool {
-    if !is_document(path) {
-        return text.contains(fragment);
-    }
-    let d = Doc::parse(text);
-    let slug = fragment.to_lowercase();
-    d.sections
-        .iter()
-        .any(|s| doc::normalize(&s.title).replace(' ', "-") == slug)
-        || d.lines.iter().any(|(_, l)| l.contains(fragment))
-        || d.tables
-            .iter()
-            .filter(|t| trace::from_table(path, t).is_none())
-            .any(|t| {
-                t.header.iter().any(|c| c.contains(fragment))
-                    || t.rows
-                        .iter()
-                        .any(|(_, cells)| cells.iter().any(|c| c.contains(fragment)))
-            })
 }
 
 vcc_sdk::export_validator!(Consistency);

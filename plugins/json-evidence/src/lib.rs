@@ -9,7 +9,9 @@
 //! `check_params`, so a contract bug is a lint error, never a `fail`.
 
 use vcc_plugin_common::bounded::{self, Findings};
-use vcc_plugin_common::{CompiledRule, Expect, Rule, allow_empty_schema, json, nothing, select};
+use vcc_plugin_common::{
+    CompiledRule, Expect, Rule, allow_empty_schema, json, nothing, select, select_each,
+};
 use vcc_sdk::serde::Deserialize;
 use vcc_sdk::serde_json::{Value, json as j};
 use vcc_sdk::{Criterion, Description, Finding, Outcome, Validator, invalid_params, relative};
@@ -149,7 +151,7 @@ impl Validator for JsonEvidence {
                     let mut f = Finding::new(format!("{what}: {pointer} {detail}"))
                         .path(path)
                         .rule(&format!("rules[{index}]"));
-                    if let Some((line, column)) = doc.position(&pointer) {
+                    if let Some((line, column)) = position(&doc, &pointer) {
                         f = f.line(line).column(column);
                     }
                     findings.push(f);
@@ -176,8 +178,19 @@ impl Validator for JsonEvidence {
 }
 
 /// (JSON pointer, what is wrong) for every value that breaks the rule.
+///
+/// Every element a wildcard reaches is judged, including the ones that lack
+/// the rest of the path: `checks[*].status equals pass` over a check with
+/// no `status` is that check's failure (absent, like `null`), never a pass
+/// on the others alone. A path that selects nothing at all (an empty array
+/// under the wildcard) is judged as one absent value.
 fn check(root: &Value, path: &str, rule: &CompiledRule) -> Result<Vec<(String, String)>, String> {
-    let found = select(root, path)?;
+    let mut found = select_each(root, path)?;
+    // Without a wildcard, a missing value is the path's own absence, said
+    // as the rule wrote it (`model` is absent).
+    if !path.contains('*') {
+        found.retain(|(_, v)| v.is_some());
+    }
     if found.is_empty() {
         let pointer = if path.starts_with('/') {
             path.to_string()
@@ -193,8 +206,20 @@ fn check(root: &Value, path: &str, rule: &CompiledRule) -> Result<Vec<(String, S
     }
     Ok(found
         .into_iter()
-        .filter_map(|(pointer, value)| rule.check(Some(value)).err().map(|e| (pointer, e)))
+        .filter_map(|(pointer, value)| rule.check(value).err().map(|e| (pointer, e)))
         .collect())
+}
+
+/// The line and column of `pointer`, or of its nearest ancestor that is in
+/// the document (a missing field is shown where its parent is).
+fn position(doc: &json::Located, pointer: &str) -> Option<(u32, u32)> {
+    let mut at = pointer;
+    loop {
+        if let Some(found) = doc.position(at) {
+            return Some(found);
+        }
+        at = at.rsplit_once('/')?.0;
+    }
 }
 
 vcc_sdk::export_validator!(JsonEvidence);
@@ -234,6 +259,31 @@ mod tests {
             1
         );
         assert!(run(&doc, j!({"path": "note", "expect": "absent"})).is_empty());
+    }
+
+    #[test]
+    fn a_wildcard_over_elements_without_the_path_fails_on_each() {
+        let doc = j!({"checks": [{"status": "pass"}, {"name": "lint"}, {"status": null}, 7]});
+        let f = run(&doc, j!({"path": "checks[*].status", "equals": "pass"}));
+        let pointers: Vec<&str> = f.iter().map(|(p, _)| p.as_str()).collect();
+        assert_eq!(
+            pointers,
+            ["/checks/1/status", "/checks/2/status", "/checks/3/status"]
+        );
+        assert!(f[0].1.starts_with("is absent"), "{f:?}");
+        // Absent is what `expect: absent` asks for, element by element.
+        let f = run(&doc, j!({"path": "checks[*].status", "expect": "absent"}));
+        assert_eq!(f.len(), 1);
+        assert_eq!(f[0].0, "/checks/0/status");
+        // The same through a pointer wildcard.
+        let f = run(&doc, j!({"path": "/checks/*/status", "expect": "present"}));
+        assert_eq!(f.len(), 3);
+        // An empty list under the wildcard is one absent value.
+        let f = run(
+            &j!({"checks": []}),
+            j!({"path": "checks[*].status", "equals": "pass"}),
+        );
+        assert_eq!(f.len(), 1);
     }
 
     #[test]

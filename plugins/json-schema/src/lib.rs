@@ -2,7 +2,11 @@
 //!
 //! The schema is given inline (`schema`), as a deliverable of the contract
 //! (`schema_deliverable`, its id), or as a file of the deliverable root
-//! (`schema_file`); schema files may be JSON or YAML. The draft comes from the schema's `$schema`
+//! (`schema_file`); schema files may be JSON or YAML. A schema from a
+//! file is written by whoever writes the deliverables: `digest`
+//! (`blake3:<hex>`) pins its bytes, checked here where they are read, so a
+//! replaced schema is an error, never a pass (unpinned, lint warns
+//! `CONTRACT_FILE_IN_ROOT`). The draft comes from the schema's `$schema`
 //! (2020-12 when absent). Every target file is parsed by its extension
 //! (`.yaml`/`.yml` as YAML, `.csv` as rows typed by the schema (csv.rs),
 //! anything else as JSON) unless `format` says otherwise; a file that does
@@ -24,6 +28,8 @@ struct Params {
     schema: Option<Value>,
     schema_file: Option<String>,
     schema_deliverable: Option<String>,
+    /// `blake3:<64 hex>` of the schema file's bytes.
+    digest: Option<String>,
     #[serde(default)]
     format: Format,
     #[serde(default)]
@@ -65,12 +71,18 @@ impl Validator for JsonSchema {
                 "schema_file": {
                     "type": "string", "minLength": 1,
                     "description": "path of a JSON or YAML schema file, relative to the deliverable root",
-                    "x-vcc-root-file": true
+                    "x-vcc-root-file": true,
+                    "x-vcc-pinned-by": "digest"
                 },
                 "schema_deliverable": {
                     "type": "string", "minLength": 1,
                     "description": "id of a deliverable holding exactly one JSON or YAML schema file",
-                    "x-vcc-deliverable": true
+                    "x-vcc-deliverable": true,
+                    "x-vcc-pinned-by": "digest"
+                },
+                "digest": {
+                    "type": "string", "pattern": "^blake3:[0-9a-f]{64}$",
+                    "description": "blake3 of the schema file's bytes (`b3sum`): a schema file that is not these bytes is an error"
                 },
                 "format": {
                     "enum": ["auto", "json", "yaml", "csv"], "default": "auto",
@@ -88,6 +100,14 @@ impl Validator for JsonSchema {
 
     fn check_params(params: &str) -> Result<(), Vec<Finding>> {
         let params: Params = parse_params(params)?;
+        if params.digest.is_some() && params.schema.is_some() {
+            return Err(vec![
+                Finding::new(
+                    "`digest` pins a schema file (`schema_file` or `schema_deliverable`); an inline `schema` needs no pin",
+                )
+                .param("/digest"),
+            ]);
+        }
         match &params.schema {
             Some(schema) => jsonschema::validator_for(schema).map(|_| ()).map_err(|e| {
                 vec![Finding::new(format!("not a valid JSON Schema: {e}")).param("/schema")]
@@ -116,11 +136,20 @@ impl Validator for JsonSchema {
             (None, None) => None,
             (Some(_), Some(_)) => return Err(invalid_params(ONE_SCHEMA)),
         };
+        if params.digest.is_some() && file.is_none() {
+            return Err(invalid_params(
+                "`digest` pins a schema file; an inline `schema` needs no pin",
+            ));
+        }
         let schema = match (params.schema, file) {
             (Some(schema), None) => schema,
             (None, Some(file)) => {
-                let text =
-                    vcc_sdk::read_to_string(&file).map_err(|err| format!("schema: {err}"))?;
+                let bytes = vcc_sdk::read(&file).map_err(|err| format!("schema: {err}"))?;
+                if let Some(pin) = &params.digest {
+                    pinned(&file, &bytes, pin)?;
+                }
+                let text = String::from_utf8(bytes)
+                    .map_err(|_| format!("schema: {}: not valid UTF-8", relative(&file)))?;
                 parse(&file, &text, Format::Auto).map_err(|(msg, _)| {
                     invalid_params(format!(
                         "the schema {} does not parse: {msg}",
@@ -300,6 +329,21 @@ fn parse(path: &str, text: &str, format: Format) -> Result<Value, (String, Optio
 
 vcc_sdk::export_validator!(JsonSchema);
 
+/// The schema file's bytes are the ones the contract pinned: otherwise
+/// whoever wrote the deliverables replaced the schema (an error: nothing
+/// was checked against the schema the author meant).
+fn pinned(file: &str, bytes: &[u8], pin: &str) -> Result<(), String> {
+    let actual = format!("blake3:{}", blake3::hash(bytes).to_hex());
+    if actual == pin {
+        Ok(())
+    } else {
+        Err(format!(
+            "the schema {} is not the one the contract pins: its digest is {actual}, the contract's `digest` is {pin}",
+            relative(file)
+        ))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -320,6 +364,33 @@ mod tests {
         assert_eq!(outcome.summary, "1 of 2 file(s) do not validate");
         assert_eq!(outcome.findings[0].path.as_deref(), Some("b.json"));
         assert_eq!(outcome.findings[0].line, Some(1));
+    }
+
+    #[test]
+    fn a_pinned_schema_file_must_be_the_pinned_bytes() {
+        let schema = br#"{"properties": {"n": {"type": "integer"}}}"#;
+        let pin = format!("blake3:{}", blake3::hash(schema).to_hex());
+        let run = |bytes: &[u8], pin: &str| {
+            let mut files = Files::default();
+            files.add("data", "/deliverables/a.json", b"{\"n\": 1}".to_vec());
+            files.add("s", "/deliverables/schemas/s.json", bytes.to_vec());
+            let params =
+                format!(r#"{{"schema_file": "/deliverables/schemas/s.json", "digest": "{pin}"}}"#);
+            files.run(|| JsonSchema::validate(files.criterion("AC-1", &params, &["data"])))
+        };
+        assert_eq!(run(schema, &pin).unwrap().status, Status::Pass);
+        let err = run(br#"{"properties": {}}"#, &pin).unwrap_err();
+        assert!(err.contains("is not the one the contract pins"), "{err}");
+        assert!(err.contains(&pin), "{err}");
+        assert!(
+            JsonSchema::check_params(&format!(r#"{{"schema": {{}}, "digest": "{pin}"}}"#)).is_err()
+        );
+        assert!(
+            JsonSchema::check_params(&format!(
+                r#"{{"schema_file": "s.json", "digest": "{pin}"}}"#
+            ))
+            .is_ok()
+        );
     }
 
     #[test]

@@ -12,9 +12,11 @@
 mod archives;
 mod coverage;
 mod csv;
+mod json_evidence;
 mod markdown;
 mod sarif;
 mod tap;
+mod trace;
 
 use std::path::PathBuf;
 

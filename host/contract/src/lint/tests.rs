@@ -280,3 +280,46 @@ fn params_are_checked_against_the_validator_schema() {
         "{fields:?}"
     );
 }
+
+/// A validator like std/json-schema: `schema_file` names a file of the
+/// root, and `digest` pins it.
+struct SchemaFile;
+impl Catalog for SchemaFile {
+    fn describe(&mut self, _: &str, _: &ValidatorRef) -> Result<ValidatorInfo, String> {
+        Ok(ValidatorInfo {
+            judge: false,
+            params_schema: serde_json::json!({"type": "object", "properties": {
+                "schema_file": {"type": "string", "x-vcc-root-file": true, "x-vcc-pinned-by": "digest"},
+                "digest": {"type": "string"}
+            }}),
+            digest: "blake3:02".into(),
+        })
+    }
+}
+
+#[test]
+fn a_schema_file_in_the_root_is_a_warning_until_pinned() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("s.json"), b"{}").unwrap();
+    let text = GOOD.replace(
+        "targets: [a, b] }",
+        "targets: [a, b], params: { schema_file: s.json } }",
+    );
+    let doc = parse(&dir.path().join("c.yaml"), text.as_bytes()).unwrap();
+    let problems = lint(&doc, Some(&mut SchemaFile), None);
+    assert_eq!(codes(&problems), vec![Code::ContractFileInRoot]);
+    assert!(!problems[0].is_error());
+    assert_eq!(
+        problems[0].field.as_deref(),
+        Some("criteria[0].params.schema_file")
+    );
+    let help = problems[0].help.as_deref().unwrap();
+    let now = format!("blake3:{}", blake3::hash(b"{}").to_hex());
+    assert!(help.contains(&now), "{help}");
+    let pinned = GOOD.replace(
+        "targets: [a, b] }",
+        &format!("targets: [a, b], params: {{ schema_file: s.json, digest: \"{now}\" }} }}"),
+    );
+    let doc = parse(&dir.path().join("c.yaml"), pinned.as_bytes()).unwrap();
+    assert_eq!(lint(&doc, Some(&mut SchemaFile), None), vec![]);
+}

@@ -182,6 +182,57 @@ impl<'a> Lint<'a> {
         }
     }
 
+    /// Params naming a file the producer writes (`"x-vcc-pinned-by":
+    /// PIN` in the validator's parameter schema) without the pin beside
+    /// them: whoever writes the deliverables can replace the file — a
+    /// schema, say — and with it what the criterion checks.
+    pub(super) fn unpinned_files(&mut self, at: &FieldPath, info: &ValidatorInfo, params: &Value) {
+        let Some(props) = info
+            .params_schema
+            .get("properties")
+            .and_then(Value::as_object)
+        else {
+            return;
+        };
+        for (name, schema) in props {
+            let Some(pin) = schema.get(PINNED_BY_KEYWORD).and_then(Value::as_str) else {
+                continue;
+            };
+            let Some(path) = params.get(name).and_then(Value::as_str) else {
+                continue;
+            };
+            if params.get(pin).is_some() {
+                continue;
+            }
+            let mut p = self.problem(
+                Code::ContractFileInRoot,
+                Level::Warning,
+                &at.key("params").key(name),
+                format!(
+                    "`{name}: {path}` is written by whoever writes the deliverables: they can replace it, and with it what this criterion checks"
+                ),
+            );
+            // The digest of the file as it is now, when it is a file of the
+            // root: the pin to write if that is the file the author meant.
+            let in_root = schema.get(ROOT_FILE_KEYWORD) == Some(&Value::Bool(true));
+            let now = match paths::check(path) {
+                Ok(paths::PathSpec::Literal(p)) if in_root => std::fs::read(self.root.join(p))
+                    .map(|bytes| {
+                        format!(
+                            " (the file now: `{pin}: \"blake3:{}\"`)",
+                            blake3::hash(&bytes).to_hex()
+                        )
+                    })
+                    .unwrap_or_default(),
+                _ => String::new(),
+            };
+            p.help = Some(format!(
+                "pin it: `{pin}: \"blake3:<64 hex digits>\"` beside `{name}`{now}, or keep the file outside the deliverable root and write it inline with `{{ $file: PATH }}`"
+            ));
+            self.problems.push(p);
+        }
+    }
+
     pub(super) fn validators(&mut self) {
         let map = FieldPath::root().key("validators");
         for (name, v) in &self.doc.contract.validators {
@@ -359,6 +410,7 @@ impl<'a> Lint<'a> {
                     self.deliverable_refs(&at, info, &params);
                     let key = params_key(info, &params);
                     if catalog.params_known_valid(&key) {
+                        self.unpinned_files(&at, info, &params);
                         continue;
                     }
                     let checker = checkers
@@ -377,6 +429,9 @@ impl<'a> Lint<'a> {
                     }
                     if errors.is_empty() {
                         catalog.params_valid(key);
+                        // After the params errors (the first problem stays
+                        // the contract's bug), and only on params that hold.
+                        self.unpinned_files(&at, info, &params);
                     }
                     for (pointer, message) in errors {
                         let mut field = at.key("params");

@@ -1,0 +1,5 @@
+package export
+
+import "testing"
+
+func TestResume(t *testing.T) {}
