@@ -925,7 +925,7 @@ fn params_errors_say_what_to_write() {
     assert_eq!(
         messages,
         vec![
-            "unknown parameter `case_insensitve`; did you mean `case_insensitive`? allowed: `allow_empty`, `case_insensitive`, `files`, `must_match`, `must_not_match`, `normalize`",
+            "unknown parameter `case_insensitve`; did you mean `case_insensitive`? allowed: `allow_empty`, `case_insensitive`, `confusables`, `files`, `must_match`, `must_not_match`, `normalize`",
             "unknown parameter `tool`; allowed: `allow_empty`, `forbidden`, `order`, `required`",
             "needs one of `required`, `forbidden`, `order`",
             "unknown parameter `tool`; allowed: `args`, `max`, `min`, `name`; missing parameter `name`",
