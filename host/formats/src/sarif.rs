@@ -6,10 +6,12 @@
 //! findings is one result at the contract. `partialFingerprints` hash the
 //! contract, criterion, path, rule and message — never the line or the
 //! run — so the same problem keeps its fingerprint. Criteria that passed
-//! are `kind: pass` results, skipped ones `kind: review`: every row is
-//! visible. The invocation carries the exit code. A criterion's judge
-//! calls are in its results' properties (`vcc.judgeCalls`), the run's use
-//! of judges in the run's (`vcc.judging`).
+//! are `kind: pass` results, skipped SHOULD/MAY ones `kind: review`
+//! (level `none`, as the specification requires of a result that is not a
+//! `fail`), a skipped MUST a `fail` at `error`: every row is visible.
+//! The invocation carries the exit code. A criterion's judge calls are in
+//! its results' properties (`vcc.judgeCalls`), the run's use of judges in
+//! the run's (`vcc.judging`).
 
 use serde_json::{Map, Value, json};
 use vcc_contract::Severity;
@@ -143,7 +145,12 @@ fn rule(c: &CriterionReport) -> Value {
 fn criterion_results(contract: &str, index: usize, c: &CriterionReport, file: &str) -> Vec<Value> {
     let (kind, lvl) = match c.status {
         Status::Pass => ("pass", "none"),
-        Status::Skip => ("review", level(c.severity)),
+        // SARIF 2.1.0 (3.27.10): a result whose kind is not `fail` has
+        // level `none`. A skipped MUST withholds the verdict, so it is a
+        // `fail` at `error` (a consumer gating on errors must not pass
+        // it); a skipped SHOULD or MAY is a `review` at `none`.
+        Status::Skip if c.severity == Severity::Must => ("fail", "error"),
+        Status::Skip => ("review", "none"),
         Status::Fail | Status::Error => ("fail", level(c.severity)),
     };
     let head = format!(
