@@ -458,6 +458,13 @@ fn args_hold(
 /// A rule on one argument value, an argv read as `argv` says.
 fn check_value(rule: &CompiledRule, value: &Value, argv: Argv) -> Result<(), String> {
     let direct = rule.check(Some(value));
+    // A shell string (Claude Code's `Bash` command) for `max`: also each
+    // command it chains, as for an argv's strings below.
+    if let Some(text) = value.as_str() {
+        let chained = matches!(argv, Argv::AnyString)
+            && segments(text).any(|c| rule.check(Some(&Value::from(c))).is_ok());
+        return if chained { Ok(()) } else { direct };
+    }
     let Some(strings) = value.as_array().and_then(|a| {
         a.iter()
             .map(Value::as_str)

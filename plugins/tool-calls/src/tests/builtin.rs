@@ -75,3 +75,24 @@ fn a_command_chained_after_cd_counts_for_a_limit() {
     );
     assert_eq!(need, vec!["required-call"]);
 }
+
+#[test]
+fn a_shell_string_chaining_a_command_counts_for_a_limit() {
+    let claude = r#"{"parentUuid":"u1","sessionId":"s1","type":"assistant","uuid":"u2","message":{"role":"assistant","content":[{"type":"tool_use","id":"t1","name":"Bash","input":{"command":"cd /w && git push --force"}}]}}
+"#;
+    let t = read(claude).unwrap();
+    let rule = |re: &str, max: Value| {
+        problems(
+            &t.calls,
+            j!({"required": [{"name": "Bash", "min": 0, "max": max, "args": {"command": {"matches": re}}}]}),
+        )
+    };
+    assert_eq!(rule("^git push", j!(0)), vec!["max-calls"]);
+    assert!(rule("^npm publish", j!(0)).is_empty());
+    // Only for `max`: a required command is the whole string.
+    let need = problems(
+        &t.calls,
+        j!({"required": [{"name": "Bash", "args": {"command": {"matches": "^git push"}}}]}),
+    );
+    assert_eq!(need, vec!["required-call"]);
+}
