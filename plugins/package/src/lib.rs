@@ -163,7 +163,10 @@ fn check(
             continue;
         };
         used.insert(e.name.as_str(), path.as_str());
-        for other in onto(entries, path, folder).filter(|o| !std::ptr::eq(*o, e)) {
+        // A folder entry there too: GNU tar would replace the input with
+        // an empty folder.
+        let others = onto(entries, path, folder).chain(onto(folders, path, folder));
+        for other in others.filter(|o| !std::ptr::eq(*o, e)) {
             findings.push(at(
                 format!(
                     "entry `{}` would be unpacked onto input `{path}`, which entry `{}` holds",

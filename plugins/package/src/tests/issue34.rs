@@ -36,6 +36,18 @@ fn a_folder_entry_onto_a_file_is_a_duplicate() {
     }
     let z = zip(&[("notes.md", NOTES), ("Notes.md/", b"")], false);
     assert!(has(&run(z, ONLY), "duplicate-entry"));
+    // A folder entry beside the package, onto the input the package
+    // holds at its path under the root.
+    let z = zip(&[("out/notes.md", NOTES), ("notes.md/", b"")], false);
+    let mut f = Files::default();
+    let at = format!("{MOUNT}/out/notes.md");
+    f.add("notes", &at, NOTES.to_vec());
+    f.set_digest(&at, &format!("blake3:{}", blake3::hash(NOTES).to_hex()));
+    f.add("pkg", &format!("{MOUNT}/out/p.zip"), z);
+    let o = f
+        .run(|| Package::validate(f.criterion("AC-1", ONLY, &["pkg"])))
+        .unwrap();
+    assert_eq!(rules(&o), ["duplicate-entry"]);
     // A folder first, then the file onto it.
     let z = zip(&[("notes.md/", b""), ("notes.md", NOTES)], false);
     assert!(has(&run(z, EXTRA), "duplicate-entry"));
