@@ -110,7 +110,11 @@ impl Validator for Package {
                     continue;
                 }
             };
-            let checked = check(package, &entries, &inputs, &params, &mut findings);
+            let at = |message: String, rule: &str| Finding::new(message).path(package).rule(rule);
+            collisions(&entries, &mut |m, r| findings.push(at(m, r)));
+            let (folders, files): (Vec<Entry>, Vec<Entry>) =
+                entries.into_iter().partition(|e| e.folder);
+            let checked = check(package, &files, &folders, &inputs, &params, &mut findings);
             seen.push(json!({"package": relative(package), "entries": checked}));
         }
         let evidence = bounded::evidence(json!({"inputs": inputs.len()}), &seen);
@@ -137,16 +141,17 @@ impl Validator for Package {
     }
 }
 
-/// Every problem of one package; its entries with their digests.
+/// Every problem of one package but its [`collisions`]; its files with
+/// their digests.
 fn check(
     package: &str,
     entries: &[Entry],
+    folders: &[Entry],
     inputs: &[(String, String)],
     params: &Params,
     findings: &mut Findings,
 ) -> Vec<Value> {
     let at = |message: String, rule: &str| Finding::new(message).path(package).rule(rule);
-    collisions(entries, &mut |m, r| findings.push(at(m, r)));
     let folder = relative(package).rsplit_once('/').map_or("", |(d, _)| d);
     let mut used: BTreeMap<&str, &str> = BTreeMap::new();
     for (path, digest) in inputs {
@@ -158,13 +163,22 @@ fn check(
             continue;
         };
         used.insert(e.name.as_str(), path.as_str());
-        for other in onto(entries, path, folder).filter(|o| !std::ptr::eq(*o, e)) {
+        // A folder entry there too: GNU tar would replace the input with
+        // an empty folder.
+        let others = onto(entries, path, folder).chain(onto(folders, path, folder));
+        for other in others.filter(|o| !std::ptr::eq(*o, e)) {
             findings.push(at(
                 format!(
                     "entry `{}` would be unpacked onto input `{path}`, which entry `{}` holds",
                     other.name, e.name
                 ),
                 "duplicate-entry",
+            ));
+        }
+        if let Some(why) = unreadable(e, folders) {
+            findings.push(at(
+                format!("input `{path}`: {why}, so its owner could not read it once unpacked"),
+                "unreadable",
             ));
         }
         let got = format!("blake3:{}", blake3::hash(&e.bytes).to_hex());
@@ -206,14 +220,37 @@ fn check(
         .collect()
 }
 
+/// Why the file unpacked from `e` would be unreadable by its owner, if it
+/// would: no owner read bit (GNU tar and unzip apply the mode as it is;
+/// only root reads it anyway), or a folder entry above it its owner cannot
+/// list or enter.
+fn unreadable(e: &Entry, folders: &[Entry]) -> Option<String> {
+    if let Some(mode) = e.mode.filter(|m| m & 0o400 == 0) {
+        return Some(format!("entry `{}` has mode {mode:04o}", e.name));
+    }
+    let name = archive::fold(&e.name);
+    folders.iter().find_map(|f| {
+        let mode = f.mode.filter(|m| m & 0o500 != 0o500)?;
+        let above = name.starts_with(&format!("{}/", archive::fold(&f.name)));
+        above.then(|| format!("folder entry `{}` above it has mode {mode:04o}", f.name))
+    })
+}
+
 /// Entries that are unsafe to unpack, or that would be unpacked onto the
-/// same path as another (`notes.md` and `./notes.md`, `a//b` and `a/b`,
-/// `Notes.md` and `notes.md` on a case-insensitive disk) or onto a folder
-/// another needs (`a` and `a/b`). Whatever `allow_extra` says: the second
-/// overwrites the first, which may be an input.
+/// same path as another on Linux, macOS or Windows (`notes.md` and
+/// `./notes.md`, `a//b` and `a/b`, `Notes.md` and `notes.md`, `notes.md.`
+/// and `notes.md `, NFC and NFD: see [`archive::fold`]), a folder entry
+/// onto a file (GNU tar replaces the file with an empty folder), or a file
+/// onto a folder another needs (`a` and `a/b`). Whatever `allow_extra`
+/// says: the second overwrites the first, which may be an input.
 fn collisions(entries: &[Entry], push: &mut dyn FnMut(String, &str)) {
     let mut names: BTreeMap<String, &str> = BTreeMap::new();
+    let mut folders: BTreeMap<String, &str> = BTreeMap::new();
     for e in entries {
+        if e.folder && archive::normal(&e.name).is_empty() {
+            // `./`, which GNU tar writes first: the folder unpacked into.
+            continue;
+        }
         if let Some(why) = archive::unsafe_name(&e.name) {
             push(
                 format!(
@@ -223,7 +260,31 @@ fn collisions(entries: &[Entry], push: &mut dyn FnMut(String, &str)) {
                 "unsafe-entry",
             );
         }
-        let key = archive::normal(&e.name).to_lowercase();
+        let key = archive::fold(&e.name);
+        if e.folder {
+            // The same folder twice is harmless; a folder and a file
+            // (either first) on one path is not.
+            if let Some(file) = names.get(&key) {
+                push(
+                    format!(
+                        "folder entry `{}` would be unpacked onto entry `{file}`: it replaces the file with an empty folder",
+                        e.name
+                    ),
+                    "duplicate-entry",
+                );
+            }
+            folders.insert(key, e.name.as_str());
+            continue;
+        }
+        if let Some(folder) = folders.get(&key) {
+            push(
+                format!(
+                    "entry `{}` would be unpacked onto folder entry `{folder}`",
+                    e.name
+                ),
+                "duplicate-entry",
+            );
+        }
         if let Some(first) = names.insert(key, e.name.as_str()) {
             push(
                 format!(
@@ -234,7 +295,7 @@ fn collisions(entries: &[Entry], push: &mut dyn FnMut(String, &str)) {
             );
         }
     }
-    for (key, name) in &names {
+    for (key, name) in names.iter().chain(folders.iter()) {
         let mut folder = key.as_str();
         while let Some((parent, _)) = folder.rsplit_once('/') {
             if let Some(file) = names.get(parent) {
@@ -260,9 +321,11 @@ fn onto<'a>(
         .strip_prefix(folder)
         .and_then(|p| p.strip_prefix('/'))
         .filter(|_| !folder.is_empty());
+    let path = archive::fold(path);
+    let within = within.map(archive::fold);
     entries.iter().filter(move |e| {
-        let n = archive::normal(&e.name).to_lowercase();
-        n == path.to_lowercase() || within.is_some_and(|w| n == w.to_lowercase())
+        let n = archive::fold(&e.name);
+        n == path || within.as_ref().is_some_and(|w| &n == w)
     })
 }
 

@@ -151,15 +151,26 @@ fn a_zip_bomb_stops_at_the_limit() {
 fn tar_header(name: &str, size: usize, kind: u8) -> Vec<u8> {
     let mut h = vec![0u8; 512];
     h[..name.len()].copy_from_slice(name.as_bytes());
+    let mode: &[u8] = if kind == b'5' {
+        b"0000755\0"
+    } else {
+        b"0000644\0"
+    };
+    h[100..108].copy_from_slice(mode);
     let size = format!("{size:011o}\0");
     h[124..136].copy_from_slice(size.as_bytes());
     h[156] = kind;
     h[257..263].copy_from_slice(b"ustar\0");
     h[263..265].copy_from_slice(b"00");
-    h[148..156].copy_from_slice(b"        ");
-    let sum: u32 = h.iter().map(|&b| u32::from(b)).sum();
-    h[148..156].copy_from_slice(format!("{sum:06o}\0 ").as_bytes());
+    sum(&mut h);
     h
+}
+
+/// Write a header's checksum (after a field was changed).
+fn sum(h: &mut [u8]) {
+    h[148..156].copy_from_slice(b"        ");
+    let sum: u32 = h[..512].iter().map(|&b| u32::from(b)).sum();
+    h[148..156].copy_from_slice(format!("{sum:06o}\0 ").as_bytes());
 }
 
 /// A tar of these files, without its end blocks.
@@ -325,3 +336,5 @@ fn not_a_package_is_a_finding() {
     let o = run(b"just text".to_vec(), r#"{"inputs": ["notes"]}"#);
     assert_eq!(rules(&o), ["unreadable"]);
 }
+
+mod issue34;

@@ -12,8 +12,10 @@
 //! - OpenAI Chat Completions: `messages` (or a response's `choices`), calls
 //!   in `tool_calls[].function` (and the older `function_call`);
 //! - OpenAI Responses: items (a response's `input` and `output`) of type
-//!   `function_call`, `custom_tool_call`, `mcp_call` and the built-in
-//!   `*_call` items (`web_search_call` is the tool `web_search`);
+//!   `function_call`, `custom_tool_call`, `mcp_call` and every other
+//!   `*_call` item, a built-in tool's (`web_search_call` is the tool
+//!   `web_search`; `local_shell_call` and `shell_call` are `shell`, their
+//!   argv or commands at `command`; `apply_patch_call` is `apply_patch`);
 //! - Anthropic Messages: `messages` (or one response), calls are
 //!   `tool_use`, `server_tool_use` and `mcp_tool_use` content blocks;
 //! - a generic list of `{name, arguments}` (or `tool`/`tool_name`, and
@@ -27,8 +29,9 @@
 //! parsed. An argument that is an argv (Codex's `shell` records
 //! `{"command": ["bash", "-lc", "git push --force"]}`) matches a rule as
 //! the array or as its strings joined by spaces; for `max` it also
-//! matches if any one of its strings does, so `max: 0` forbids a command
-//! wherever it hides in the argv.
+//! matches if any one of its strings does, or any command one of them
+//! chains (`cd /w && git push`), so `max: 0` forbids a command wherever it
+//! hides in the argv.
 
 use std::collections::BTreeMap;
 
@@ -455,6 +458,13 @@ fn args_hold(
 /// A rule on one argument value, an argv read as `argv` says.
 fn check_value(rule: &CompiledRule, value: &Value, argv: Argv) -> Result<(), String> {
     let direct = rule.check(Some(value));
+    // A shell string (Claude Code's `Bash` command) for `max`: also each
+    // command it chains, as for an argv's strings below.
+    if let Some(text) = value.as_str() {
+        let chained = matches!(argv, Argv::AnyString)
+            && segments(text).any(|c| rule.check(Some(&Value::from(c))).is_ok());
+        return if chained { Ok(()) } else { direct };
+    }
     let Some(strings) = value.as_array().and_then(|a| {
         a.iter()
             .map(Value::as_str)
@@ -469,11 +479,22 @@ fn check_value(rule: &CompiledRule, value: &Value, argv: Argv) -> Result<(), Str
     if matches!(argv, Argv::AnyString)
         && strings
             .iter()
-            .any(|s| rule.check(Some(&Value::from(*s))).is_ok())
+            .flat_map(|s| std::iter::once(*s).chain(segments(s)))
+            .any(|s| rule.check(Some(&Value::from(s))).is_ok())
     {
         return Ok(());
     }
     direct
+}
+
+/// The commands a shell string chains (`cd /w && git push`, `a; b`,
+/// `a | b`, `$(b)`, one per line), each trimmed: for `max`, a command that
+/// ran after a `cd` counts as one that starts the string. Splitting inside
+/// quotes only finds more, which for `max` is the strict side.
+fn segments(s: &str) -> impl Iterator<Item = &str> {
+    s.split(['&', '|', ';', '\n', '(', ')', '`'])
+        .map(str::trim)
+        .filter(|c| !c.is_empty())
 }
 
 /// Read a transcript: its items (with the line each starts on), then the
@@ -674,19 +695,11 @@ fn classify(item: &Value, line: Option<u32>) -> Option<(Format, Vec<Call>)> {
                 let name = text("name")?;
                 return Some((Format::OpenAiResponses, vec![call(name, obj.get("input"))]));
             }
-            "web_search_call"
-            | "file_search_call"
-            | "computer_call"
-            | "code_interpreter_call"
-            | "local_shell_call"
-            | "image_generation_call" => {
-                let name = kind.trim_end_matches("_call");
-                let args = Value::Object(
-                    obj.iter()
-                        .filter(|(k, _)| !matches!(k.as_str(), "type" | "id" | "status"))
-                        .map(|(k, v)| (k.clone(), v.clone()))
-                        .collect::<Map<_, _>>(),
-                );
+            // Every other `*_call` item is a built-in tool's call, the
+            // tool of that name (`web_search_call` is `web_search`), so a
+            // tool the list below does not know yet still counts.
+            kind if kind.ends_with("_call") => {
+                let (name, args) = builtin(kind, obj);
                 return Some((Format::OpenAiResponses, vec![call(name, Some(&args))]));
             }
             "function_call_output"
@@ -756,6 +769,35 @@ fn classify(item: &Value, line: Option<u32>) -> Option<(Format, Vec<Call>)> {
     None
 }
 
+/// The tool a built-in `*_call` item is a call of, and its arguments: the
+/// item but its `type`, `id` and `status`. Codex runs a `local_shell_call`
+/// (argv at `action.command`) as its shell tool, and a Responses
+/// `shell_call` (`action.commands`) is the same shell: both are the tool
+/// `shell`, with the argv or the commands lifted to `command`, as Codex's
+/// `shell` function records it, so one rule on `shell` sees every shell
+/// call. `apply_patch_call` is `apply_patch`, as Codex's custom tool is.
+fn builtin<'a>(kind: &'a str, obj: &Map<String, Value>) -> (&'a str, Value) {
+    let mut args = obj
+        .iter()
+        .filter(|(k, _)| !matches!(k.as_str(), "type" | "id" | "status"))
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect::<Map<_, _>>();
+    let action = obj.get("action");
+    let command = match kind {
+        "local_shell_call" => action.and_then(|a| a.get("command")),
+        "shell_call" => action.and_then(|a| a.get("commands")),
+        _ => None,
+    };
+    let name = match kind {
+        "local_shell_call" | "shell_call" => "shell",
+        other => other.trim_end_matches("_call"),
+    };
+    if let Some(command) = command {
+        args.insert("command".into(), command.clone());
+    }
+    (name, Value::Object(args))
+}
+
 /// Calls among Anthropic-style content blocks.
 fn blocks(content: Option<&Value>, line: Option<u32>) -> Vec<Call> {
     content
@@ -791,6 +833,8 @@ vcc_sdk::export_validator!(ToolCalls);
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    mod builtin;
 
     const CLAUDE: &str = r#"{"type":"summary","summary":"Fix tests","leafUuid":"u0"}
 {"parentUuid":null,"isSidechain":false,"sessionId":"s1","type":"user","uuid":"u1","message":{"role":"user","content":"run the tests"}}

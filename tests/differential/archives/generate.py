@@ -191,6 +191,44 @@ def cases(rng):
     yield "utf8-name-unflagged", "zip", bytes(v)
     yield "dir-entry", "zip", bytes(zipped([("docs/", b""), ("notes.md", NOTES)]))
 
+    # red team 34: folders onto files, header fields one reader refuses,
+    # modes, names Windows or macOS fold (no rng: the mutations stay put)
+    for kind in ("tar", "zip"):
+        if kind == "zip":
+            yield "folder-onto-file", kind, bytes(zipped([("notes.md", NOTES), ("notes.md/", b"")]))
+            yield "folder-then-file", kind, bytes(zipped([("notes.md/", b""), ("notes.md", NOTES)]))
+            yield "mode-000", kind, bytes(zipped([("notes.md", NOTES, 0o100000)]))
+        else:
+            yield "folder-onto-file", kind, tar([("notes.md", NOTES)], end=False) + tar_field(tar([("notes.md", b"")]), 156, b"5")
+            yield "mode-000", kind, tar_field(good_tar, 100, b"0000000\0")
+        make = (lambda fs: bytes(zipped(fs))) if kind == "zip" else tar
+        for other in ("notes.md.", "notes.md ", "notes.md::$DATA", "notes.md:x"):
+            what = {"notes.md.": "trailing-dot", "notes.md ": "trailing-space", "notes.md::$DATA": "ads-data",
+                    "notes.md:x": "ads-stream"}[other]
+            yield what, kind, make([("notes.md", NOTES), (other, EVIL)])
+    yield "nfd-twins", "zip", bytes(zipped([("not\u00e9s.md", EVIL), ("note\u0301s.md", EXTRA), ("notes.md", NOTES)]))
+    header = bytearray(gz(good_tar))
+    header[3] |= 2
+    fhcrc = bytes(header[:10]) + struct.pack("<H", zlib.crc32(bytes(header[:10])) & 0xFFFF) + bytes(header[10:])
+    yield "control-fhcrc", "tar.gz", fhcrc
+    yield "fhcrc-wrong", "tar.gz", fhcrc[:10] + bytes([fhcrc[10] ^ 1]) + fhcrc[11:]
+    for version in (46, 47, 63):
+        v = bytearray(good_zip)
+        v[4] = v[cd(v) + 6] = version
+        yield ("control-version-46" if version == 46 else f"version-{version}"), "zip", bytes(v)
+    for what, at, field in [
+        ("uid-letters", 108, b"zz\0\0\0\0\0\0"),
+        ("uid-plus", 108, b"+0001750"),
+        ("uid-underscore", 108, b"00_01750"),
+        ("uid-blank", 108, b"        "),
+        ("gid-minus-one", 116, b"\xff" * 8),
+        ("mode-garbage", 100, b"0644 x\0\0"),
+        ("mtime-space-digits", 136, b"1234567890 9"),
+        ("devmajor-nine", 329, b"9\0\0\0\0\0\0\0"),
+    ]:
+        yield what, "tar", tar_field(good_tar, at, field)
+    yield "control-uid-base256", "tar", tar_field(good_tar, 108, b"\x80\0\0\0\0\0\x03\xe8")
+
     # random mutations of the controls
     controls = [("tar", good_tar), ("tar.gz", gz(good_tar)), ("zip", bytes(good_zip))]
     for n in range(60):

@@ -82,6 +82,12 @@ fn inputs(generated: &Path) -> Vec<(String, PathBuf, PathBuf)> {
     for set in ["tests/cases/package", "tests/forgery/package"] {
         for case in sorted(&repo().join(set)) {
             let dir = case.join("out");
+            // A case whose input is not `notes.md` (`résumé.md`, for its
+            // NFD twin) is judged by its expect.yaml alone: `holds` looks
+            // for `notes.md`.
+            if !dir.join("notes.md").exists() {
+                continue;
+            }
             for f in sorted(&dir) {
                 if f.file_name().is_some_and(|n| n != "notes.md") {
                     let label = format!("{set}/{}", case.file_name().unwrap().to_string_lossy());

@@ -72,11 +72,21 @@ fn header_end(d: &[u8]) -> Result<usize, String> {
             at += end + 1;
         }
     }
-    if flags & 2 != 0 {
-        at += 2;
-    }
     if at > d.len() {
         return Err("a truncated gzip header".into());
+    }
+    if flags & 2 != 0 {
+        // FHCRC: gzip checks the header's CRC-16 (the low half of the
+        // CRC-32 of every header byte before it) and unpacks nothing if
+        // it is wrong; Python's gzip skips it. The stricter reader wins.
+        let want = u16_at(d, at).map_err(|_| "a truncated gzip header".to_string())?;
+        let got = (crc32fast::hash(&d[..at]) & 0xffff) as u16;
+        if want != got {
+            return Err(format!(
+                "a gzip header whose CRC-16 is {want:#06x}, not {got:#06x} (gzip refuses it)"
+            ));
+        }
+        at += 2;
     }
     Ok(at)
 }

@@ -16,10 +16,16 @@ mod gzip;
 mod tar;
 mod zip;
 
-/// One file of a package.
+/// One file or folder of a package.
 pub struct Entry {
     pub name: String,
     pub bytes: Vec<u8>,
+    /// A folder entry: it holds no bytes, but unpacking it onto a file's
+    /// path replaces the file (GNU tar) or fails (unzip).
+    pub folder: bool,
+    /// The Unix permission bits unpacking gives the file, when the
+    /// archive says them (every tar entry; a zip entry made on Unix).
+    pub mode: Option<u32>,
 }
 
 /// What a package may hold at most.
@@ -29,8 +35,8 @@ pub struct Limits {
     pub bytes: u64,
 }
 
-/// The files of a package (folders and links are not files: a link is an
-/// error, since it could point anywhere). `Err` says why it cannot be read.
+/// The files and folders of a package (a link is an error, since it could
+/// point anywhere). `Err` says why it cannot be read.
 pub fn read(data: &[u8], limits: Limits) -> Result<Vec<Entry>, String> {
     if data.starts_with(b"PK\x03\x04") || data.starts_with(b"PK\x05\x06") {
         zip::read(data, limits)
@@ -62,10 +68,20 @@ fn u32_at(d: &[u8], at: usize) -> Result<u32, String> {
 /// `.` and empty components are not here: unpacking drops them, so
 /// [`normal`] does too before names are compared.
 pub fn unsafe_name(name: &str) -> Option<&'static str> {
-    if name.starts_with('/') || name.contains('\\') || name.get(1..2) == Some(":") {
+    if name.starts_with('/') || name.contains('\\') {
         Some("an absolute path (or a backslash)")
+    } else if name.contains(':') {
+        // `c:notes.md` is a drive on Windows, `notes.md::$DATA` or
+        // `notes.md:x` a stream of `notes.md` on NTFS: either lands
+        // somewhere the name does not say.
+        Some("a `:` (a drive or an NTFS stream on Windows)")
     } else if name.split('/').any(|c| c == "..") {
         Some("a `..` component")
+    } else if name
+        .split('/')
+        .any(|c| !c.is_empty() && c != "." && windows(c).is_empty())
+    {
+        Some("a component of only dots and spaces (Windows drops them)")
     } else if normal(name).is_empty() {
         Some("no name once unpacked")
     } else if name.chars().any(char::is_control) {
@@ -83,4 +99,27 @@ pub fn normal(name: &str) -> String {
         .filter(|c| !c.is_empty() && *c != ".")
         .collect::<Vec<_>>()
         .join("/")
+}
+
+/// The path an entry lands on on any of the disks the book names (Linux,
+/// macOS, Windows), for comparing names: [`normal`], then what Windows
+/// does to each component (trailing dots and spaces dropped), what APFS
+/// and HFS+ do (names compared in NFC) and what NTFS and APFS do by
+/// default (case ignored). Two names with one fold land on one file. A
+/// `:` is refused by [`unsafe_name`] as well.
+pub fn fold(name: &str) -> String {
+    use unicode_normalization::UnicodeNormalization;
+    normal(name)
+        .split('/')
+        .map(|c| windows(c).nfc().collect::<String>().to_lowercase())
+        .collect::<Vec<_>>()
+        .join("/")
+}
+
+/// A component as Win32 writes it: an NTFS stream (`notes.md::$DATA` is
+/// `notes.md` itself, `notes.md:x` a stream of it) written to the file
+/// before the `:`, then trailing dots and spaces dropped.
+fn windows(component: &str) -> &str {
+    let file = component.split(':').next().unwrap_or(component);
+    file.trim_end_matches(['.', ' '])
 }

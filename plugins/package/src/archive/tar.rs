@@ -21,8 +21,8 @@ pub fn read(d: &[u8], limits: Limits) -> Result<Vec<Entry>, String> {
         }
         check_sum(h)?;
         let name = header_name(h)?;
-        let size =
-            octal(&h[124..136]).ok_or_else(|| format!("entry `{name}` has a broken size"))?;
+        let numbers = numbers(h, &name)?;
+        let size = numbers.size;
         let start = at + 512;
         let len = usize::try_from(size).map_err(|_| "a tar entry too large".to_string())?;
         let body = start
@@ -36,7 +36,15 @@ pub fn read(d: &[u8], limits: Limits) -> Result<Vec<Entry>, String> {
                 return Err(format!("entry `{name}` is a file named like a folder"));
             }
             b'0' | 0 => {}
-            b'5' if size == 0 => continue,
+            b'5' if size == 0 => {
+                out.push(Entry {
+                    name,
+                    bytes: Vec::new(),
+                    folder: true,
+                    mode: Some(numbers.mode),
+                });
+                continue;
+            }
             b'5' => return Err(format!("folder `{name}` has {size} bytes of data")),
             b'1' | b'2' => return Err(format!("entry `{name}` is a link")),
             other => {
@@ -56,6 +64,8 @@ pub fn read(d: &[u8], limits: Limits) -> Result<Vec<Entry>, String> {
         out.push(Entry {
             name,
             bytes: body.to_vec(),
+            folder: false,
+            mode: Some(numbers.mode),
         });
     }
 }
@@ -121,12 +131,75 @@ fn header_name(h: &[u8]) -> Result<String, String> {
     })
 }
 
-/// An octal number field: digits, ended by spaces or NULs.
-fn octal(f: &[u8]) -> Option<u64> {
-    let s = std::str::from_utf8(f).ok()?;
-    let s = s.trim_matches(|c| c == ' ' || c == '\0');
-    if s.is_empty() {
+/// The numbers of a header that unpacking uses.
+struct Numbers {
+    mode: u32,
+    size: u64,
+}
+
+/// Every number field of a header, read as GNU tar and Python's tarfile
+/// both read it, or the reason one of them refuses it: GNU tar exits 2
+/// ("numeric value expected"), tarfile stops ("invalid header"), so a
+/// field only one of them reads (or neither) makes the archive unreadable.
+fn numbers(h: &[u8], name: &str) -> Result<Numbers, String> {
+    // (field, offset, length, GNU's base-256 allowed)
+    const FIELDS: [(&str, usize, usize, bool); 7] = [
+        ("mode", 100, 8, false),
+        ("uid", 108, 8, true),
+        ("gid", 116, 8, true),
+        ("size", 124, 12, true),
+        ("mtime", 136, 12, true),
+        ("devmajor", 329, 8, false),
+        ("devminor", 337, 8, false),
+    ];
+    let mut got = [0u64; 7];
+    for (i, (field, at, len, base256)) in FIELDS.iter().enumerate() {
+        got[i] = number(&h[*at..at + len], *base256).ok_or_else(|| {
+            format!(
+                "entry `{name}` has `{}` in its {field} field, which GNU tar or Python's tarfile refuses",
+                h[*at..at + len].escape_ascii()
+            )
+        })?;
+    }
+    Ok(Numbers {
+        // Only the permission bits: GNU tar and tarfile ignore the rest.
+        mode: (got[0] & 0o7777) as u32,
+        size: got[3],
+    })
+}
+
+/// A number field as both readers take it: octal digits after optional
+/// spaces, ended by a NUL or a space with only NULs and spaces after (an
+/// all-NUL field is 0), or where `base256` GNU's positive base-256 (a
+/// first byte of 0x80). A negative base-256 number (0xff: GNU refuses a
+/// -1 uid or gid), `+`, `_`, blanks only or any other byte is refused.
+fn number(f: &[u8], base256: bool) -> Option<u64> {
+    if f.first() == Some(&0x80) {
+        if !base256 {
+            return None;
+        }
+        return f[1..]
+            .iter()
+            .try_fold(0u64, |n, &b| n.checked_mul(256)?.checked_add(u64::from(b)));
+    }
+    if f.iter().all(|&b| b == 0) {
         return Some(0);
     }
-    u64::from_str_radix(s, 8).ok()
+    let start = f.iter().position(|&b| b != b' ')?;
+    let digits = f[start..]
+        .iter()
+        .take_while(|b| (b'0'..=b'7').contains(b))
+        .count();
+    let rest = &f[start + digits..];
+    if digits == 0 || rest.iter().any(|&b| b != 0 && b != b' ') {
+        return None;
+    }
+    f[start..start + digits].iter().try_fold(0u64, |n, &b| {
+        n.checked_mul(8)?.checked_add(u64::from(b - b'0'))
+    })
+}
+
+/// The checksum field, which neither reader takes as base-256.
+fn octal(f: &[u8]) -> Option<u64> {
+    number(f, false)
 }

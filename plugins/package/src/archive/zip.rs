@@ -31,6 +31,9 @@ struct Central {
     compressed: usize,
     size: u64,
     external: u32,
+    /// The high byte of "version made by": the system whose attributes
+    /// `external` holds.
+    made_on: u8,
     local: usize,
 }
 
@@ -47,6 +50,12 @@ pub fn read(d: &[u8], limits: Limits) -> Result<Vec<Entry>, String> {
             if c.size != 0 {
                 return Err(format!("folder `{}` has {} bytes of data", c.name, c.size));
             }
+            out.push(Entry {
+                name: c.name.clone(),
+                bytes: Vec::new(),
+                folder: true,
+                mode: unix_mode(c),
+            });
             continue;
         }
         // Unix mode in the high half: a symlink is never a file.
@@ -85,6 +94,8 @@ pub fn read(d: &[u8], limits: Limits) -> Result<Vec<Entry>, String> {
         out.push(Entry {
             name: c.name.clone(),
             bytes,
+            folder: false,
+            mode: unix_mode(c),
         });
     }
     tile(&mut spans, end.dir_offset)?;
@@ -151,6 +162,7 @@ fn directory(d: &[u8], end: &End, limits: Limits) -> Result<Vec<Central>, String
             return Err(format!("more than the {} entries allowed", limits.entries));
         }
         let flags = u16_at(d, at + 8)?;
+        let needed = u16_at(d, at + 6)?;
         let name_len = u16_at(d, at + 28)? as usize;
         let extra_len = u16_at(d, at + 30)? as usize;
         let comment_len = u16_at(d, at + 32)? as usize;
@@ -166,6 +178,7 @@ fn directory(d: &[u8], end: &End, limits: Limits) -> Result<Vec<Central>, String
             .get(at + 46 + name_len..at + 46 + name_len + extra_len)
             .ok_or("the zip is truncated")?;
         extra_fields(extra, &name)?;
+        version_needed(needed, &name)?;
         // Bits 1-2 are deflate options, 3 a data descriptor, 11 UTF-8
         // names: any other (encryption, patches) is not read.
         if flags & !0b0000_1000_0000_1110 != 0 {
@@ -180,6 +193,7 @@ fn directory(d: &[u8], end: &End, limits: Limits) -> Result<Vec<Central>, String
             compressed: u32_at(d, at + 20)? as usize,
             size: u64::from(u32_at(d, at + 24)?),
             external: u32_at(d, at + 38)?,
+            made_on: d.get(at + 5).copied().ok_or("the zip is truncated")?,
             local: u32_at(d, at + 42)? as usize,
             name,
             name_bytes,
@@ -214,6 +228,42 @@ fn name(bytes: &[u8], flags: u16) -> Result<String, String> {
         ));
     }
     Ok(text)
+}
+
+/// The version of UnZip 6.00 (as Debian builds it, with bzip2): it skips
+/// an entry that needs more ("need PK compat. v5.1 (can do v4.6)", exit
+/// 81, nothing unpacked); Python's zipfile reads up to 6.3. The stricter
+/// wins.
+const UNZIP_CAN_DO: u8 = 46;
+
+/// "Version needed to extract", in the local header and the directory
+/// alike: at most what UnZip can do, and not VMS's (UnZip asks before
+/// unpacking those elsewhere).
+fn version_needed(v: u16, name: &str) -> Result<(), String> {
+    let [version, system] = v.to_le_bytes();
+    if version > UNZIP_CAN_DO {
+        return Err(format!(
+            "entry `{name}` needs zip version {}.{} to be unpacked; UnZip 6.00 unpacks up to {}.{} and skips it",
+            version / 10,
+            version % 10,
+            UNZIP_CAN_DO / 10,
+            UNZIP_CAN_DO % 10
+        ));
+    }
+    if system == 2 {
+        return Err(format!(
+            "entry `{name}` needs VMS to be unpacked (UnZip asks before unpacking it)"
+        ));
+    }
+    Ok(())
+}
+
+/// The Unix permission bits `unzip` gives the entry: the high half of
+/// the external attributes, when it was made on a system whose attributes
+/// UnZip reads as Unix modes (Unix, Atari, QDOS, Acorn, BeOS, Tandem,
+/// AtheOS); a zero mode is applied as zero.
+fn unix_mode(c: &Central) -> Option<u32> {
+    matches!(c.made_on, 3 | 5 | 12 | 13 | 16 | 17 | 30).then_some((c.external >> 16) & 0o7777)
 }
 
 /// Extra fields: ZIP64 sizes and the Info-ZIP Unicode path (which
@@ -251,6 +301,7 @@ fn local<'a>(d: &'a [u8], c: &Central) -> Result<(usize, &'a [u8]), String> {
             "entry `{n}` has no local header where the directory says"
         ));
     }
+    version_needed(u16_at(d, at + 4)?, n)?;
     let flags = u16_at(d, at + 6)?;
     let method = u16_at(d, at + 8)?;
     let crc = u32_at(d, at + 14)?;
