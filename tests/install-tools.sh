@@ -183,4 +183,18 @@ if ! "$diff_trace_py/bin/python" -c "import importlib.metadata as m, sys; sys.ex
         "PyYAML==$DIFF_TRACE_PYYAML"
 fi
 
+# The JUnit XML differential's reference (tests/differential/junit-xml,
+# issue 34): junitparser over lxml, as a user's script reads a report
+# (without lxml junitparser falls back to ElementTree: pinned both).
+DIFF_XML_JUNITPARSER=5.0.3
+DIFF_XML_LXML=6.1.3
+diff_xml_py="$tools/diff-xml-py"
+if ! "$diff_xml_py/bin/python" -c "import importlib.metadata as m, sys; sys.exit(m.version('junitparser') != '$DIFF_XML_JUNITPARSER' or m.version('lxml') != '$DIFF_XML_LXML')" 2>/dev/null; then
+    echo "installing the junit-xml differential's references into $diff_xml_py" >&2
+    rm -rf "$diff_xml_py"
+    python3 -m venv "$diff_xml_py"
+    "$diff_xml_py/bin/pip" install --quiet --disable-pip-version-check \
+        "junitparser==$DIFF_XML_JUNITPARSER" "lxml==$DIFF_XML_LXML"
+fi
+
 echo "test tools ready" >&2

@@ -222,6 +222,22 @@ fn summary(cases: &[Case]) -> vcc_sdk::serde_json::Value {
     })
 }
 
+/// The elements of the JUnit vocabulary: where they may stand is checked.
+const VOCABULARY: [&str; 6] = [
+    "testsuites",
+    "testsuite",
+    "testcase",
+    "failure",
+    "error",
+    "skipped",
+];
+
+/// The test cases of a report, read where junitparser (the strictest
+/// common reader) reads them: `<testcase>` children of a `<testsuite>`
+/// (suites nest), the suites children of the root `<testsuites>`, all
+/// without a namespace. A test case anywhere else (directly under
+/// `<testsuites>`, in an unknown wrapper, in a namespace) is counted by
+/// some readers and not by others: the report is refused, naming its line.
 fn cases(text: &str) -> Result<Vec<Case>, (String, u32)> {
     let root = xml::parse(text)?;
     if root.name != "testsuites" && root.name != "testsuite" {
@@ -233,37 +249,121 @@ fn cases(text: &str) -> Result<Vec<Case>, (String, u32)> {
             root.line,
         ));
     }
-    Ok(root
-        .descendants("testcase")
-        .into_iter()
-        .map(|tc| {
-            let name = tc.attr("name").unwrap_or("").to_string();
-            let id = match tc.attr("classname").filter(|c| !c.is_empty()) {
-                Some(class) => format!("{class}.{name}"),
-                None => name.clone(),
-            };
-            let message = |e: &xml::Element| {
-                e.attr("message")
-                    .map(str::to_string)
-                    .unwrap_or_else(|| e.text.trim().lines().next().unwrap_or("").to_string())
-            };
-            let outcome = if let Some(f) = tc.child("failure") {
-                TestResult::Failed(message(f))
-            } else if let Some(e) = tc.child("error") {
-                TestResult::Errored(message(e))
-            } else if let Some(s) = tc.child("skipped") {
-                TestResult::Skipped(message(s))
-            } else {
-                TestResult::Passed
-            };
-            Case {
-                id,
-                name,
-                outcome,
-                line: tc.line,
+    if root.namespaced {
+        return Err((
+            format!(
+                "the root <{}> is in an XML namespace: junitparser and ElementTree readers do not see it as a JUnit report",
+                root.name
+            ),
+            root.line,
+        ));
+    }
+    let mut placed: Vec<&xml::Element> = vec![&root];
+    let mut found = Vec::new();
+    if root.name == "testsuite" {
+        suite(&root, &mut placed, &mut found);
+    } else {
+        for s in plain_children(&root, "testsuite") {
+            placed.push(s);
+            suite(s, &mut placed, &mut found);
+        }
+    }
+    misplaced(&root, &placed)?;
+    Ok(found.into_iter().map(case).collect())
+}
+
+fn plain_children<'a>(
+    e: &'a xml::Element,
+    name: &'a str,
+) -> impl Iterator<Item = &'a xml::Element> + 'a {
+    e.children
+        .iter()
+        .filter(move |c| c.name == name && !c.namespaced)
+}
+
+/// The test cases of one suite and of the suites nested in it.
+fn suite<'a>(
+    s: &'a xml::Element,
+    placed: &mut Vec<&'a xml::Element>,
+    found: &mut Vec<&'a xml::Element>,
+) {
+    for c in &s.children {
+        if c.namespaced {
+            continue;
+        }
+        if c.name == "testcase" {
+            placed.push(c);
+            found.push(c);
+        } else if c.name == "testsuite" {
+            placed.push(c);
+            suite(c, placed, found);
+        }
+    }
+}
+
+/// Refuse a suite or test case that is not where it is read, and any
+/// JUnit element in a namespace (a reader that ignores namespaces and one
+/// that honours them would count different tests or results).
+fn misplaced(root: &xml::Element, placed: &[&xml::Element]) -> Result<(), (String, u32)> {
+    let mut todo: Vec<(&xml::Element, &xml::Element)> =
+        root.children.iter().rev().map(|c| (c, root)).collect();
+    while let Some((e, parent)) = todo.pop() {
+        if VOCABULARY.contains(&e.name.as_str()) {
+            if e.namespaced {
+                return Err((
+                    format!(
+                        "<{}> is in an XML namespace: junitparser does not read it as a JUnit <{}>, other readers do; write JUnit elements without a namespace",
+                        e.name, e.name
+                    ),
+                    e.line,
+                ));
             }
-        })
-        .collect())
+            let where_read = matches!(e.name.as_str(), "testcase" | "testsuite" | "testsuites");
+            if where_read && !placed.iter().any(|p| std::ptr::eq(*p, e)) {
+                return Err((
+                    format!(
+                        "<{}> inside <{}> (line {}): junitparser reads test cases only as children of a <testsuite>, and suites only under the root; other readers count it, so the report says two things",
+                        e.name, parent.name, parent.line
+                    ),
+                    e.line,
+                ));
+            }
+        }
+        todo.extend(e.children.iter().rev().map(|c| (c, e)));
+    }
+    Ok(())
+}
+
+/// A test case and its result: a `<failure>`, `<error>` or `<skipped>`
+/// at any depth inside it (junitparser walks every descendant, so one in
+/// `<system-out>` or in a wrapper still fails the test), the worst first.
+fn case(tc: &xml::Element) -> Case {
+    let name = tc.attr("name").unwrap_or("").to_string();
+    let id = match tc.attr("classname").filter(|c| !c.is_empty()) {
+        Some(class) => format!("{class}.{name}"),
+        None => name.clone(),
+    };
+    let message = |e: &xml::Element| {
+        e.attr("message")
+            .map(str::to_string)
+            .unwrap_or_else(|| e.text.trim().lines().next().unwrap_or("").to_string())
+    };
+    let first = |n: &'static str| tc.descendants(n).into_iter().find(|e| !e.namespaced);
+    let outcome = if let Some(f) = first("failure") {
+        TestResult::Failed(message(f))
+    } else if let Some(e) = first("error") {
+        TestResult::Errored(message(e))
+    } else if let Some(s) = first("skipped") {
+        TestResult::Skipped(message(s))
+    } else {
+        TestResult::Passed
+    };
+    Case {
+        id,
+        name,
+        outcome,
+        line: tc.line,
+    }
 }
 
 vcc_sdk::export_validator!(Junit);
@@ -327,6 +427,82 @@ mod tests {
             Some("tests.test_api.test_export")
         );
         assert_eq!(closest(&c, "something_else_entirely"), None);
+    }
+
+    #[test]
+    fn results_at_any_depth_of_a_case_count() {
+        let report = r#"<testsuites><testsuite name="t">
+<testcase name="a"><system-out>out<failure message="boom"/></system-out></testcase>
+<testcase name="b"><rerun><error message="imp">E</error></rerun></testcase>
+<testcase name="c"><properties><skipped/></properties></testcase>
+<testcase name="d"><skipped/><failure message="worst"/></testcase>
+</testsuite></testsuites>"#;
+        let o: Vec<TestResult> = cases(report)
+            .unwrap()
+            .into_iter()
+            .map(|c| c.outcome)
+            .collect();
+        assert_eq!(
+            o,
+            [
+                TestResult::Failed("boom".into()),
+                TestResult::Errored("imp".into()),
+                TestResult::Skipped(String::new()),
+                TestResult::Failed("worst".into())
+            ]
+        );
+    }
+
+    #[test]
+    fn suites_nest_and_cases_outside_them_are_refused() {
+        let nested = r#"<testsuite name="a"><testsuite name="b"><testcase name="x"/></testsuite><testcase name="y"/></testsuite>"#;
+        assert_eq!(cases(nested).unwrap().len(), 2);
+        for (report, line) in [
+            (
+                "<testsuites>\n<testcase name=\"x\"/>\n<testsuite/></testsuites>",
+                2,
+            ),
+            (
+                "<testsuites><testsuite>\n<group><testcase name=\"x\"/></group></testsuite></testsuites>",
+                2,
+            ),
+            (
+                "<testsuite><testcase name=\"a\">\n<testcase name=\"x\"/></testcase></testsuite>",
+                2,
+            ),
+            (
+                "<testsuites><group>\n<testsuite><testcase/></testsuite></group></testsuites>",
+                2,
+            ),
+            (
+                "<testsuites><testsuites><testsuite/></testsuites></testsuites>",
+                1,
+            ),
+        ] {
+            let err = cases(report).unwrap_err();
+            assert!(
+                err.0.contains("junitparser") && err.1 == line,
+                "{report}: {err:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn namespaced_junit_elements_are_refused() {
+        for report in [
+            r#"<testsuite><x:testcase xmlns:x="urn:x" name="a"/></testsuite>"#,
+            r#"<testsuite><testcase name="a"><x:failure xmlns:x="urn:x"/></testcase></testsuite>"#,
+            r#"<testsuite xmlns="urn:x"><testcase name="a"/></testsuite>"#,
+            r#"<testsuite><testcase xmlns="urn:x" name="a"/></testsuite>"#,
+        ] {
+            assert!(
+                cases(report).unwrap_err().0.contains("namespace"),
+                "{report}"
+            );
+        }
+        let plain =
+            r#"<testsuite><testcase name="a"><y:note xmlns:y="urn:y"/></testcase></testsuite>"#;
+        assert_eq!(cases(plain).unwrap()[0].outcome, TestResult::Passed);
     }
 
     #[test]

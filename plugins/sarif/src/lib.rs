@@ -6,9 +6,16 @@
 //! is found as SARIF says (rules.rs): in the driver or, through
 //! `rule.toolComponent`, in `tool.extensions` (CodeQL's layout). A result
 //! that names a rule that cannot be found, or a level that is not one of
-//! SARIF's four, counts as `error`: the strictest reading. Results
-//! whose `kind` is not `fail`, and results with an accepted suppression, do
-//! not count. `allow_rules` never count; `deny_rules` count at any level.
+//! SARIF's four, counts as `error`: the strictest reading. A result whose
+//! `kind` is one of SARIF's five non-failure kinds (`pass`, `review`, …)
+//! does not count unless it gives its own level (other than `none`):
+//! sarif-tools counts it at that level whatever its kind. A `kind` that is
+//! not one of SARIF's six (case-sensitive: `FAIL` is not `fail`) is a
+//! failure. Suppressions are written by whoever wrote the log (the worker):
+//! they do not hide a result (sarif-tools counts it) unless
+//! `honor_suppressions` says the log's producer is trusted; then a result
+//! with an accepted suppression does not count, as the SARIF SDK reads it.
+//! `allow_rules` never count; `deny_rules` count at any level.
 //! Findings point at the source location each result names.
 //!
 //! A file that is not a SARIF 2.1.0 log is an error (it says nothing about
@@ -43,6 +50,8 @@ struct Params {
     deny_rules: Vec<String>,
     #[serde(default)]
     allow_empty: bool,
+    #[serde(default)]
+    honor_suppressions: bool,
 }
 
 #[derive(Deserialize, Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -87,6 +96,8 @@ struct Issue {
     line: Option<u32>,
     /// Why its rule could not be found, when it could not.
     unresolved: Option<String>,
+    /// It has suppressions, every one accepted (§3.34.3).
+    suppressed: bool,
 }
 
 /// What one log holds.
@@ -113,7 +124,8 @@ impl Validator for Sarif {
                 "max_results": { "type": "integer", "minimum": 0, "default": 0, "description": "counted results allowed" },
                 "allow_rules": { "type": "array", "items": { "type": "string" }, "description": "rule ids whose results never count" },
                 "deny_rules": { "type": "array", "items": { "type": "string" }, "description": "rule ids whose results count at any level" },
-                "allow_empty": allow_empty_schema("no run with results")
+                "allow_empty": allow_empty_schema("no run with results"),
+                "honor_suppressions": { "type": "boolean", "default": false, "description": "results with an accepted suppression in the log do not count (trust the log's producer: the suppressions are theirs)" }
             }
         }))
     }
@@ -129,6 +141,7 @@ impl Validator for Sarif {
         let mut by_level: BTreeMap<&str, usize> = BTreeMap::new();
         let mut analysed = 0;
         let mut unresolved = 0;
+        let mut suppressed = 0;
         for path in &paths {
             let text = vcc_sdk::read_to_string(path)?;
             let log = read(&text).map_err(|(message, line)| {
@@ -150,6 +163,7 @@ impl Validator for Sarif {
             }
             for issue in log.issues {
                 unresolved += usize::from(issue.unresolved.is_some());
+                suppressed += usize::from(issue.suppressed);
                 *by_level.entry(issue.level.name()).or_default() += 1;
                 if counts(&issue, &params) {
                     counted.push((relative(path).to_string(), issue));
@@ -157,7 +171,7 @@ impl Validator for Sarif {
             }
         }
         let evidence = bounded::evidence(
-            j!({"by_level": by_level, "counted": counted.len(), "unresolved_rules": unresolved, "allowed": params.max_results, "runs_with_results": analysed}),
+            j!({"by_level": by_level, "counted": counted.len(), "unresolved_rules": unresolved, "suppressed": suppressed, "suppressions_honored": params.honor_suppressions, "allowed": params.max_results, "runs_with_results": analysed}),
             &[],
         );
         if analysed == 0 && findings.is_empty() {
@@ -213,7 +227,7 @@ impl Validator for Sarif {
 }
 
 fn counts(issue: &Issue, params: &Params) -> bool {
-    if params.allow_rules.contains(&issue.rule) {
+    if params.allow_rules.contains(&issue.rule) || (issue.suppressed && params.honor_suppressions) {
         return false;
     }
     params.deny_rules.contains(&issue.rule)
@@ -286,8 +300,7 @@ fn issues(text: &str) -> Result<Vec<Issue>, (String, Option<u32>)> {
                 let at = doc.position(&format!("/runs/{r}/results/{i}")).map(|p| p.0);
                 return Err((format!("runs[{r}].results[{i}] is not an object"), at));
             }
-            let kind = result.get("kind").and_then(Value::as_str).unwrap_or("fail");
-            if kind != "fail" || suppressed(result) {
+            if !a_failure(result) {
                 continue;
             }
             let rule = rules::resolve(run, result);
@@ -332,6 +345,7 @@ fn issues(text: &str) -> Result<Vec<Issue>, (String, Option<u32>)> {
                 uri,
                 line,
                 unresolved,
+                suppressed: suppressed(result),
             });
         }
     }
@@ -357,8 +371,28 @@ fn level(result: &Value, rule: &rules::Rule) -> (Level, Option<String>) {
     }
 }
 
-/// Suppressions hide a result only when there is one and every one is
-/// accepted (status absent or `accepted`): one `underReview` or
+/// SARIF's result kinds (§3.27.9) that say the result is not a failure.
+const NOT_FAILURES: [&str; 5] = ["pass", "review", "open", "informational", "notApplicable"];
+
+/// Whether a result is read as a failure: kind `fail` or absent; a kind
+/// that is not one of SARIF's six (it cannot say "not a failure"); or a
+/// non-failure kind with its own level other than `none` (sarif-tools
+/// reads the level and not the kind, so the strictest reading counts it).
+fn a_failure(result: &Value) -> bool {
+    let Some(kind) = result.get("kind") else {
+        return true;
+    };
+    let known = kind.as_str().filter(|k| NOT_FAILURES.contains(k));
+    if known.is_none() {
+        return true;
+    }
+    result
+        .get("level")
+        .is_some_and(|l| l.as_str() != Some("none"))
+}
+
+/// Suppressions would hide a result (with `honor_suppressions`) only when
+/// there is one and every one is accepted (status absent or `accepted`): one `underReview` or
 /// `rejected` beside an accepted one leaves it standing, as the SARIF SDK
 /// reads it (§3.34.3).
 fn suppressed(result: &Value) -> bool {
@@ -408,7 +442,8 @@ mod tests {
             vec![
                 ("R1", Level::Error),
                 ("R2", Level::Warning),
-                ("R2", Level::Note)
+                ("R2", Level::Note),
+                ("R1", Level::Error)
             ]
         );
         assert_eq!(issues[0].uri.as_deref(), Some("src/a.rs"));
@@ -419,11 +454,13 @@ mod tests {
     fn thresholds_and_rule_lists() {
         let issues = issues(LOG).unwrap();
         let n = |p: Params| issues.iter().filter(|i| counts(i, &p)).count();
-        assert_eq!(n(params(j!({}))), 1);
-        assert_eq!(n(params(j!({"level": "warning"}))), 2);
-        assert_eq!(n(params(j!({"level": "note"}))), 3);
+        // The suppressed R1 counts unless suppressions are honored.
+        assert_eq!(n(params(j!({}))), 2);
+        assert_eq!(n(params(j!({"honor_suppressions": true}))), 1);
+        assert_eq!(n(params(j!({"level": "warning"}))), 3);
+        assert_eq!(n(params(j!({"level": "note"}))), 4);
         assert_eq!(n(params(j!({"allow_rules": ["R1"]}))), 0);
-        assert_eq!(n(params(j!({"deny_rules": ["R2"]}))), 3);
+        assert_eq!(n(params(j!({"deny_rules": ["R2"]}))), 4);
     }
 
     #[test]
@@ -478,6 +515,23 @@ mod tests {
         assert!(!r(j!([{"status": "accepted"}, {"status": "rejected"}])));
         assert!(!r(j!([{"status": "underReview"}])));
         assert!(!r(j!([])));
+    }
+
+    #[test]
+    fn kinds_count_as_sarif_tools_and_the_spec_read_them() {
+        let f = |v: Value| a_failure(&v);
+        assert!(f(j!({})));
+        assert!(f(j!({"kind": "fail", "level": "none"})));
+        assert!(f(j!({"kind": "FAIL"})));
+        assert!(f(j!({"kind": "Pass"})));
+        assert!(f(j!({"kind": 3})));
+        assert!(f(j!({"kind": "review", "level": "error"})));
+        assert!(f(j!({"kind": "pass", "level": "note"})));
+        assert!(f(j!({"kind": "open", "level": "fatal"})));
+        assert!(!f(j!({"kind": "review"})));
+        assert!(!f(j!({"kind": "pass", "level": "none"})));
+        assert!(!f(j!({"kind": "notApplicable"})));
+        assert!(!f(j!({"kind": "informational"})));
     }
 
     #[test]

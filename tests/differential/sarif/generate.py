@@ -97,7 +97,11 @@ def mutate(rng, doc):
             [],
         ])
     elif m == 6:
-        res["kind"] = rng.choice(["pass", "open", "review", "notApplicable", "informational", "fail"])
+        # Spec kinds, words that are not SARIF's (case matters), and a
+        # non-fail kind beside an explicit level (red team 34).
+        res["kind"] = rng.choice(["pass", "open", "review", "notApplicable", "informational", "fail", "FAIL", "Pass", ""])
+        if rng.random() < 0.5:
+            res["level"] = rng.choice(["error", "warning", "note", "none"])
     elif m == 7:
         rid = res.get("ruleId") or "D0"
         res["ruleId"] = rid + "/sub"

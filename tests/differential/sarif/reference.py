@@ -10,6 +10,8 @@ does not read some part of it: not compared), or
  "levels": [level of each counted result: "error" | "warning" | "note" |
  "none" | "unresolved"]}.
 
+sarif-tools reads every result: no kind filter, no suppressions (below).
+
 The specification's algorithm ("spec"):
 - a result counts when its kind is "fail" (absent: fail) and it is not
   suppressed: suppressed means a non-empty `suppressions` whose every
@@ -173,7 +175,21 @@ def suppressed(result):
     return all(isinstance(x, dict) and x.get("status", "accepted") == "accepted" for x in s)
 
 
-def read(path, level_of):
+def spec_counts(result):
+    """The specification's (and the SARIF SDK's) filter: kind "fail" (absent:
+    fail) and not suppressed."""
+    return result.get("kind", "fail") == "fail" and not suppressed(result)
+
+
+def every_result(result):
+    """sarif-tools' filter: none. It reads neither kind nor suppressions
+    (its `read_result_severity` gives a result its own level whatever its
+    kind, and "none" to a non-fail kind without one), so a filter here
+    would hide what it counts (red team 34: it hid a suppressed error)."""
+    return True
+
+
+def read(path, level_of, counted=spec_counts):
     with open(path, encoding="utf-8") as f:
         log = json.load(f)
     if not isinstance(log, dict) or log.get("version") != "2.1.0":
@@ -195,14 +211,14 @@ def read(path, level_of):
         for result in results:
             if not isinstance(result, dict):
                 raise ValueError("a result is not an object")
-            if result.get("kind", "fail") != "fail" or suppressed(result):
+            if not counted(result):
                 continue
             out["levels"].append(level_of(run, result))
     return out
 
 
 def readers():
-    yield "spec", spec_level
+    yield "spec", spec_level, spec_counts
     try:
         from sarif import sarif_file_utils
     except ImportError:
@@ -236,16 +252,16 @@ def readers():
         except Exception:  # noqa: BLE001 - a reader that stops is unresolved
             return "unresolved"
 
-    yield "sarif-tools", tools_level
+    yield "sarif-tools", tools_level, every_result
 
 
 def main():
     out = {}
     for path in sys.argv[1:]:
         seen = {}
-        for name, level_of in readers():
+        for name, level_of, counted in readers():
             try:
-                seen[name] = read(path, level_of)
+                seen[name] = read(path, level_of, counted)
             except NotRead as e:
                 seen[name] = {"not_read": str(e)}
             except Exception as e:  # noqa: BLE001 - the reader's refusal

@@ -13,6 +13,7 @@ mod archives;
 mod coverage;
 mod csv;
 mod json_evidence;
+mod junit_xml;
 mod markdown;
 mod sarif;
 mod tap;
