@@ -401,13 +401,18 @@ fn read(text: &str, min_words: usize) -> Doc {
     }
     // The visible prose of HTML blocks is prose to a reader too (`<p>…</p>`,
     // `<div>…</div>`); links in it are Markdown links, code and tables
-    // are left out. Each claim points at the block's first line.
-    for (start, prose) in &reading.html_prose {
-        if in_references(*start) || seen.is_hidden(*start) {
+    // are left out, and what is hidden (CSS too) is cut as in a paragraph.
+    // Each claim points at the block's first line.
+    for block in &seen.blocks {
+        if in_references(block.start) {
             continue;
         }
-        let chars: Vec<(usize, char)> = prose.chars().map(|c| (*start, c)).collect();
-        let (shown, _) = seen::visible(&chars);
+        let mut chars: Vec<(usize, char)> = Vec::new();
+        for line in seen.lines(text, block.clone()) {
+            chars.push((line.first().map_or(block.start, |(at, _)| *at), ' '));
+            chars.extend(line);
+        }
+        let (shown, _) = seen::visible(&chars, true);
         let joined = shown
             .split(seen::is_blank)
             .filter(|w| !w.is_empty())
@@ -416,7 +421,7 @@ fn read(text: &str, min_words: usize) -> Doc {
         for (_, sentence) in sentences(&joined) {
             if seen::words(&sentence) >= min_words {
                 doc.claims.push(Claim {
-                    line: lines.line(*start),
+                    line: lines.line(block.start),
                     text: sentence,
                 });
             }
@@ -444,7 +449,7 @@ fn read(text: &str, min_words: usize) -> Doc {
             }
             chars.extend_from_slice(line);
         }
-        let (shown, map) = seen::visible(&chars);
+        let (shown, map) = seen::visible(&chars, false);
         for (at, sentence) in sentences(&shown) {
             if seen::words(&sentence) < min_words {
                 continue;

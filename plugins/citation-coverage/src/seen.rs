@@ -20,6 +20,10 @@ const VOID: [&str; 14] = [
     "wbr", "keygen",
 ];
 
+/// Elements whose text is shown but is not prose (no claims) in an
+/// HTML block.
+const NOT_PROSE: [&str; 5] = ["pre", "code", "table", "kbd", "samp"];
+
 /// Inline elements: leaving their tags out joins the text around them.
 const INLINE: [&str; 18] = [
     "a", "abbr", "b", "cite", "code", "em", "font", "i", "kbd", "mark", "q", "s", "small", "span",
@@ -32,6 +36,8 @@ pub struct Seen {
     pub hidden: Vec<Range<usize>>,
     /// Link reference definitions outside hidden ranges: (label, offset).
     pub definitions: Vec<(String, usize)>,
+    /// The source range of each HTML block.
+    pub blocks: Vec<Range<usize>>,
 }
 
 impl Seen {
@@ -40,6 +46,7 @@ impl Seen {
         let mut hidden = Vec::new();
         let parser = Parser::new_ext(text, Options::empty()).into_offset_iter();
         let mut definitions = Vec::new();
+        let mut blocks = Vec::new();
         let mut events = parser;
         for (event, range) in events.by_ref() {
             match event {
@@ -51,6 +58,7 @@ impl Seen {
                 }
                 // An image is not text a reader reads, nor a citation.
                 Event::Start(Tag::Image { .. }) => hidden.push(range),
+                Event::Start(Tag::HtmlBlock) => blocks.push(range),
                 _ => {}
             }
         }
@@ -59,6 +67,7 @@ impl Seen {
         let seen = Seen {
             hidden,
             definitions: Vec::new(),
+            blocks,
         };
         for (label, def) in events.reference_definitions().iter() {
             if !seen.is_hidden(def.span.start) {
@@ -160,9 +169,13 @@ pub fn words(text: &str) -> usize {
 }
 
 /// The visible text of a paragraph's source (hidden ranges already cut),
-/// and for each byte of it the index in `chars` it comes from.
-pub fn visible(chars: &[(usize, char)]) -> (String, Vec<usize>) {
+/// and for each byte of it the index in `chars` it comes from. In an HTML
+/// `block`, the text of `<pre>`, `<code>`, `<table>` … is left out: shown,
+/// but no prose.
+pub fn visible(chars: &[(usize, char)], block: bool) -> (String, Vec<usize>) {
     let mut out = Out::default();
+    // How many elements that are not prose are open now.
+    let mut not_prose = 0usize;
     // An open `<a href>`: where its text starts in `out`, and its target.
     let mut anchor: Option<(usize, String)> = None;
     let mut i = 0;
@@ -177,7 +190,18 @@ pub fn visible(chars: &[(usize, char)]) -> (String, Vec<usize>) {
                 i += rest[..len].chars().count();
                 continue;
             }
+            if let Some(len) = bogus_comment(&rest) {
+                i += rest[..len].chars().count();
+                continue;
+            }
             if let Some((len, closing, name, attrs)) = parse_tag(&rest) {
+                if block && NOT_PROSE.contains(&name.as_str()) {
+                    not_prose = if closing {
+                        not_prose.saturating_sub(1)
+                    } else {
+                        not_prose + 1
+                    };
+                }
                 if name == "a"
                     && !closing
                     && let Some(href) = attr(&attrs, "href")
@@ -200,6 +224,10 @@ pub fn visible(chars: &[(usize, char)]) -> (String, Vec<usize>) {
                 i += rest[..len].chars().count();
                 continue;
             }
+        }
+        if not_prose > 0 {
+            i += 1;
+            continue;
         }
         if c == '&'
             && let Some((decoded, len)) = entity(&chars[i..])
@@ -318,6 +346,21 @@ fn parse_tag(s: &str) -> Option<(usize, bool, String, String)> {
     None
 }
 
+/// A processing instruction (`<?php … ?>`), a declaration or a CDATA
+/// section (`<!DOCTYPE …>`, `<![CDATA[ … ]]>`): a browser reads each as a
+/// comment to the first `>` (to the end if there is none), and shows
+/// nothing of it. Its length in bytes.
+fn bogus_comment(s: &str) -> Option<usize> {
+    let body = s.strip_prefix("<?").or_else(|| {
+        s.strip_prefix("<!")
+            .filter(|b| b.starts_with(|c: char| c.is_ascii_alphabetic() || c == '['))
+    })?;
+    Some(
+        body.find('>')
+            .map_or(s.len(), |e| s.len() - body.len() + e + 1),
+    )
+}
+
 /// An attribute's value (`""` for one without a value), by name.
 fn attr(attrs: &str, name: &str) -> Option<String> {
     let mut rest = attrs.trim_start_matches('/');
@@ -423,6 +466,11 @@ impl Hider {
             if html[at..].starts_with("<!--") {
                 self.comment = Some(base + at);
                 i = at + 4;
+                continue;
+            }
+            if let Some(len) = bogus_comment(&html[at..]) {
+                hidden.push(base + at..base + at + len);
+                i = at + len;
                 continue;
             }
             let Some((len, closing, name, attrs)) = parse_tag(&html[at..]) else {

@@ -4,7 +4,7 @@ fn shown(text: &str) -> String {
     let seen = Seen::read(text);
     let lines = seen.lines(text, 0..text.len());
     let chars: Vec<(usize, char)> = lines.concat();
-    visible(&chars).0
+    visible(&chars, false).0
 }
 
 #[test]
@@ -83,4 +83,29 @@ fn only_a_delimiter_row_makes_a_table() {
         None,
         "cells must agree"
     );
+}
+
+#[test]
+fn html_blocks_are_read_as_shown() {
+    let text = "<div>\n<p>A claim <span style=\"display:none\">[1]</span> with <code>[2]</code>.</p>\n<table><tr><td>no prose</td></tr></table>\n</div>\n";
+    let seen = Seen::read(text);
+    assert_eq!(seen.blocks.len(), 1);
+    let chars = seen.lines(text, seen.blocks[0].clone()).concat();
+    let (shown, _) = visible(&chars, true);
+    assert_eq!(
+        shown.split_whitespace().collect::<Vec<_>>(),
+        ["A", "claim", "with", "."]
+    );
+}
+
+#[test]
+fn processing_instructions_and_cdata_are_not_seen() {
+    for text in [
+        "<?php a claim with many words ?>\n",
+        "<![CDATA[ a claim with many words ]]>\n",
+        "Text <?php a claim [1] ?> here.\n",
+    ] {
+        let s = shown(text);
+        assert!(!s.contains("claim"), "{text:?} -> {s:?}");
+    }
 }
