@@ -24,6 +24,24 @@ const VOID: [&str; 14] = [
 /// HTML block.
 const NOT_PROSE: [&str; 5] = ["pre", "code", "table", "kbd", "samp"];
 
+/// How far (in characters) a tag may run.
+const TAG_WINDOW: usize = 4096;
+
+/// How many characters from a `<` to the first `>` outside quotes, that
+/// included (to the window's end if there is none).
+fn tag_len(chars: &[(usize, char)]) -> usize {
+    let mut quote = None;
+    for (k, &(_, c)) in chars.iter().enumerate().take(TAG_WINDOW) {
+        match (quote, c) {
+            (Some(q), c) if c == q => quote = None,
+            (None, '"' | '\'') => quote = Some(c),
+            (None, '>') => return k + 1,
+            _ => {}
+        }
+    }
+    chars.len().min(TAG_WINDOW)
+}
+
 /// Inline elements: leaving their tags out joins the text around them.
 const INLINE: [&str; 18] = [
     "a", "abbr", "b", "cite", "code", "em", "font", "i", "kbd", "mark", "q", "s", "small", "span",
@@ -64,6 +82,16 @@ impl Seen {
         }
         hider.finish(text.len(), &mut hidden);
         hidden.sort_by_key(|r| r.start);
+        // Merged, so a binary search finds the one range that may hold an
+        // offset (a large document has many).
+        let mut merged: Vec<Range<usize>> = Vec::with_capacity(hidden.len());
+        for r in hidden {
+            match merged.last_mut() {
+                Some(last) if r.start <= last.end => last.end = last.end.max(r.end),
+                _ => merged.push(r),
+            }
+        }
+        let hidden = merged;
         let seen = Seen {
             hidden,
             definitions: Vec::new(),
@@ -81,7 +109,8 @@ impl Seen {
     }
 
     pub fn is_hidden(&self, at: usize) -> bool {
-        self.hidden.iter().any(|r| r.contains(&at))
+        let i = self.hidden.partition_point(|r| r.start <= at);
+        i > 0 && self.hidden[i - 1].contains(&at)
     }
 
     /// The lines of `range` with hidden ranges cut out, each trimmed of
@@ -183,11 +212,17 @@ pub fn visible(chars: &[(usize, char)], block: bool) -> (String, Vec<usize>) {
         let c = chars[i].1;
         let escaped = i > 0 && chars[i - 1].1 == '\\';
         if c == '<' && !escaped {
-            let rest: String = chars[i..].iter().map(|(_, c)| *c).collect();
+            // A window is enough for a tag; building the whole rest at
+            // every `<` would be quadratic.
+            let rest: String = chars[i..i + tag_len(&chars[i..])]
+                .iter()
+                .map(|(_, c)| *c)
+                .collect();
             if rest.starts_with("<!--") {
                 // A comment is not seen (to its end, or the paragraph's).
-                let len = rest.find("-->").map_or(rest.len(), |e| e + 3);
-                i += rest[..len].chars().count();
+                i = (i + 4..chars.len())
+                    .find(|&j| chars[j - 2].1 == '-' && chars[j - 1].1 == '-' && chars[j].1 == '>')
+                    .map_or(chars.len(), |j| j + 1);
                 continue;
             }
             if let Some(len) = bogus_comment(&rest) {
@@ -207,15 +242,15 @@ pub fn visible(chars: &[(usize, char)], block: bool) -> (String, Vec<usize>) {
                     && let Some(href) = attr(&attrs, "href")
                 {
                     anchor = Some((out.text.len(), href));
+                    out.push('[', i);
                 } else if name == "a"
                     && closing
                     && let Some((from, href)) = anchor.take()
                 {
                     // Only a link with visible text cites: `[text](href)`.
-                    if out.text[from..].chars().all(|c| c.is_whitespace()) {
+                    if out.text[from + 1..].chars().all(|c| c.is_whitespace()) {
                         out.truncate(from);
                     } else {
-                        out.insert_at(from, '[', i);
                         out.push_str(&format!("]({href})"), i);
                     }
                 } else if !INLINE.contains(&name.as_str()) {
@@ -268,11 +303,6 @@ impl Out {
         for c in s.chars() {
             self.push(c, from);
         }
-    }
-
-    fn insert_at(&mut self, at: usize, c: char, from: usize) {
-        self.text.insert(at, c);
-        self.map.insert(at, from);
     }
 
     fn truncate(&mut self, at: usize) {

@@ -109,3 +109,11 @@ fn processing_instructions_and_cdata_are_not_seen() {
         assert!(!s.contains("claim"), "{text:?} -> {s:?}");
     }
 }
+
+#[test]
+fn many_tags_read_in_linear_time() {
+    let text = format!("A claim {}[1].\n", "<b>x</b> ".repeat(50_000));
+    let start = std::time::Instant::now();
+    assert!(shown(&text).ends_with("[1]."));
+    assert!(start.elapsed().as_secs() < 20, "{:?}", start.elapsed());
+}
