@@ -9,6 +9,7 @@
 //! (The hiding rules could move to plugins/common `markdown`.)
 
 use std::ops::Range;
+use std::sync::OnceLock;
 
 use pulldown_cmark::{Event, Options, Parser, Tag};
 use vcc_plugin_common::text::is_default_ignorable;
@@ -315,7 +316,7 @@ impl Out {
 /// `[&nbsp;](url)`, `[<!-- -->](url)`, `[](url)`): nothing to read or
 /// click, so no citation, and their URL is no bare URL either.
 fn drop_blank_links(text: String, map: Vec<usize>) -> (String, Vec<usize>) {
-    let Ok(re) = blank_link() else {
+    let Some(re) = blank_link() else {
         return (text, map);
     };
     let mut out = String::new();
@@ -331,8 +332,12 @@ fn drop_blank_links(text: String, map: Vec<usize>) -> (String, Vec<usize>) {
     (out, out_map)
 }
 
-fn blank_link() -> Result<Regex, String> {
-    regex(r"!?\[\s*\]\([^()]*\)", false)
+/// Compiled once: a document has thousands of paragraphs.
+fn blank_link() -> Option<&'static Regex> {
+    static BLANK_LINK: OnceLock<Option<Regex>> = OnceLock::new();
+    BLANK_LINK
+        .get_or_init(|| regex(r"!?\[\s*\]\([^()]*\)", false).ok())
+        .as_ref()
 }
 
 /// `<name attrs>` or `</name>`: its length in bytes, whether closing, the
