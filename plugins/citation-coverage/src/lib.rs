@@ -30,7 +30,7 @@ use std::ops::Range;
 
 mod seen;
 
-use seen::Seen;
+use seen::{Seen, SeenLine};
 use vcc_plugin_common::bounded::{self, Findings};
 use vcc_plugin_common::markdown::{self, title_key};
 use vcc_plugin_common::{LineIndex, Regex, allow_empty_schema, clip, nothing, parse_params, regex};
@@ -350,7 +350,7 @@ fn read(text: &str, min_words: usize) -> Doc {
     };
     // Each shown paragraph's lines as a reader sees them (hidden ranges
     // cut), with the source offset of each character.
-    let paragraphs: Vec<(usize, Vec<Vec<(usize, char)>>)> = reading
+    let paragraphs: Vec<(usize, Vec<SeenLine>)> = reading
         .paragraphs
         .iter()
         .map(|p| (p.range.start, seen.lines(text, p.range.clone())))

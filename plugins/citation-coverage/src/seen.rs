@@ -49,6 +49,9 @@ const INLINE: [&str; 18] = [
     "strong", "sub", "sup", "u",
 ];
 
+/// A line as a reader sees it: each kept character with its offset.
+pub type SeenLine = Vec<(usize, char)>;
+
 /// The document as CommonMark reads it, for what is hidden.
 pub struct Seen {
     /// Source ranges no reader sees, sorted by start.
@@ -117,7 +120,7 @@ impl Seen {
     /// The lines of `range` with hidden ranges cut out, each trimmed of
     /// indentation and block-quote markers, with the source offset of
     /// each kept character; blank lines dropped.
-    pub fn lines(&self, text: &str, range: Range<usize>) -> Vec<Vec<(usize, char)>> {
+    pub fn lines(&self, text: &str, range: Range<usize>) -> Vec<SeenLine> {
         let mut out = Vec::new();
         let mut at = range.start;
         for line in text[range].split_inclusive('\n') {
