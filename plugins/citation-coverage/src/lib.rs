@@ -4,14 +4,19 @@
 //! A claim is a sentence of a paragraph with at least `min_words` words,
 //! paragraphs as a CommonMark renderer reads them (plugins/common
 //! `markdown`): in list items and block quotes too, and those that begin
-//! with inline HTML; headings, code blocks, pipe tables, text
+//! with inline HTML; headings, code blocks, GFM tables, text
 //! a browser hides (`<style>`, `<script>`, `<template>`, `hidden`
 //! elements, comments), link and footnote definitions and reference
 //! sections (`## References`, `Sources`, `Bibliography`, …) are not
 //! claims. The visible text of an HTML block is prose too (`<p>…</p>`),
 //! its `<a href>` links citing as Markdown links do, text in `<pre>`,
 //! `<code>` and `<table>` left out. A citation hidden in a comment or a
-//! `hidden` element does not cite. A claim is cited when the
+//! `hidden` element does not cite, nor one hidden by inline CSS or a
+//! closed `<dialog>`, nor a link with no visible text; a hidden heading
+//! starts no reference section and a hidden definition resolves nothing
+//! (`seen`). Words are counted as shown (references decoded, any blank
+//! character a separator); pipe lines are a table only with a delimiter
+//! row. A claim is cited when the
 //! citation pattern matches it (default: a Markdown link, a `[12]`-style
 //! marker, a footnote reference `[^a]`, or a bare URL) or it contains a
 //! label as a whole, upper-case word. A numeric or footnote marker counts
@@ -23,6 +28,9 @@
 use std::collections::BTreeSet;
 use std::ops::Range;
 
+mod seen;
+
+use seen::{Seen, SeenLine};
 use vcc_plugin_common::bounded::{self, Findings};
 use vcc_plugin_common::markdown::{self, title_key};
 use vcc_plugin_common::{LineIndex, Regex, allow_empty_schema, clip, nothing, parse_params, regex};
@@ -310,17 +318,24 @@ fn entry_number(line: &str) -> Option<u64> {
 /// reference entries and its footnote definitions. Paragraphs come from
 /// the shared CommonMark reading (plugins/common `markdown`), so a
 /// paragraph inside a list item or a block quote, or one that begins with
-/// inline HTML, holds claims, and text a browser hides holds none.
+/// inline HTML, holds claims; what a browser hides (`seen`) holds none and
+/// neither cites, labels, defines nor heads a reference section.
 fn read(text: &str, min_words: usize) -> Doc {
     let reading = markdown::read(text);
+    let seen = Seen::read(text);
     let lines = LineIndex::new(text);
-    // The bodies of reference sections: from the heading to the next one
-    // of the same or a higher level.
+    // The bodies of reference sections: from a shown heading to the next
+    // shown one of the same or a higher level. A hidden heading is none.
+    let headings: Vec<_> = reading
+        .headings
+        .iter()
+        .filter(|h| !h.hidden && !seen.is_hidden(h.range.start))
+        .collect();
     let mut references: Vec<Range<usize>> = Vec::new();
-    for (i, h) in reading.headings.iter().enumerate() {
+    for (i, h) in headings.iter().enumerate() {
         let title = title_key(&h.title).to_lowercase();
         if REFERENCE_SECTIONS.contains(&title.as_str()) {
-            let end = reading.headings[i + 1..]
+            let end = headings[i + 1..]
                 .iter()
                 .find(|next| next.level <= h.level)
                 .map_or(text.len(), |next| next.range.start);
@@ -333,94 +348,126 @@ fn read(text: &str, min_words: usize) -> Doc {
         entries: BTreeSet::new(),
         footnotes: BTreeSet::new(),
     };
-    for p in &reading.paragraphs {
-        for (_, line) in &p.lines {
-            if let Some((label, _)) = definition(line) {
-                match label.strip_prefix('^') {
-                    Some(footnote) => {
-                        doc.footnotes.insert(footnote.to_string());
-                    }
-                    None => {
-                        if let Ok(n) = label.trim().parse() {
-                            doc.entries.insert(n);
-                        }
-                    }
+    // Each shown paragraph's lines as a reader sees them (hidden ranges
+    // cut), with the source offset of each character.
+    let paragraphs: Vec<(usize, Vec<SeenLine>)> = reading
+        .paragraphs
+        .iter()
+        .map(|p| (p.range.start, seen.lines(text, p.range.clone())))
+        .filter(|(_, l)| !l.is_empty())
+        .collect();
+    // `[^a]: text` and `[12]: text` that are no link reference definition
+    // (the text is no URL) are paragraphs; `[12]: url` is a definition,
+    // which CommonMark shows nothing of: only one CommonMark makes (not
+    // in a comment or code) outside hidden HTML defines.
+    let paragraph_labels = paragraphs.iter().flat_map(|(_, p)| {
+        p.iter().filter_map(|line| {
+            let line: String = line.iter().map(|(_, c)| *c).collect();
+            definition(&line).map(|(label, _)| label.to_string())
+        })
+    });
+    let labels: Vec<String> = paragraph_labels
+        .chain(seen.definitions.iter().map(|(label, _)| label.clone()))
+        .collect();
+    for label in labels {
+        match label.strip_prefix('^') {
+            Some(footnote) => {
+                doc.footnotes.insert(footnote.to_string());
+            }
+            None => {
+                if let Ok(n) = label.trim().parse() {
+                    doc.entries.insert(n);
                 }
             }
         }
     }
-    // `[12]: text` is a link reference definition: CommonMark shows
-    // nothing of it, so it is no paragraph; and a reference entry's list
-    // marker (`1.`) is not in its paragraph. Both are found in the source.
-    let mut at = 0;
-    for raw in text.split_inclusive('\n') {
-        let line = raw.trim();
-        if let Some((label, _)) = definition(line)
-            && let Ok(n) = label.trim().parse()
-        {
-            doc.entries.insert(n);
+    // A reference entry's list marker (`1.`) is not in its paragraph: the
+    // entry is read from the source line of a shown paragraph's line.
+    for (_, p) in &paragraphs {
+        for line in p {
+            let Some(&(at, _)) = line.first() else {
+                continue;
+            };
+            let from = text[..at].rfind('\n').map_or(0, |i| i + 1);
+            let to = text[at..].find('\n').map_or(text.len(), |i| at + i);
+            let source = text[from..to].trim();
+            if in_references(at)
+                && !source.starts_with('#')
+                && let Some(n) = entry_number(source)
+            {
+                doc.entries.insert(n);
+            }
         }
-        if in_references(at)
-            && !line.starts_with('#')
-            && let Some(n) = entry_number(line)
-        {
-            doc.entries.insert(n);
-        }
-        at += raw.len();
     }
     // The visible prose of HTML blocks is prose to a reader too (`<p>…</p>`,
     // `<div>…</div>`); links in it are Markdown links, code and tables
-    // are left out. Each claim points at the block's first line.
-    for (start, prose) in &reading.html_prose {
-        if in_references(*start) {
+    // are left out, and what is hidden (CSS too) is cut as in a paragraph.
+    // Each claim points at the block's first line.
+    for block in &seen.blocks {
+        if in_references(block.start) {
             continue;
         }
-        let joined = prose.split_whitespace().collect::<Vec<_>>().join(" ");
+        let mut chars: Vec<(usize, char)> = Vec::new();
+        for line in seen.lines(text, block.clone()) {
+            chars.push((line.first().map_or(block.start, |(at, _)| *at), ' '));
+            chars.extend(line);
+        }
+        let (shown, _) = seen::visible(&chars, true);
+        let joined = shown
+            .split(seen::is_blank)
+            .filter(|w| !w.is_empty())
+            .collect::<Vec<_>>()
+            .join(" ");
         for (_, sentence) in sentences(&joined) {
-            if claim_words(&sentence) >= min_words {
+            if seen::words(&sentence) >= min_words {
                 doc.claims.push(Claim {
-                    line: lines.line(*start),
+                    line: lines.line(block.start),
                     text: sentence,
                 });
             }
         }
     }
-    for p in &reading.paragraphs {
-        let first = p.lines.first().map_or("", |(_, l)| l.as_str());
-        // Reference entries, tables (pipe rows) and footnote definitions
-        // are not claims.
-        if in_references(p.range.start)
-            || first.starts_with('|')
+    for (start, p) in &paragraphs {
+        let sources: Vec<String> = p
+            .iter()
+            .map(|l| l.iter().map(|(_, c)| *c).collect())
+            .collect();
+        // Reference entries and footnote definitions are not claims; nor
+        // is a GFM table (a header row, then a delimiter row), though
+        // lines that merely start with `|` are a paragraph.
+        let first = sources.first().map_or("", String::as_str);
+        if in_references(*start)
             || definition(first).is_some_and(|(label, _)| label.starts_with('^'))
         {
             continue;
         }
-        let (joined, starts) = p.joined();
-        for (start, sentence) in sentences(&joined) {
-            if claim_words(&sentence) < min_words {
+        let kept = seen::table_start(&sources).unwrap_or(p.len());
+        let mut chars: Vec<(usize, char)> = Vec::new();
+        for line in &p[..kept] {
+            if !chars.is_empty() {
+                chars.push((line.first().map_or(0, |(at, _)| *at), ' '));
+            }
+            chars.extend_from_slice(line);
+        }
+        let (shown, map) = seen::visible(&chars, false);
+        for (at, sentence) in sentences(&shown) {
+            if seen::words(&sentence) < min_words {
                 continue;
             }
             // The line the sentence starts on (leading spaces skipped).
-            let lead = joined[start..].len() - joined[start..].trim_start().len();
-            let i = starts
-                .partition_point(|s| *s <= start + lead)
-                .saturating_sub(1);
-            let at = p.lines.get(i).map_or(p.range.start, |(at, _)| *at);
+            let lead = shown[at..].len() - shown[at..].trim_start().len();
+            let source = map
+                .get(at + lead)
+                .and_then(|i| chars.get(*i))
+                .map_or(*start, |(o, _)| *o);
             doc.claims.push(Claim {
-                line: lines.line(at),
+                line: lines.line(source),
                 text: sentence,
             });
         }
     }
     doc.claims.sort_by_key(|c| c.line);
     doc
-}
-
-fn claim_words(sentence: &str) -> usize {
-    sentence
-        .split_whitespace()
-        .filter(|w| w.chars().any(char::is_alphanumeric))
-        .count()
 }
 
 /// Split a paragraph at `.`, `!` or `?` followed by a space and a capital
@@ -460,7 +507,7 @@ vcc_sdk::export_validator!(CitationCoverage);
 mod tests {
     use super::*;
 
-    const REPORT: &str = "# Findings\n\nPagination reduces export latency by half [1]. The team measured it twice in March.\nIt was confirmed by the vendor, see [docs](https://example.org/x).\n\n- Every customer asked for filtering UNSOURCED\n- Filtering by date is the most requested option\n- ok\n\n```\nCode blocks are never claims at all.\n```\n\n| a table row is not a claim either |\n";
+    const REPORT: &str = "# Findings\n\nPagination reduces export latency by half [1]. The team measured it twice in March.\nIt was confirmed by the vendor, see [docs](https://example.org/x).\n\n- Every customer asked for filtering UNSOURCED\n- Filtering by date is the most requested option\n- ok\n\n```\nCode blocks are never claims at all.\n```\n\n| a table row is not a claim either |\n|---|\n";
 
     #[test]
     fn claims_are_sentences_and_list_items_with_lines() {
@@ -561,7 +608,7 @@ mod tests {
             vec![
                 (3, "Latency halved after the change [1]."),
                 (5, "The vendor never confirmed any of these numbers."),
-                (7, "<b>Note</b> that nobody measured the cost at all."),
+                (7, "Note that nobody measured the cost at all."),
                 (9, "Users asked for filters in every interview."),
                 (11, "Cited here  but not really visibly."),
             ]

@@ -8,7 +8,10 @@ lines, the seven kinds of HTML block, hidden HTML (<style>, <script>,
 <template>, `hidden`), paragraphs led by inline HTML, list items with
 several paragraphs, cited and uncited claims, reference sections, and
 titles disguised with zero-width or full-width characters, images,
-character references, HTML <p> and <img alt> — and one file per shape
+character references, HTML <p> and <img alt>, pipe lines without a
+delimiter row, CSS-hidden citations and labels, a closed <dialog>'s
+heading, a definition in a comment, links with blank text, claims spaced
+by &#32; or blank characters — and one file per shape
 alone (`shape-*.md`).
 """
 
@@ -24,6 +27,8 @@ CLAIMS = [
     "Exports larger than a gigabyte time out today",
     "Latency halved after the change last week",
 ]
+# Link texts a reader does not see.
+BLANK_LINKS = ["[ ]", "[&nbsp;]", "[\u200b]", "[<!-- -->]"]
 WORDS = "alpha beta gamma delta epsilon zeta eta theta iota kappa".split()
 
 
@@ -102,8 +107,20 @@ def block(r, k=None):
         lambda: f"<p>{claim(r)}</p>",
         lambda: f"<div style=\"display:none\">\n{words(r, 8)}\n</div>",
         lambda: f"Text <img alt=\"{words(r, 5)}\" src=x.png> {claim(r)}",
+        lambda: f"| {claim(r)} |\n| {claim(r)} |",
+        lambda: f"{r.choice(CLAIMS)}<span style=\"display:none\"> [1]</span>.",
+        lambda: f"{r.choice(CLAIMS)} <span style=\"visibility: hidden\">UNSOURCED</span>.",
+        lambda: f"<dialog>\n\n## Sources\n\n</dialog>\n\n{claim(r)}",
+        lambda: f"{r.choice(CLAIMS)} [2].\n\n<!--\n[2]: https://example.org/b\n-->",
+        lambda: r.choice(CLAIMS) + " " + r.choice(BLANK_LINKS) + "(https://example.org/a).",
+        lambda: f"{r.choice(CLAIMS)} <a href=\"https://example.org/a\"></a>.",
+        lambda: r.choice(CLAIMS).replace(" ", r.choice(["&#32;", "\u2800", "\u3164"])) + ".",
     ]
     return shapes[k % len(shapes)]()
+
+
+# How many shapes `block` has (one `shape-*.md` file each).
+SHAPES = 48
 
 
 def document(r):
@@ -126,7 +143,7 @@ def main():
         with open(os.path.join(out, f"gen-{i:03}.md"), "w", encoding="utf-8") as f:
             f.write(document(r))
     # Each shape alone under a heading of its own, cited claims around it.
-    for i in range(40):
+    for i in range(SHAPES):
         r2 = random.Random(1000 + i)
         body = ["# Findings", "Exports larger than a gigabyte time out today [1].",
                 block(r2, i), "[1]: https://example.org/a"]
