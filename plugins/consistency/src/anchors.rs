@@ -34,7 +34,8 @@ pub fn defines(path: &str, text: &str, fragment: &str) -> bool {
     let heading = d
         .sections
         .iter()
-        .any(|s| heading_defines(&s.title, fragment));
+        // A raw HTML heading gets no id from a renderer.
+        .any(|s| !s.html && heading_defines(&s.title, fragment));
     heading
         || d.lines.iter().any(|(_, line)| {
             explicit_anchors(&outside_code(line))
