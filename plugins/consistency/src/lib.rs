@@ -31,6 +31,7 @@
 mod anchors;
 mod defs;
 mod doc;
+mod html_ids;
 mod seen;
 mod trace;
 mod tracer;
