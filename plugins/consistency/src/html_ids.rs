@@ -54,10 +54,10 @@ fn scan(html: &str) -> Vec<String> {
             continue;
         };
         for (key, value) in &attrs {
-            if key == "id" || (key == "name" && name == "a") {
-                if let Some(v) = value.as_deref().map(str::trim).filter(|v| !v.is_empty()) {
-                    out.push(v.to_string());
-                }
+            if (key == "id" || (key == "name" && name == "a"))
+                && let Some(v) = value.as_deref().map(str::trim).filter(|v| !v.is_empty())
+            {
+                out.push(v.to_string());
             }
         }
         rest = &rest[end..];
@@ -71,11 +71,14 @@ fn scan(html: &str) -> Vec<String> {
     out
 }
 
+/// An attribute: its lower-case name and its value, if any.
+type Attr = (String, Option<String>);
+
 /// `<name attr=value …>` at the start of `s`: its lower-case name, its
 /// attributes (lower-case names, values unquoted, character references
 /// left as written) and the length of the tag. End tags and anything that
 /// is not a start tag are `None`.
-fn start_tag(s: &str) -> Option<(String, Vec<(String, Option<String>)>, usize)> {
+fn start_tag(s: &str) -> Option<(String, Vec<Attr>, usize)> {
     let b = s.as_bytes();
     if b.len() < 2 || !b[1].is_ascii_alphabetic() {
         return None;
