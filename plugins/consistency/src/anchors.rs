@@ -6,7 +6,8 @@
 //!   word is the id (`## T-1: page size` defines `T-1`);
 //! - an explicit anchor: `{#T-1}` ending a heading (Pandoc, kramdown,
 //!   mdBook heading attributes) or a span (`[text]{#T-1}`), `<a id="T-1">`,
-//!   `<a name="T-1">`, or any tag's `id="T-1"`;
+//!   `<a name="T-1">`, or any element's `id="T-1"`, where a browser makes
+//!   that element (see `html_ids.rs`);
 //! - in reStructuredText, `.. _T-1:` and section titles.
 //!
 //! Text in a sentence ("tests T-1 will be written later", or a bare
@@ -18,6 +19,7 @@
 use vcc_plugin_common::regex;
 
 use crate::doc::Doc;
+use crate::html_ids;
 
 pub fn defines(path: &str, text: &str, fragment: &str) -> bool {
     if path.to_lowercase().ends_with(".rst") {
@@ -34,8 +36,10 @@ pub fn defines(path: &str, text: &str, fragment: &str) -> bool {
     let heading = d
         .sections
         .iter()
-        .any(|s| heading_defines(&s.title, fragment));
+        // A raw HTML heading gets no id from a renderer.
+        .any(|s| !s.html && heading_defines(&s.title, fragment));
     heading
+        || html_ids::ids(&read).iter().any(|a| a == fragment)
         || d.lines.iter().any(|(_, line)| {
             explicit_anchors(&outside_code(line))
                 .iter()
@@ -98,15 +102,12 @@ pub fn slug(title: &str) -> String {
         .collect()
 }
 
-/// `[text]{#id}` spans, and `id=`/`name=` attributes of HTML tags, in a
-/// line (a heading's own `{#id}` is read with the heading).
+/// `[text]{#id}` spans in a line (a heading's own `{#id}` is read with
+/// the heading; HTML anchors are read as a browser reads them, in
+/// `html_ids.rs`).
 fn explicit_anchors(line: &str) -> Vec<String> {
     let mut out = Vec::new();
-    for pattern in [
-        r"\]\{#([^}\s]+)[^}]*\}",
-        r#"<[A-Za-z][A-Za-z0-9]*\s[^>]*?\bid\s*=\s*["']?([^"'\s>]+)"#,
-        r#"<[aA]\s[^>]*?\bname\s*=\s*["']?([^"'\s>]+)"#,
-    ] {
+    for pattern in [r"\]\{#([^}\s]+)[^}]*\}"] {
         // Constant patterns: one that did not compile would find nothing
         // (and fail the unit tests).
         if let Ok(re) = regex(pattern, false) {

@@ -20,6 +20,8 @@
 
 use vcc_plugin_common::regex;
 
+use crate::{py_defs, rs_defs, runners};
+
 #[derive(Clone, Copy, PartialEq, Debug)]
 pub enum Lang {
     Python,
@@ -51,23 +53,58 @@ struct Masked {
     broken: bool,
 }
 
-/// Whether `name` is defined in `text`. `name` may have segments
-/// (`TestPages::test_size`, `tests::size`): every segment must be defined.
-/// A pytest parameter suffix (`test_size[3]`) names the function.
+/// Whether `name` is defined in `text` (see `resolve`), as anything.
+#[cfg(test)]
 pub fn defines(lang: Lang, text: &str, name: &str) -> bool {
+    resolve(lang, "", text, name, false).is_ok()
+}
+
+/// Whether `name` resolves in the file at `path`: segments
+/// (`TestPages::test_size`, `tests::size`) name scopes of that language
+/// (a Python class's method, a Rust `mod`/`impl` path), a pytest parameter
+/// suffix (`test_size[3]`) names the function. With `test`, the name must
+/// be a test its runner collects and runs (`py_defs.rs`, `rs_defs.rs`,
+/// `runners.rs`). `Err` says why not.
+pub fn resolve(lang: Lang, path: &str, text: &str, name: &str, test: bool) -> Result<(), String> {
     let masked = mask(lang, text);
     if masked.broken {
-        return false;
+        return Err(
+            "the file does not parse (a string or comment never closed), so it defines nothing"
+                .into(),
+        );
     }
-    let names = definitions(lang, &masked);
-    let segments: Vec<&str> = name.split("::").map(str::trim).collect();
-    segments.iter().all(|s| {
-        let s = match (lang, s.split_once('[')) {
+    let segments: Vec<&str> = name
+        .split("::")
+        .map(str::trim)
+        .map(|s| match (lang, s.split_once('[')) {
             (Lang::Python, Some((base, rest))) if rest.ends_with(']') => base,
             _ => s,
-        };
-        !s.is_empty() && names.iter().any(|n| n == s)
-    })
+        })
+        .collect();
+    if segments.iter().any(|s| s.is_empty()) {
+        return Err("an empty name".into());
+    }
+    match lang {
+        Lang::Python => {
+            let module = py_defs::read(&masked.code).map_err(|e| {
+                format!("the file does not parse ({e}): pytest collects an error from it, no test")
+            })?;
+            py_defs::resolve(&module, &segments, test)
+        }
+        Lang::Rust => rs_defs::resolve(&rs_defs::read(&masked.code), &segments, test),
+        Lang::Go if test => match segments[..] {
+            [one] => runners::go_test(path, text, &masked.code, one),
+            _ => Err("a Go test is one name (`TestX`)".into()),
+        },
+        Lang::Go | Lang::Js => {
+            let names = definitions(lang, &masked);
+            if segments.iter().all(|s| names.iter().any(|n| n == s)) {
+                Ok(())
+            } else {
+                Err("no definition of that name outside comments, strings and skipped tests".into())
+            }
+        }
+    }
 }
 
 /// Every name the code defines.
@@ -106,9 +143,17 @@ fn definitions(lang: Lang, m: &Masked) -> Vec<String> {
     if lang == Lang::Js {
         // `test('name', …)`: the first argument is the string right after
         // the parenthesis (its quote survives masking; its text is kept).
+        // Tests in `describe.skip(…)` and the like do not run; with
+        // `.only(…)` in the file, only what it holds runs.
+        let (skipped, only) = runners::js_ranges(&m.code);
+        let within = |at: usize, ranges: &[(usize, usize)]| {
+            ranges.iter().any(|(a, b)| (*a..*b).contains(&at))
+        };
         if let Ok(re) = regex(r#"\b(?:test|it|describe)\s*\(\s*(['"`])"#, false) {
             for c in re.captures_iter(&m.code) {
                 if let Some(q) = c.get(1)
+                    && !within(q.start(), &skipped)
+                    && only.as_ref().is_none_or(|o| within(q.start(), o))
                     && let Some((_, s)) = m.strings.iter().find(|(at, _)| *at == q.start())
                     && !(m.code.as_bytes()[q.start()] == b'`' && s.contains("${"))
                 {
@@ -520,7 +565,10 @@ mod tests {
     fn python_definitions_outside_comments_and_strings() {
         let src = "# def test_in_comment(): pass\n\"\"\"\ndef test_in_docstring():\n\"\"\"\nclass TestPages:\n    async def test_async(self):\n        s = 'def test_in_string(): pass'\n\ndef test_size():\n    pass\n";
         assert!(defines(Lang::Python, src, "TestPages"));
-        assert!(defines(Lang::Python, src, "test_async"));
+        assert!(
+            !defines(Lang::Python, src, "test_async"),
+            "a method: `TestPages::test_async`"
+        );
         assert!(defines(Lang::Python, src, "TestPages::test_async"));
         assert!(defines(Lang::Python, src, "test_size[3-4]"));
         for absent in [
@@ -552,9 +600,9 @@ mod tests {
     #[test]
     fn rust_definitions() {
         let src = "// fn in_comment() {}\n/* /* nested */ fn in_block() {} */\n#[cfg(test)]\nmod tests {\n    #[test]\n    fn size<'a>(x: &'a str) -> char { let _ = \"fn in_string()\"; let _ = r#\"fn in_raw()\"#; '\"' }\n    pub async fn later() {}\n}\n";
-        assert!(defines(Lang::Rust, src, "size"));
+        assert!(!defines(Lang::Rust, src, "size"), "inside `mod tests`");
         assert!(defines(Lang::Rust, src, "tests::size"));
-        assert!(defines(Lang::Rust, src, "later"));
+        assert!(defines(Lang::Rust, src, "tests::later"));
         for absent in ["in_comment", "in_block", "in_string", "in_raw", "nested"] {
             assert!(!defines(Lang::Rust, src, absent), "{absent}");
         }

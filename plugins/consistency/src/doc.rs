@@ -5,9 +5,14 @@
 use vcc_plugin_common::LineIndex;
 use vcc_plugin_common::markdown::{self, title_key};
 
+use crate::seen;
+
 /// One heading's list items, by line.
 pub struct Section {
     pub title: String,
+    /// An HTML heading (`<h2>`): a section to a reader, but no anchor
+    /// (renderers give raw HTML headings no id).
+    pub html: bool,
     pub items: Vec<(u32, String)>,
 }
 
@@ -86,62 +91,137 @@ impl Doc {
                 doc.tables.push(t);
             }
             doc.lines.push((line, trimmed.to_string()));
-            if heading(trimmed).is_some() {
-                continue;
-            }
-            for sentence in sentences(trimmed) {
-                if let Some(s) = statement(line, sentence) {
-                    doc.statements.push(s);
-                }
-            }
         }
         if let Some(t) = table.take() {
             doc.tables.push(t);
         }
-        doc.sections = sections(text);
+        let reading = markdown::read(text);
+        let lines = LineIndex::new(text);
+        doc.sections = sections(text, &reading, &lines);
+        doc.statements = statements(&reading, &lines);
         doc
     }
+}
+
+/// MUST/SHALL statements as a reader reads them: each visible paragraph's
+/// rendered text (character references decoded, comments and hidden HTML
+/// left out, a sentence running over lines read whole) and each HTML
+/// block's prose (`<p>The API must not …</p>` is a paragraph to a
+/// reader). Headings are titles, not claims. A sentence's line is the
+/// line it starts on.
+fn statements(reading: &markdown::Reading, lines: &LineIndex) -> Vec<Statement> {
+    let mut out = Vec::new();
+    for p in &reading.paragraphs {
+        // Rendered lines are the source lines (one soft break each); when
+        // they are not (a hard break in a code span…), the paragraph's
+        // first line.
+        let rendered: Vec<&str> = p.text.split('\n').collect();
+        let line_of = |i: usize| {
+            let at = if rendered.len() == p.lines.len() {
+                p.lines.get(i).map_or(p.range.start, |(at, _)| *at)
+            } else {
+                p.range.start
+            };
+            lines.line(at)
+        };
+        for (line, sentence) in sentences_over(&rendered, line_of) {
+            out.extend(statement(line, &sentence));
+        }
+    }
+    for (at, prose) in &reading.html_prose {
+        let block: Vec<&str> = prose.lines().collect();
+        let first = lines.line(*at);
+        for (line, sentence) in sentences_over(&block, |_| first) {
+            out.extend(statement(line, &sentence));
+        }
+    }
+    out
+}
+
+/// The sentences of lines read as one text (`. ` ends a sentence), each
+/// with the line (from `line_of`, by index) it starts on.
+fn sentences_over(lines: &[&str], line_of: impl Fn(usize) -> u32) -> Vec<(u32, String)> {
+    let mut out = Vec::new();
+    let mut current = String::new();
+    let mut start = 0;
+    for (i, l) in lines.iter().enumerate() {
+        for (k, part) in l.split(". ").enumerate() {
+            if k > 0 {
+                let s = current.trim().to_string();
+                if !s.is_empty() {
+                    out.push((line_of(start), s));
+                }
+                current.clear();
+            }
+            if current.trim().is_empty() {
+                start = i;
+            }
+            if !current.is_empty() {
+                current.push(' ');
+            }
+            current.push_str(part);
+        }
+    }
+    let s = current.trim().to_string();
+    if !s.is_empty() {
+        out.push((line_of(start), s));
+    }
+    out
 }
 
 /// Headings and the list items under each, from the CommonMark reading
 /// the Markdown validators share (plugins/common `markdown`): setext
 /// headings count, `# x` in a code or HTML block does not, every paragraph
-/// of a list item is an item, hidden HTML holds none, and titles are
-/// normalised as text-match reads text (invisible characters removed,
-/// NFKC).
-fn sections(text: &str) -> Vec<Section> {
-    let reading = markdown::read(text);
-    let lines = LineIndex::new(text);
-    let visible: Vec<_> = reading.headings.iter().filter(|h| !h.hidden).collect();
-    visible
+/// of a list item is an item, hidden HTML holds none. An HTML block that
+/// opens with `<h1>`…`<h6>` is a heading too: every renderer shows it as
+/// one. Items are their rendered text (character references decoded,
+/// comments left out); titles are normalised as text-match reads text
+/// (invisible characters removed, NFKC).
+fn sections(text: &str, reading: &markdown::Reading, lines: &LineIndex) -> Vec<Section> {
+    // (title, start, end of the heading, from HTML) in document order.
+    let mut heads: Vec<(String, usize, usize, bool)> = reading
+        .headings
+        .iter()
+        .filter(|h| !h.hidden)
+        .map(|h| (h.title.clone(), h.range.start, h.range.end, false))
+        .collect();
+    for (at, prose) in &reading.html_prose {
+        if html_heading(&text[*at..]) {
+            heads.push((prose.trim().to_string(), *at, *at + 1, true));
+        }
+    }
+    heads.sort_by_key(|h| h.1);
+    heads
         .iter()
         .enumerate()
-        .map(|(i, h)| {
-            let end = visible.get(i + 1).map_or(text.len(), |n| n.range.start);
+        .map(|(i, (title, _, head_end, html))| {
+            let end = heads.get(i + 1).map_or(text.len(), |n| n.1);
             let items = reading
                 .paragraphs
                 .iter()
-                .filter(|p| p.in_list && (h.range.end..end).contains(&p.range.start))
-                .map(|p| (lines.line(p.range.start), p.joined().0))
+                .filter(|p| p.in_list && (*head_end..end).contains(&p.range.start))
+                .map(|p| {
+                    let shown = p.text.split_whitespace().collect::<Vec<_>>().join(" ");
+                    (lines.line(p.range.start), shown)
+                })
                 .collect();
             Section {
-                title: title_key(&h.title),
+                title: title_key(title),
+                html: *html,
                 items,
             }
         })
         .collect()
 }
 
-fn heading(line: &str) -> Option<String> {
-    let hashes = line.chars().take_while(|c| *c == '#').count();
-    if !(1..=6).contains(&hashes) {
-        return None;
-    }
-    let rest = &line[hashes..];
-    if !rest.is_empty() && !rest.starts_with(' ') {
-        return None;
-    }
-    Some(rest.trim().trim_end_matches('#').trim().to_string())
+/// An HTML block that opens with a heading element (`<h2>`, `<H3 id=x>`).
+fn html_heading(block: &str) -> bool {
+    let b = block.trim_start().as_bytes();
+    b.len() > 3
+        && b[0] == b'<'
+        && matches!(b[1], b'h' | b'H')
+        && (b'1'..=b'6').contains(&b[2])
+        && (b[3] == b'>' || b[3].is_ascii_whitespace() || b[3] == b'/')
 }
 
 fn cells(line: &str) -> Vec<String> {
@@ -157,26 +237,25 @@ fn is_rule(cells: &[String]) -> bool {
             .all(|c| !c.is_empty() && c.chars().all(|ch| "-: ".contains(ch)))
 }
 
-fn sentences(line: &str) -> impl Iterator<Item = &str> {
-    line.split(". ").map(str::trim).filter(|s| !s.is_empty())
-}
-
 /// `The API must not return 500` → subject `api`, predicate `return 500`,
 /// negated. Only a sentence with exactly one modal is a statement: two
 /// modals are two claims vcc would have to tell apart.
 fn statement(line: u32, sentence: &str) -> Option<Statement> {
-    let words: Vec<&str> = sentence.split_whitespace().collect();
-    let modal = |w: &str| {
-        let w = bare(w);
-        w == "must" || w == "shall"
-    };
-    let positions: Vec<usize> = (0..words.len()).filter(|&i| modal(words[i])).collect();
+    // Words as compared: invisible characters removed, NFKC, each word its
+    // UTS #39 skeleton (`mսst nоt` with an Armenian and a Cyrillic letter
+    // reads `must not`).
+    let folded = seen::words(sentence);
+    let words: Vec<&str> = folded.iter().map(String::as_str).collect();
+    let (must, shall) = (seen::word("must"), seen::word("shall"));
+    let (not, never) = (seen::word("not"), seen::word("never"));
+    let positions: Vec<usize> = (0..words.len())
+        .filter(|&i| words[i] == must || words[i] == shall)
+        .collect();
     let [at] = positions[..] else { return None };
-    let negation = words.get(at + 1).map(|w| bare(w));
-    let negated = matches!(negation.as_deref(), Some("not" | "never"));
+    let negated = words.get(at + 1).is_some_and(|w| *w == not || *w == never);
     let rest = if negated { at + 2 } else { at + 1 };
-    let subject = normalize(&words[..at].join(" "));
-    let predicate = normalize(&words[rest.min(words.len())..].join(" "));
+    let subject = words[..at].join(" ");
+    let predicate = words[rest.min(words.len())..].join(" ");
     if subject.is_empty() || predicate.is_empty() {
         return None;
     }
@@ -186,11 +265,6 @@ fn statement(line: u32, sentence: &str) -> Option<Statement> {
         key: (subject, predicate),
         negated,
     })
-}
-
-fn bare(word: &str) -> String {
-    word.trim_matches(|c: char| !c.is_alphanumeric())
-        .to_lowercase()
 }
 
 /// Lower case, Markdown emphasis, code and links reduced to their text,
@@ -231,7 +305,7 @@ mod tests {
         assert_eq!(titles, ["Scope", "Rules"]);
         assert_eq!(
             doc.sections[0].items,
-            vec![(3, "Export *pagination*".into()), (4, "Tests".into())]
+            vec![(3, "Export pagination".into()), (4, "Tests".into())]
         );
         let keys: Vec<(&str, &str, bool)> = doc
             .statements
@@ -266,5 +340,45 @@ mod tests {
                 (6, "second paragraph of the item".into())
             ]
         );
+    }
+
+    #[test]
+    fn statements_are_read_as_rendered() {
+        let negated = |text: &str| -> Vec<(String, String, bool)> {
+            Doc::parse(text)
+                .statements
+                .iter()
+                .map(|s| (s.key.0.clone(), s.key.1.clone(), s.negated))
+                .collect()
+        };
+        let server = (seen::key("server"), seen::key("log every token"), true);
+        for text in [
+            "The server must <!-- x -->not log every token.\n",
+            "The server must&#32;not log every token.\n",
+            "<p>The server must not log every token.</p>\n",
+            "The server must n\u{200b}ot log every token.\n",
+            "The s\u{435}rver must not log every token.\n",
+            "The server\nmust not log every token.\n",
+        ] {
+            assert_eq!(negated(text), vec![server.clone()], "{text:?}");
+        }
+        assert_eq!(
+            Doc::parse("x\n\nThe server\nmust not log.\n").statements[0].line,
+            3
+        );
+        assert!(negated("```\nThe server must not log.\n```\n").is_empty());
+        assert!(negated("# The server must not log\n").is_empty(), "a title");
+    }
+
+    #[test]
+    fn html_headings_open_sections_and_items_are_rendered() {
+        let doc = Doc::parse("# Design\n\n<h2>Out of Scope</h2>\n\n- Off&#108;ine mode\n");
+        let titles: Vec<(&str, bool)> = doc
+            .sections
+            .iter()
+            .map(|s| (s.title.as_str(), s.html))
+            .collect();
+        assert_eq!(titles, [("Design", false), ("Out of Scope", true)]);
+        assert_eq!(doc.sections[1].items, vec![(5, "Offline mode".into())]);
     }
 }

@@ -21,12 +21,21 @@
 //!   NOT statement with the same subject and the same predicate. Two
 //!   documents that both say different things "must not be logged" agree.
 //!
+//! Scope items and statements are read as rendered (CommonMark, HTML
+//! blocks' prose, character references decoded, comments left out) and
+//! their words compared as a reader tells them apart (`seen.rs`).
+//!
 //! Documents are the `.md`, `.markdown`, `.txt` and `.rst` files of the
 //! targets (and of `specification`); code is never read as prose.
 
 mod anchors;
 mod defs;
 mod doc;
+mod html_ids;
+mod py_defs;
+mod rs_defs;
+mod runners;
+mod seen;
 mod trace;
 mod tracer;
 
@@ -201,9 +210,13 @@ fn scope(docs: &[Read], findings: &mut Findings) {
         d.doc
             .sections
             .iter()
-            .filter(|s| headings.contains(&doc::normalize(&s.title).as_str()))
+            .filter(|s| {
+                let title = seen::key(&s.title);
+                headings.iter().any(|h| seen::key(h) == title)
+            })
             .flat_map(|s| s.items.iter())
-            .map(|(line, item)| (*line, item.clone(), doc::normalize(item)))
+            // Compared as a reader sees them (see `seen.rs`).
+            .map(|(line, item)| (*line, item.clone(), seen::key(item)))
             .filter(|(_, _, n)| !n.is_empty())
             .collect()
     };

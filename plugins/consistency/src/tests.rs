@@ -340,3 +340,39 @@ fn without_specification_the_documents_defining_ids_are_the_specification() {
         "{messages:?}"
     );
 }
+
+#[test]
+fn documents_are_compared_as_a_reader_reads_them() {
+    // Each pair reads the same to a reader: a look-alike letter, a
+    // character reference, an HTML heading, a comment inside `must not`.
+    for (out, inside) in [
+        (
+            "# Out of Scope\n\n- \u{41e}ffline mode\n",
+            "# In Scope\n\n- Offline mode\n",
+        ),
+        (
+            "# Out of Scope\n\n- Off&#108;ine mode\n",
+            "# In Scope\n\n- Offline mode\n",
+        ),
+        (
+            "<h2>Out of Scope</h2>\n\n- Offline mode\n",
+            "# Goals\n\n- Offline mode\n",
+        ),
+    ] {
+        let o = run(&[("a", "a.md", out), ("b", "b.md", inside)], "{}");
+        assert_eq!(rules(&o), ["scope-contradiction"], "{out:?}");
+    }
+    let o = run(
+        &[
+            ("a", "a.md", "# Plan\n\nThe server must log every token.\n"),
+            (
+                "b",
+                "b.md",
+                "# Design\n\nThe server must <!-- x -->not log every token.\n",
+            ),
+        ],
+        "{}",
+    );
+    assert_eq!(rules(&o), ["negated-requirement"]);
+    assert_eq!(o.findings[0].line, Some(3));
+}

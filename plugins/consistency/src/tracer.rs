@@ -188,8 +188,9 @@ impl Tracer<'_> {
                 }
                 findings.push(f);
             }
-            for entry in r.implementation.iter().chain(&r.tests) {
-                if let Err(why) = self.resolve(entry, &forbidden) {
+            let entries = r.implementation.iter().map(|e| (e, false));
+            for (entry, test) in entries.chain(r.tests.iter().map(|e| (e, true))) {
+                if let Err(why) = self.resolve(entry, &forbidden, test) {
                     let mut f = Finding::new(format!("`{entry}` {why}"))
                         .path(&r.file)
                         .rule("dangling-path");
@@ -236,7 +237,7 @@ impl Tracer<'_> {
     /// each base folder) that is neither a trace matrix nor a
     /// specification document, and with a `::name` / `#anchor`, a
     /// definition of that name in it.
-    fn resolve(&self, entry: &str, forbidden: &Forbidden) -> Result<(), String> {
+    fn resolve(&self, entry: &str, forbidden: &Forbidden, test: bool) -> Result<(), String> {
         let (path, fragment) = trace::reference(entry);
         if path.is_empty() || path.starts_with('/') || path.split('/').any(|c| c == "..") {
             return Err("is not a path under the deliverable root".into());
@@ -270,7 +271,7 @@ impl Tracer<'_> {
                 return Ok(());
             };
             let text = vcc_sdk::read_to_string(&full)?;
-            return defined(&full, &text, fragment);
+            return defined(&full, &text, fragment, test);
         }
         Err("does not exist under the deliverable root".into())
     }
@@ -279,7 +280,7 @@ impl Tracer<'_> {
 /// Whether `fragment` is defined in the file: a heading or explicit anchor
 /// of a document; a line anchor (`#L12`, `#L3-L9`) within a code file, or
 /// a definition in code of a language vcc reads.
-fn defined(path: &str, text: &str, fragment: &str) -> Result<(), String> {
+fn defined(path: &str, text: &str, fragment: &str, test: bool) -> Result<(), String> {
     let shown = relative(path);
     if is_document(path) {
         return if anchors::defines(path, text, fragment) {
@@ -298,10 +299,14 @@ fn defined(path: &str, text: &str, fragment: &str) -> Result<(), String> {
         };
     }
     match Lang::of(path) {
-        Some(lang) if defs::defines(lang, text, fragment) => Ok(()),
-        Some(_) => Err(format!(
-            "names `{fragment}`, which {shown} does not define (a function, test or class outside comments and strings)"
-        )),
+        Some(lang) => defs::resolve(lang, path, text, fragment, test).map_err(|why| {
+            let what = if test {
+                "a test its runner collects and runs"
+            } else {
+                "a function, test or class outside comments and strings"
+            };
+            format!("names `{fragment}`, which {shown} does not define as {what}: {why}")
+        }),
         None => Err(format!(
             "names `{fragment}` in {shown}, where vcc reads no definitions (it reads Python, Rust, JavaScript/TypeScript, Go and Markdown): cite the file alone, or a file it can read"
         )),

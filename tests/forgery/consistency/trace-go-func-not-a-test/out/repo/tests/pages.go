@@ -1,0 +1,3 @@
+package pages
+func TestSize() {}
+func TestLastPage() {}

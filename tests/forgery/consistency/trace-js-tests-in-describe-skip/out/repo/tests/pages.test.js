@@ -1,0 +1,4 @@
+describe.skip('pages', () => {
+  test('test_size', () => {});
+  it('test_last_page', () => {});
+});

@@ -1,0 +1,2 @@
+fn test_size() {}
+fn test_last_page() {}
