@@ -19,6 +19,13 @@ pub fn is_default_ignorable(c: char) -> bool {
         | 0x1BCA0..=0x1BCA3 | 0x1D173..=0x1D17A | 0xE0000..=0xE0FFF)
 }
 
+/// Bidi embedding, override and isolate controls (U+202A–U+202E,
+/// U+2066–U+2069): the text a reader is shown differs from its bytes in
+/// order ("Trojan Source", CVE-2021-42574); rustc refuses them in source.
+pub fn is_bidi_control(c: char) -> bool {
+    matches!(c as u32, 0x202A..=0x202E | 0x2066..=0x2069)
+}
+
 /// Words a reader sees in `text`: whitespace-separated tokens that still
 /// hold a letter or digit once default-ignorable code points are removed.
 pub fn visible_words(text: &str) -> usize {
