@@ -15,7 +15,7 @@ use std::ops::Range;
 
 use pulldown_cmark::{Event, HeadingLevel, Options, Parser, Tag, TagEnd};
 
-use crate::text::{Normalized, is_bidi_control, visible_words};
+use crate::text::{Normalized, is_bidi_control, joined_words, visible_words};
 use html::Hider;
 
 /// A heading (ATX or setext).
@@ -125,6 +125,9 @@ pub fn read(text: &str) -> Reading {
     let (mut lists, mut quotes, mut code) = (0usize, 0usize, false);
     // Inside an image: its text is alt text, which a reader does not see.
     let mut images = 0usize;
+    // The last word shown is still open: text next to it with no space
+    // between (split by emphasis or hidden markup) continues it.
+    let mut open_word = false;
     let close = |p: Option<Open>, out: &mut Reading| {
         if let Some(p) = p {
             let cut = if let Some(from) = p.hidden_from {
@@ -180,6 +183,17 @@ pub fn read(text: &str) -> Reading {
             && inline
         {
             p.end = p.end.max(range.end);
+        }
+        if matches!(event, Event::Start(_) | Event::End(_)) {
+            let ends_word = match &event {
+                Event::Start(tag) => is_block(tag),
+                Event::End(tag) => !is_inline_end(tag),
+                _ => false,
+            };
+            // A block boundary ends the word; emphasis does not.
+            if ends_word {
+                open_word = false;
+            }
         }
         match event {
             Event::Start(Tag::Paragraph) => {
@@ -282,7 +296,14 @@ pub fn read(text: &str) -> Reading {
                 let shown = hider.feed(&t);
                 html_headings(shown.headings, range.clone(), &mut out);
                 let shown = shown.text;
-                out.words.push((range.start, visible_words(&shown)));
+                // A tag shows as nothing and joins the words around it
+                // (`Ri<b>s</b>ks`), unless it breaks the line.
+                let text = shown.trim_matches(' ');
+                if html::breaks_words(&t) {
+                    open_word = false;
+                }
+                out.words
+                    .push((range.start, joined_words(text, &mut open_word)));
                 if let Some(p) = para.as_mut() {
                     match (was, hider.hidden()) {
                         (false, true) => p.hidden_from = Some(range.start),
@@ -308,7 +329,8 @@ pub fn read(text: &str) -> Reading {
                     }
                     continue;
                 }
-                out.words.push((range.start, visible_words(&t)));
+                out.words
+                    .push((range.start, joined_words(&t, &mut open_word)));
                 if let Some((_, title, ..)) = heading.as_mut() {
                     title.push_str(&t);
                 } else if let Some(p) = para.as_mut() {
@@ -316,6 +338,7 @@ pub fn read(text: &str) -> Reading {
                 }
             }
             Event::SoftBreak | Event::HardBreak => {
+                open_word = false;
                 // A setext heading may run over several lines: a space.
                 if let Some((_, title, ..)) = heading.as_mut() {
                     title.push(' ');

@@ -37,6 +37,34 @@ pub fn visible_words(text: &str) -> usize {
         .count()
 }
 
+/// Words a reader sees in `text` when it follows, with no space between,
+/// text whose last word is still open (`*open`): `Ri` then `sks` (split by
+/// markup, `Ri<span hidden>x</span>sks`, `a*b*c`) is one word on the page,
+/// not two. Updates `*open` for the next piece.
+pub fn joined_words(text: &str, open: &mut bool) -> usize {
+    let is_word = |w: &str| {
+        w.chars()
+            .any(|c| !is_default_ignorable(c) && c.is_alphanumeric())
+    };
+    let mut n = visible_words(text);
+    let starts_joined = !text.starts_with(char::is_whitespace);
+    let first = text.split_whitespace().next();
+    if *open && starts_joined && first.is_some_and(is_word) && n > 0 {
+        n -= 1;
+    }
+    let last = text.split_whitespace().last();
+    *open = if text.is_empty() {
+        *open
+    } else if text.ends_with(char::is_whitespace) {
+        false
+    } else if text.contains(char::is_whitespace) {
+        last.is_some_and(is_word)
+    } else {
+        *open || last.is_some_and(is_word)
+    };
+    n
+}
+
 /// One line with default-ignorable code points removed and NFKC applied,
 /// and where each part of it came from.
 pub struct Normalized {
@@ -119,5 +147,22 @@ mod tests {
     fn fillers_and_zero_width_characters_are_not_words() {
         assert_eq!(visible_words("\u{3164} \u{3164} \u{200b} \u{feff}"), 0);
         assert_eq!(visible_words("two words\u{200b}"), 2);
+    }
+
+    #[test]
+    fn words_split_by_markup_are_one_word() {
+        let count = |pieces: &[&str]| {
+            let mut open = false;
+            pieces
+                .iter()
+                .map(|p| joined_words(p, &mut open))
+                .sum::<usize>()
+        };
+        assert_eq!(count(&["Ri", "sks"]), 1);
+        assert_eq!(count(&["a", "b", "c", "d"]), 1);
+        assert_eq!(count(&["foo", ".", "bar"]), 1);
+        assert_eq!(count(&["foo ", "bar"]), 2);
+        assert_eq!(count(&["one two", " three"]), 3);
+        assert_eq!(count(&[".", "foo"]), 1);
     }
 }

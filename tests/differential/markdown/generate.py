@@ -8,7 +8,9 @@ lines, the seven kinds of HTML block, hidden HTML (<style>, <script>,
 <template>, `hidden`), paragraphs led by inline HTML, list items with
 several paragraphs, cited and uncited claims, reference sections, and
 titles disguised with zero-width or full-width characters, images,
-character references, HTML <p> and <img alt> — and one file per shape
+character references, HTML <p> and <img alt>, HTML <h1>-<h6>, closed and
+open <dialog>, inline styles that hide (and one that does not), the
+elements a browser does not show — and one file per shape
 alone (`shape-*.md`).
 """
 
@@ -60,7 +62,7 @@ def words(r, n=None):
 
 def block(r, k=None):
     t = title(r)
-    k = r.randrange(40) if k is None else k
+    k = r.randrange(48) if k is None else k
     shapes = [
         lambda: f"{'#' * r.randint(1, 6)} {t}",
         lambda: f"{t}\n{r.choice(['=', '-']) * r.randint(1, 8)}",
@@ -102,6 +104,14 @@ def block(r, k=None):
         lambda: f"<p>{claim(r)}</p>",
         lambda: f"<div style=\"display:none\">\n{words(r, 8)}\n</div>",
         lambda: f"Text <img alt=\"{words(r, 5)}\" src=x.png> {claim(r)}",
+        lambda: (lambda n: f"<h{n}>{t}</h{n}>")(r.randint(1, 6)),
+        lambda: f"<dialog>\n\n## {t}\n\n{words(r, 10)}\n\n</dialog>",
+        lambda: f"<dialog open>\n{words(r, 8)}\n</dialog>",
+        lambda: f"<p>{words(r, 2)} <span style=\"Visibility : hidden\">{words(r, 8)}</span></p>",
+        lambda: f"## {t[:2]}<span style=\"display:none\">{words(r, 1)}</span>{t[2:]}",
+        lambda: f"<noscript>\n{words(r, 8)}\n</noscript>",
+        lambda: f"<div style=\"opacity: 0.5\">\n{words(r, 8)}\n</div>",
+        lambda: f"<datalist>\n{words(r, 8)}\n</datalist>\n\n<title>{words(r, 4)}</title>",
     ]
     return shapes[k % len(shapes)]()
 
@@ -126,7 +136,7 @@ def main():
         with open(os.path.join(out, f"gen-{i:03}.md"), "w", encoding="utf-8") as f:
             f.write(document(r))
     # Each shape alone under a heading of its own, cited claims around it.
-    for i in range(40):
+    for i in range(48):
         r2 = random.Random(1000 + i)
         body = ["# Findings", "Exports larger than a gigabyte time out today [1].",
                 block(r2, i), "[1]: https://example.org/a"]

@@ -118,7 +118,11 @@ impl Hider {
                 }
             }
             let Some(tail) = tail else { return out };
-            out.text.push(' ');
+            // An inline tag joins the text around it (`Ri<b>s</b>ks` is
+            // one word); a block or a line break separates it.
+            if breaks_words(tail) || tail.starts_with("<!") || tail.starts_with("<?") {
+                out.text.push(' ');
+            }
             out.prose.push(' ');
             let end = if tail.starts_with("<!--") {
                 tail.find("-->").map(|e| e + 3)
@@ -286,6 +290,31 @@ pub fn bidi_tags(html: &str) -> Vec<usize> {
         }
     }
     out
+}
+
+/// Whether an inline tag separates the words around it: a line break or
+/// an element a browser shows as a block.
+pub fn breaks_words(tag: &str) -> bool {
+    const BREAKS: [&str; 14] = [
+        "br",
+        "p",
+        "div",
+        "li",
+        "ul",
+        "ol",
+        "table",
+        "tr",
+        "td",
+        "th",
+        "hr",
+        "pre",
+        "blockquote",
+        "section",
+    ];
+    let end = tag_end(tag).unwrap_or(tag.len());
+    parse_tag(&tag[..end]).is_some_and(|(_, name, _)| {
+        BREAKS.contains(&name.as_str()) || name.as_bytes().first() == Some(&b'h') && name.len() == 2
+    })
 }
 
 /// Where the tag that `s` starts with ends (after its `>`), quotes
@@ -519,6 +548,13 @@ mod tests {
             );
         }
         assert_eq!(visible(&["<dialog open>a</dialog>"]), "a");
+    }
+
+    #[test]
+    fn inline_tags_join_words_and_blocks_separate_them() {
+        let words = |html: &str| crate::text::visible_words(&Hider::default().feed(html).text);
+        assert_eq!(words("<p>Ri<b>s</b>ks <span>x</span></p>"), 2);
+        assert_eq!(words("<td>a</td><td>b</td>a<br>b"), 4);
     }
 
     #[test]
