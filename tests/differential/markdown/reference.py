@@ -49,10 +49,11 @@ LABELS = re.compile(r"(?<![A-Za-z0-9_])(UNSOURCED|INFERENCE)(?![A-Za-z0-9_])")
 
 # Elements a browser does not show as text: raw text and RCDATA, the
 # rendering spec's display:none elements, fallback content, SVG metadata
-# (a <dialog> with `open` is shown).
+# (a <dialog> or <details> with `open` is shown; a closed <details> shows
+# its <summary>, hidden here too: vcc's stricter reading).
 NOT_SHOWN = {"style", "script", "template", "noscript", "noembed", "noframes", "iframe",
-             "title", "textarea", "datalist", "dialog", "video", "audio", "object", "canvas",
-             "desc", "metadata", "head"}
+             "title", "textarea", "datalist", "dialog", "details", "video", "audio", "object",
+             "canvas", "desc", "metadata", "head"}
 
 
 def style_hides(style):
@@ -127,7 +128,7 @@ class Page(HTMLParser):
         if self.hiding:
             if tag == self.hiding[0]:
                 self.hiding = (tag, self.hiding[1] + 1)
-        elif (tag in NOT_SHOWN and not (tag == "dialog" and "open" in names)) or (
+        elif (tag in NOT_SHOWN and not (tag in ("dialog", "details") and "open" in names)) or (
                 tag not in VOID and ("hidden" in names or style_hides(dict(attrs).get("style")))):
             self.hiding = (tag, 1)
         if tag in VOID:

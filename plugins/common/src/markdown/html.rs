@@ -25,11 +25,13 @@ const RAW_TEXT: [&str; 8] = [
 /// Elements the rendering spec's UA style sheet gives `display: none`, or
 /// whose content is only fallback a browser does not show when it can
 /// play the element (`video`, `audio`, `object`, `canvas`), or that are
-/// metadata (`svg` `desc`, `metadata`). `dialog` without `open` is here
-/// too (checked in `Hider::tag`).
-const UA_HIDDEN: [&str; 10] = [
-    "template", "datalist", "dialog", "video", "audio", "object", "canvas", "desc", "metadata",
-    "head",
+/// metadata (`svg` `desc`, `metadata`). `dialog` and `details` without
+/// `open` are here too (checked in `Hider::tag`): a closed `details` shows
+/// only its `summary`, and hiding that too is the stricter reading (its
+/// words do not count; a heading in it is still forbidden).
+const UA_HIDDEN: [&str; 11] = [
+    "template", "datalist", "dialog", "details", "video", "audio", "object", "canvas", "desc",
+    "metadata", "head",
 ];
 
 /// Elements whose text is shown but is not prose (no claims).
@@ -195,7 +197,8 @@ impl Hider {
                 let void = VOID.contains(&name.as_str());
                 let hides = RAW_TEXT.contains(&name.as_str())
                     || (UA_HIDDEN.contains(&name.as_str())
-                        && !(name == "dialog" && attr(attrs, "open").is_some()))
+                        && !(matches!(name.as_str(), "dialog" | "details")
+                            && attr(attrs, "open").is_some()))
                     || (!void && attr(attrs, "hidden").is_some())
                     || (!void && attr(attrs, "style").flatten().is_some_and(style_hides));
                 if !closing && hides {
@@ -538,8 +541,8 @@ mod tests {
             "the later declaration wins"
         );
         for el in [
-            "dialog", "datalist", "noembed", "noframes", "noscript", "title", "textarea", "iframe",
-            "video", "audio", "object", "canvas", "desc", "metadata",
+            "dialog", "details", "datalist", "noembed", "noframes", "noscript", "title",
+            "textarea", "iframe", "video", "audio", "object", "canvas", "desc", "metadata",
         ] {
             assert_eq!(
                 visible(&[&format!("<{el}>a <b>c</b></{el}>b")]),
@@ -548,6 +551,11 @@ mod tests {
             );
         }
         assert_eq!(visible(&["<dialog open>a</dialog>"]), "a");
+        assert_eq!(visible(&["<details><summary>s</summary>a</details>b"]), "b");
+        assert_eq!(
+            visible(&["<details open><summary>s</summary>a</details>"]),
+            "sa"
+        );
     }
 
     #[test]
