@@ -78,6 +78,11 @@ pub struct Reading {
     /// or tables, character references decoded), by the offset the block
     /// starts at; blocks with none left out.
     pub html_prose: Vec<(usize, String)>,
+    /// Where a style sheet first appears that may hide content by selector
+    /// (`<style>` with `display:none` in a rule, `@import`, `<link
+    /// rel=stylesheet>`): from there what a reader sees cannot be told
+    /// from the markup, and a validator should refuse.
+    pub hiding_style: Option<usize>,
 }
 
 impl Reading {
@@ -271,6 +276,9 @@ pub fn read(text: &str) -> Reading {
                     TagEnd::HtmlBlock => {
                         if let Some((block, start)) = html_block.take() {
                             let shown = hider.feed(&block);
+                            if hider.hiding_css {
+                                out.hiding_style.get_or_insert(start);
+                            }
                             html_headings(shown.headings, start..range.end, &mut out);
                             let text = html::decode_entities(&shown.text);
                             out.words.push((start, visible_words(&text)));
@@ -294,6 +302,9 @@ pub fn read(text: &str) -> Reading {
                     *tag |= html::is_bidi_tag(&t);
                 }
                 let shown = hider.feed(&t);
+                if hider.hiding_css {
+                    out.hiding_style.get_or_insert(range.start);
+                }
                 html_headings(shown.headings, range.clone(), &mut out);
                 let shown = shown.text;
                 // A tag shows as nothing and joins the words around it

@@ -147,6 +147,16 @@ impl Validator for MarkdownSections {
         let mut outline = Vec::new();
         for path in &paths {
             let text = vcc_sdk::read_to_string(path)?;
+            if let Some(at) = markdown::read(&text).hiding_style {
+                // Rules by selector may hide any heading or word: what a
+                // reader sees cannot be told from the markup.
+                findings.push(
+                    Finding::new("a style sheet that may hide content by selector (a `<style>` rule with `display:none` or the like, `@import`, `<link rel=stylesheet>`): the sections a reader sees cannot be told from the markup, so the file is refused")
+                        .path(path)
+                        .line(LineIndex::new(&text).line(at))
+                        .rule("hiding-style"),
+                );
+            }
             let headings = headings(&text, params.labels);
             for problem in check(&headings, &params) {
                 let mut f = Finding::new(problem.message).path(path).rule(problem.rule);

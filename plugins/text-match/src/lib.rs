@@ -502,7 +502,7 @@ fn check_with(
             Some(c) if shown::is_bidi_control_char(c) => {
                 format!("a bidi control character U+{:04X}", c as u32)
             }
-            _ => "a direction override (`<bdo>`, `dir=\"rtl\"`)".to_string(),
+            _ => "a direction override (`<bdo>`, `dir=\"rtl\"`) or a bidi control written as a character reference (`&#x202E;`)".to_string(),
         };
         problems.push(Problem {
             message: format!(

@@ -50,10 +50,18 @@ impl Rendered {
             lines.push((*at, prose.split_whitespace().collect::<Vec<_>>().join(" ")));
         }
         lines.sort_by_key(|(at, _)| *at);
-        Rendered {
-            lines,
-            bidi_tags: markdown::bidi_tags(text),
-        }
+        let mut bidi_tags = markdown::bidi_tags(text);
+        // A bidi control written as a character reference (`&#x202E;`)
+        // is one once rendered.
+        bidi_tags.extend(
+            lines
+                .iter()
+                .filter(|(_, l)| l.chars().any(is_bidi_control))
+                .map(|(at, _)| *at),
+        );
+        bidi_tags.sort_unstable();
+        bidi_tags.dedup();
+        Rendered { lines, bidi_tags }
     }
 }
 
@@ -87,5 +95,7 @@ mod tests {
         assert_eq!(r.bidi_tags, vec![doc.find("<bdo").unwrap_or(0)]);
         assert_eq!(bidi_offsets("a\u{202e}b", None), vec![1]);
         assert!(is_markdown("docs/NOTES.MD") && !is_markdown("lib.rs"));
+        let doc = "ok\n\n&#x202E;ODOT&#x202C;: finish\n";
+        assert_eq!(Rendered::of(doc).bidi_tags, vec![4]);
     }
 }

@@ -73,11 +73,20 @@ def style_hides(style):
             props[name] = value in ("hidden", "collapse")
         elif name == "content-visibility":
             props[name] = value == "hidden"
-        elif name in ("opacity", "font-size"):
+        elif name in ("opacity", "font-size", "line-height", "height", "max-height", "width",
+                      "max-width"):
             try:
                 props[name] = bool(num) and float(num.group(1)) <= 0
             except ValueError:
                 props[name] = False
+        elif name in ("color", "-webkit-text-fill-color"):
+            props[name] = value == "transparent" or value.replace(" ", "").endswith(",0)")
+        elif name in ("clip", "clip-path"):
+            props[name] = value not in ("auto", "none")
+        elif name in ("text-indent", "left", "top", "margin-left", "margin-top"):
+            props[name] = value.startswith("-")
+        elif name == "transform":
+            props[name] = "scale(0" in value or "scale(-0" in value
     return any(props.values())
 
 

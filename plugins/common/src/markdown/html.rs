@@ -48,6 +48,10 @@ pub struct Hider {
     not_prose: usize,
     /// An HTML heading (`<h1>`–`<h6>`) open now.
     heading: Option<HtmlHeading>,
+    /// A style sheet seen so far may hide content by selector (a `<style>`
+    /// rule with a hiding declaration, `@import`, `<link rel=stylesheet>`):
+    /// what a reader sees can no longer be told from the markup.
+    pub hiding_css: bool,
 }
 
 /// A heading written in HTML (`<h2>TODO</h2>`): a heading in every
@@ -95,7 +99,11 @@ impl Hider {
             {
                 // Nothing inside is markup until the closing tag.
                 let close = format!("</{name}");
-                match find_ascii_ci(rest, &close) {
+                let found = find_ascii_ci(rest, &close);
+                if name == "style" && css_may_hide(&rest[..found.unwrap_or(rest.len())]) {
+                    self.hiding_css = true;
+                }
+                match found {
                     Some(i) => {
                         self.hiding = None;
                         rest = &rest[i..];
@@ -124,8 +132,8 @@ impl Hider {
             // one word); a block or a line break separates it.
             if breaks_words(tail) || tail.starts_with("<!") || tail.starts_with("<?") {
                 out.text.push(' ');
+                out.prose.push(' ');
             }
-            out.prose.push(' ');
             let end = if tail.starts_with("<!--") {
                 tail.find("-->").map(|e| e + 3)
             } else {
@@ -194,6 +202,13 @@ impl Hider {
                 None
             }
             None => {
+                if name == "link"
+                    && attr(attrs, "rel")
+                        .flatten()
+                        .is_some_and(|r| r.to_ascii_lowercase().contains("stylesheet"))
+                {
+                    self.hiding_css = true;
+                }
                 let void = VOID.contains(&name.as_str());
                 let hides = RAW_TEXT.contains(&name.as_str())
                     || (UA_HIDDEN.contains(&name.as_str())
@@ -227,8 +242,11 @@ impl Hider {
 }
 
 /// Whether an inline style hides the element's text: `display:none`,
-/// `visibility:hidden|collapse`, `content-visibility:hidden`, `opacity:0`,
-/// `font-size:0` (any case, spaces, `!important`). A later declaration of
+/// `visibility:hidden|collapse`, `content-visibility:hidden`, a zero
+/// `opacity`, `font-size`, `line-height`, `height` or `width`, a
+/// transparent `color`, any `clip`/`clip-path`, a negative `text-indent`,
+/// `left`, `top` or margin (moved off the page), `transform: scale(0)` (any
+/// case, spaces, `!important`). A later declaration of
 /// the same property wins, as in CSS.
 pub fn style_hides(style: &str) -> bool {
     let mut hides = std::collections::BTreeMap::new();
@@ -243,16 +261,35 @@ pub fn style_hides(style: &str) -> bool {
             let num = value.trim_end_matches(|c: char| c.is_ascii_alphabetic() || c == '%');
             num.parse::<f64>().is_ok_and(|n| n <= 0.0)
         };
+        let negative = || value.starts_with('-');
         let hidden = match name.as_str() {
             "display" => value == "none",
             "visibility" => value == "hidden" || value == "collapse",
             "content-visibility" => value == "hidden",
-            "opacity" | "font-size" => zero(),
+            "opacity" | "font-size" | "height" | "max-height" | "width" | "max-width"
+            | "line-height" => zero(),
+            // Text drawn in no colour, or clipped or moved off the page.
+            "color" | "-webkit-text-fill-color" => {
+                value == "transparent" || value.replace(' ', "").ends_with(",0)")
+            }
+            "clip" | "clip-path" => value != "auto" && value != "none",
+            "text-indent" | "left" | "top" | "margin-left" | "margin-top" => negative(),
+            "transform" => value.contains("scale(0") || value.contains("scale(-0"),
             _ => continue,
         };
         hides.insert(name, hidden);
     }
     hides.values().any(|h| *h)
+}
+
+/// Whether a style sheet may hide content: a rule whose declarations
+/// hide (`style_hides`), or an `@import` of rules not seen.
+pub fn css_may_hide(css: &str) -> bool {
+    css.to_ascii_lowercase().contains("@import")
+        || css
+            .split('{')
+            .skip(1)
+            .any(|body| style_hides(body.split('}').next().unwrap_or("")))
 }
 
 /// Whether a tag overrides or changes the direction of its text, so a
@@ -535,6 +572,25 @@ mod tests {
             "b"
         );
         assert_eq!(visible(&["<span style=\"font-size:0px\">a</span>b"]), "b");
+        for style in [
+            "color: transparent",
+            "color: rgba(0, 0, 0, 0)",
+            "position:absolute; left:-9999px",
+            "clip-path: inset(50%)",
+            "height:0; overflow:hidden",
+            "text-indent: -100em",
+            "transform: scale(0)",
+        ] {
+            assert_eq!(
+                visible(&[&format!("<span style=\"{style}\">a</span>b")]),
+                "b",
+                "{style}"
+            );
+        }
+        assert_eq!(
+            visible(&["<span style=\"color: red; height: 2em\">a</span>"]),
+            "a"
+        );
         assert_eq!(
             visible(&["<span style=\"display:none;display:inline\">a</span>"]),
             "a",
@@ -559,10 +615,27 @@ mod tests {
     }
 
     #[test]
+    fn style_sheets_that_may_hide_are_noticed() {
+        let mut h = Hider::default();
+        h.feed("<style>.x { color: red }</style>");
+        assert!(!h.hiding_css);
+        h.feed("<style>\n.x { display : none }\n</style>");
+        assert!(h.hiding_css);
+        let mut h = Hider::default();
+        h.feed("<link rel=\"stylesheet\" href=\"a.css\">");
+        assert!(h.hiding_css);
+        assert!(css_may_hide("@import url(x.css);"));
+    }
+
+    #[test]
     fn inline_tags_join_words_and_blocks_separate_them() {
         let words = |html: &str| crate::text::visible_words(&Hider::default().feed(html).text);
         assert_eq!(words("<p>Ri<b>s</b>ks <span>x</span></p>"), 2);
         assert_eq!(words("<td>a</td><td>b</td>a<br>b"), 4);
+        let prose = Hider::default()
+            .feed("<p>T<span style=\"display:none\">x</span>ODO</p>")
+            .prose;
+        assert_eq!(prose.trim(), "TODO");
     }
 
     #[test]

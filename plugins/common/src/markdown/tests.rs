@@ -125,3 +125,13 @@ fn html_headings_bidi_and_css_hidden_text() {
     let hidden_from = doc.find("<div").unwrap_or(0);
     assert_eq!(r.words_in(hidden_from..doc.len()), 0);
 }
+
+#[test]
+fn style_sheets_that_may_hide_are_located() {
+    let doc = "# A\n\nok\n\n<style>\nh2:nth-of-type(2) { display: none }\n</style>\n\n## B\n";
+    assert_eq!(read(doc).hiding_style, doc.find("<style>"));
+    assert_eq!(
+        read("# A\n\n<style>p { color: red }</style>\n").hiding_style,
+        None
+    );
+}
