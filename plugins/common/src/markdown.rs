@@ -3,9 +3,11 @@
 //! from pulldown-cmark in plain CommonMark (no extensions), the parse a
 //! CommonMark renderer makes. A heading inside a code block is not a
 //! heading; a paragraph inside a list item or a block quote, or one that
-//! begins with inline HTML, is a paragraph; text a browser hides
-//! (`<style>`, `<script>`, `<template>`, an element with `hidden`, a
-//! comment) is neither words nor a paragraph, nor is an image's alt text.
+//! begins with inline HTML, is a paragraph; an HTML `<h1>`–`<h6>` is a
+//! heading; text a browser hides (`<style>`, `<script>`, `<template>`, an
+//! element with `hidden` or a hiding inline style, the elements the HTML
+//! rendering spec does not show: see `html.rs`; a comment) is neither words
+//! nor a paragraph, nor is an image's alt text.
 
 mod html;
 
@@ -13,7 +15,7 @@ use std::ops::Range;
 
 use pulldown_cmark::{Event, HeadingLevel, Options, Parser, Tag, TagEnd};
 
-use crate::text::{Normalized, visible_words};
+use crate::text::{Normalized, is_bidi_control, joined_words, visible_words};
 use html::Hider;
 
 /// A heading (ATX or setext).
@@ -26,6 +28,10 @@ pub struct Heading {
     pub range: Range<usize>,
     /// Inside an element a browser hides.
     pub hidden: bool,
+    /// Holds a bidi control character (`text::is_bidi_control`) or a bidi
+    /// override element (`<bdo>`, `dir="rtl"`): a browser shows other
+    /// letters or another order than the bytes ("Trojan Source").
+    pub bidi: bool,
 }
 
 /// A paragraph (explicit, or the text of a tight list item).
@@ -72,6 +78,11 @@ pub struct Reading {
     /// or tables, character references decoded), by the offset the block
     /// starts at; blocks with none left out.
     pub html_prose: Vec<(usize, String)>,
+    /// Where a style sheet first appears that may hide content by selector
+    /// (`<style>` with `display:none` in a rule, `@import`, `<link
+    /// rel=stylesheet>`): from there what a reader sees cannot be told
+    /// from the markup, and a validator should refuse.
+    pub hiding_style: Option<usize>,
 }
 
 impl Reading {
@@ -112,12 +123,16 @@ struct Open {
 pub fn read(text: &str) -> Reading {
     let mut out = Reading::default();
     let mut hider = Hider::default();
-    let mut heading: Option<(u8, String, usize, bool)> = None;
+    // (level, title, start, hidden, bidi override tag seen)
+    let mut heading: Option<(u8, String, usize, bool, bool)> = None;
     let mut para: Option<Open> = None;
     let mut html_block: Option<(String, usize)> = None;
     let (mut lists, mut quotes, mut code) = (0usize, 0usize, false);
     // Inside an image: its text is alt text, which a reader does not see.
     let mut images = 0usize;
+    // The last word shown is still open: text next to it with no space
+    // between (split by emphasis or hidden markup) continues it.
+    let mut open_word = false;
     let close = |p: Option<Open>, out: &mut Reading| {
         if let Some(p) = p {
             let cut = if let Some(from) = p.hidden_from {
@@ -174,6 +189,17 @@ pub fn read(text: &str) -> Reading {
         {
             p.end = p.end.max(range.end);
         }
+        if matches!(event, Event::Start(_) | Event::End(_)) {
+            let ends_word = match &event {
+                Event::Start(tag) => is_block(tag),
+                Event::End(tag) => !is_inline_end(tag),
+                _ => false,
+            };
+            // A block boundary ends the word; emphasis does not.
+            if ends_word {
+                open_word = false;
+            }
+        }
         match event {
             Event::Start(Tag::Paragraph) => {
                 close(para.take(), &mut out);
@@ -209,6 +235,7 @@ pub fn read(text: &str) -> Reading {
                             String::new(),
                             range.start,
                             hider.hidden(),
+                            false,
                         ))
                     }
                     Tag::List(_) => lists += 1,
@@ -232,9 +259,10 @@ pub fn read(text: &str) -> Reading {
                 }
                 match tag {
                     TagEnd::Heading(_) => {
-                        if let Some((level, title, start, hidden)) = heading.take() {
+                        if let Some((level, title, start, hidden, tag)) = heading.take() {
                             out.headings.push(Heading {
                                 level,
+                                bidi: tag || title.chars().any(is_bidi_control),
                                 title: title.trim().to_string(),
                                 range: start..range.end,
                                 hidden,
@@ -248,6 +276,10 @@ pub fn read(text: &str) -> Reading {
                     TagEnd::HtmlBlock => {
                         if let Some((block, start)) = html_block.take() {
                             let shown = hider.feed(&block);
+                            if hider.hiding_css {
+                                out.hiding_style.get_or_insert(start);
+                            }
+                            html_headings(shown.headings, start..range.end, &mut out);
                             let text = html::decode_entities(&shown.text);
                             out.words.push((start, visible_words(&text)));
                             let prose = html::decode_entities(&shown.prose);
@@ -266,8 +298,23 @@ pub fn read(text: &str) -> Reading {
             }
             Event::InlineHtml(t) => {
                 let was = hider.hidden();
-                let shown = hider.feed(&t).text;
-                out.words.push((range.start, visible_words(&shown)));
+                if let Some((.., tag)) = heading.as_mut() {
+                    *tag |= html::is_bidi_tag(&t);
+                }
+                let shown = hider.feed(&t);
+                if hider.hiding_css {
+                    out.hiding_style.get_or_insert(range.start);
+                }
+                html_headings(shown.headings, range.clone(), &mut out);
+                let shown = shown.text;
+                // A tag shows as nothing and joins the words around it
+                // (`Ri<b>s</b>ks`), unless it breaks the line.
+                let text = shown.trim_matches(' ');
+                if html::breaks_words(&t) {
+                    open_word = false;
+                }
+                out.words
+                    .push((range.start, joined_words(text, &mut open_word)));
                 if let Some(p) = para.as_mut() {
                     match (was, hider.hidden()) {
                         (false, true) => p.hidden_from = Some(range.start),
@@ -288,12 +335,13 @@ pub fn read(text: &str) -> Reading {
                 if hider.hidden() {
                     // A hidden heading keeps its title: it still counts
                     // as a forbidden section.
-                    if let Some((_, title, _, true)) = heading.as_mut() {
+                    if let Some((_, title, _, true, _)) = heading.as_mut() {
                         title.push_str(&t);
                     }
                     continue;
                 }
-                out.words.push((range.start, visible_words(&t)));
+                out.words
+                    .push((range.start, joined_words(&t, &mut open_word)));
                 if let Some((_, title, ..)) = heading.as_mut() {
                     title.push_str(&t);
                 } else if let Some(p) = para.as_mut() {
@@ -301,6 +349,7 @@ pub fn read(text: &str) -> Reading {
                 }
             }
             Event::SoftBreak | Event::HardBreak => {
+                open_word = false;
                 // A setext heading may run over several lines: a space.
                 if let Some((_, title, ..)) = heading.as_mut() {
                     title.push(' ');
@@ -312,7 +361,29 @@ pub fn read(text: &str) -> Reading {
         }
     }
     close(para.take(), &mut out);
+    // HTML headings are pushed when their block ends: back in order.
+    out.headings.sort_by_key(|h| h.range.start);
     out
+}
+
+/// HTML headings (`<h2>TODO</h2>`) found in a piece of raw HTML at
+/// `range`: headings in every renderer.
+fn html_headings(found: Vec<html::HtmlHeading>, range: Range<usize>, out: &mut Reading) {
+    for h in found {
+        out.headings.push(Heading {
+            level: h.level,
+            bidi: h.bidi || h.title.chars().any(is_bidi_control),
+            title: h.title,
+            range: range.clone(),
+            hidden: h.hidden,
+        });
+    }
+}
+
+/// The offsets of the tags in `html` that override the direction of
+/// their text (`<bdo>`, `dir="rtl"`, a `direction`/`unicode-bidi` style).
+pub fn bidi_tags(html: &str) -> Vec<usize> {
+    html::bidi_tags(html)
 }
 
 /// Tags that start a block (and so end a tight item's text).

@@ -19,6 +19,13 @@ pub fn is_default_ignorable(c: char) -> bool {
         | 0x1BCA0..=0x1BCA3 | 0x1D173..=0x1D17A | 0xE0000..=0xE0FFF)
 }
 
+/// Bidi embedding, override and isolate controls (U+202A–U+202E,
+/// U+2066–U+2069): the text a reader is shown differs from its bytes in
+/// order ("Trojan Source", CVE-2021-42574); rustc refuses them in source.
+pub fn is_bidi_control(c: char) -> bool {
+    matches!(c as u32, 0x202A..=0x202E | 0x2066..=0x2069)
+}
+
 /// Words a reader sees in `text`: whitespace-separated tokens that still
 /// hold a letter or digit once default-ignorable code points are removed.
 pub fn visible_words(text: &str) -> usize {
@@ -28,6 +35,34 @@ pub fn visible_words(text: &str) -> usize {
                 .any(|c| !is_default_ignorable(c) && c.is_alphanumeric())
         })
         .count()
+}
+
+/// Words a reader sees in `text` when it follows, with no space between,
+/// text whose last word is still open (`*open`): `Ri` then `sks` (split by
+/// markup, `Ri<span hidden>x</span>sks`, `a*b*c`) is one word on the page,
+/// not two. Updates `*open` for the next piece.
+pub fn joined_words(text: &str, open: &mut bool) -> usize {
+    let is_word = |w: &str| {
+        w.chars()
+            .any(|c| !is_default_ignorable(c) && c.is_alphanumeric())
+    };
+    let mut n = visible_words(text);
+    let starts_joined = !text.starts_with(char::is_whitespace);
+    let first = text.split_whitespace().next();
+    if *open && starts_joined && first.is_some_and(is_word) && n > 0 {
+        n -= 1;
+    }
+    let last = text.split_whitespace().last();
+    *open = if text.is_empty() {
+        *open
+    } else if text.ends_with(char::is_whitespace) {
+        false
+    } else if text.contains(char::is_whitespace) {
+        last.is_some_and(is_word)
+    } else {
+        *open || last.is_some_and(is_word)
+    };
+    n
 }
 
 /// One line with default-ignorable code points removed and NFKC applied,
@@ -112,5 +147,22 @@ mod tests {
     fn fillers_and_zero_width_characters_are_not_words() {
         assert_eq!(visible_words("\u{3164} \u{3164} \u{200b} \u{feff}"), 0);
         assert_eq!(visible_words("two words\u{200b}"), 2);
+    }
+
+    #[test]
+    fn words_split_by_markup_are_one_word() {
+        let count = |pieces: &[&str]| {
+            let mut open = false;
+            pieces
+                .iter()
+                .map(|p| joined_words(p, &mut open))
+                .sum::<usize>()
+        };
+        assert_eq!(count(&["Ri", "sks"]), 1);
+        assert_eq!(count(&["a", "b", "c", "d"]), 1);
+        assert_eq!(count(&["foo", ".", "bar"]), 1);
+        assert_eq!(count(&["foo ", "bar"]), 2);
+        assert_eq!(count(&["one two", " three"]), 3);
+        assert_eq!(count(&[".", "foo"]), 1);
     }
 }

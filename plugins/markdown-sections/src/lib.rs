@@ -15,11 +15,19 @@
 //! `<script>`, `<template>` or an element with `hidden` (`min_words`
 //! cannot be met with hidden words). Titles are compared as text-match reads text:
 //! invisible characters removed and NFKC applied (`TO\u{200b}DO` and
-//! `ＴＯＤＯ` are `TODO`). The reading is plugins/common's `markdown`,
-//! shared with citation-coverage and consistency.
+//! `ＴＯＤＯ` are `TODO`); a forbidden title also matches a heading with the
+//! same UTS #39 confusable skeleton (`TОDO` with a Cyrillic `О`; off with
+//! `confusables: false`, text-match's name). An HTML `<h1>`–`<h6>` is a
+//! heading. A heading holding a bidi control or a direction override
+//! (`<bdo>`, `dir="rtl"`) is refused (`bidi-heading`): what a reader is
+//! shown is not its bytes. Inline styles and elements a browser does not
+//! show hide their text (see plugins/common's `markdown/html.rs`). The
+//! reading is plugins/common's `markdown`, shared with citation-coverage
+//! and consistency.
 
 use vcc_plugin_common::bounded::{self, Findings};
 use vcc_plugin_common::markdown::{self, title_key};
+use vcc_plugin_common::text::is_bidi_control;
 use vcc_plugin_common::{LineIndex, allow_empty_schema, nothing};
 use vcc_sdk::serde::Deserialize;
 use vcc_sdk::serde_json::json;
@@ -44,6 +52,12 @@ struct Params {
     labels: bool,
     #[serde(default)]
     allow_empty: bool,
+    #[serde(default = "yes")]
+    confusables: bool,
+}
+
+fn yes() -> bool {
+    true
 }
 
 #[derive(Deserialize)]
@@ -77,6 +91,8 @@ struct Heading {
     /// Inside an element a browser hides: it meets no requirement (it
     /// still counts as forbidden).
     hidden: bool,
+    /// Holds a bidi control or override: shown otherwise than its bytes.
+    bidi: bool,
 }
 
 const LABEL_LEVEL: u8 = 7;
@@ -114,6 +130,7 @@ impl Validator for MarkdownSections {
                 "min_words": { "type": "integer", "minimum": 0, "default": 0, "description": "minimum words in every required section" },
                 "case_sensitive": { "type": "boolean", "default": false },
                 "labels": { "type": "boolean", "default": false, "description": "also accept `Title:` lines as sections" },
+                "confusables": { "type": "boolean", "default": true, "description": "a heading whose UTS #39 confusable skeleton is a forbidden title's (TОDO with a Cyrillic О) is forbidden too" },
                 "allow_empty": allow_empty_schema("no Markdown file")
             },
             "anyOf": [{ "required": ["required"] }, { "required": ["forbidden"] }]
@@ -130,6 +147,16 @@ impl Validator for MarkdownSections {
         let mut outline = Vec::new();
         for path in &paths {
             let text = vcc_sdk::read_to_string(path)?;
+            if let Some(at) = markdown::read(&text).hiding_style {
+                // Rules by selector may hide any heading or word: what a
+                // reader sees cannot be told from the markup.
+                findings.push(
+                    Finding::new("a style sheet that may hide content by selector (a `<style>` rule with `display:none` or the like, `@import`, `<link rel=stylesheet>`): the sections a reader sees cannot be told from the markup, so the file is refused")
+                        .path(path)
+                        .line(LineIndex::new(&text).line(at))
+                        .rule("hiding-style"),
+                );
+            }
             let headings = headings(&text, params.labels);
             for problem in check(&headings, &params) {
                 let mut f = Finding::new(problem.message).path(path).rule(problem.rule);
@@ -179,8 +206,30 @@ fn normalize(title: &str, case_sensitive: bool) -> String {
     }
 }
 
+/// A title's UTS #39 confusable skeleton (`TОDO` with a Cyrillic `О`, or
+/// Greek `ΤΟDΟ`, is `TODO`), of the normalised title; case folded after
+/// the skeleton (whose prototypes are case-sensitive) unless asked not to.
+fn skeleton_key(title: &str, case_sensitive: bool) -> String {
+    let skel: String = unicode_security::skeleton(&normalize(title, true)).collect();
+    if case_sensitive {
+        skel
+    } else {
+        skel.to_lowercase()
+    }
+}
+
 fn check(headings: &[Heading], params: &Params) -> Vec<Problem> {
     let mut problems = Vec::new();
+    for h in headings.iter().filter(|h| h.bidi) {
+        problems.push(Problem {
+            message: format!(
+                "heading `{}` holds a bidi control character (U+202A–U+202E, U+2066–U+2069) or a direction override (`<bdo>`, `dir=\"rtl\"`): a reader is shown other letters or another order than its bytes, so it is refused",
+                h.title.escape_debug()
+            ),
+            line: Some(h.line),
+            rule: "bidi-heading",
+        });
+    }
     // Required sections must be seen; a forbidden one counts even hidden.
     let find_in = |title: &str, hidden_too: bool| {
         let want = normalize(title, params.case_sensitive);
@@ -246,8 +295,16 @@ fn check(headings: &[Heading], params: &Params) -> Vec<Problem> {
             last = Some((i, title));
         }
     }
+    let find_look_alike = |title: &str| {
+        let want = skeleton_key(title, params.case_sensitive);
+        headings
+            .iter()
+            .position(|h| skeleton_key(&h.title, params.case_sensitive) == want)
+    };
     for title in &params.forbidden {
-        if let Some(i) = find_in(title, true) {
+        let found = find_in(title, true)
+            .or_else(|| params.confusables.then(|| find_look_alike(title)).flatten());
+        if let Some(i) = found {
             problems.push(Problem {
                 message: format!("forbidden section `{title}` is present"),
                 line: Some(headings[i].line),
@@ -263,29 +320,35 @@ fn check(headings: &[Heading], params: &Params) -> Vec<Problem> {
 fn headings(text: &str, labels: bool) -> Vec<Heading> {
     let lines = LineIndex::new(text);
     let reading = markdown::read(text);
-    // (level, title, source range, hidden)
-    let mut found: Vec<(u8, String, std::ops::Range<usize>, bool)> = reading
+    // (level, title, source range, hidden, bidi)
+    let mut found: Vec<(u8, String, std::ops::Range<usize>, bool, bool)> = reading
         .headings
         .iter()
-        .map(|h| (h.level, h.title.clone(), h.range.clone(), h.hidden))
+        .map(|h| (h.level, h.title.clone(), h.range.clone(), h.hidden, h.bidi))
         .collect();
     if labels {
         for p in &reading.paragraphs {
             let trimmed = p.text.trim();
             if trimmed.ends_with(':') && !trimmed.contains('\n') && trimmed.len() > 1 {
-                found.push((LABEL_LEVEL, trimmed.to_string(), p.range.clone(), false));
+                found.push((
+                    LABEL_LEVEL,
+                    trimmed.to_string(),
+                    p.range.clone(),
+                    false,
+                    trimmed.chars().any(is_bidi_control),
+                ));
             }
         }
-        found.sort_by_key(|(_, _, r, _)| r.start);
+        found.sort_by_key(|(_, _, r, ..)| r.start);
     }
     (0..found.len())
         .map(|i| {
-            let (level, title, range, hidden) = &found[i];
+            let (level, title, range, hidden, bidi) = &found[i];
             // The body runs to the next heading of the same or a higher level.
             let body_end = found[i + 1..]
                 .iter()
                 .find(|(l, ..)| l <= level)
-                .map_or(text.len(), |(_, _, r, _)| r.start);
+                .map_or(text.len(), |(_, _, r, ..)| r.start);
             let body_start = range.end.min(body_end);
             Heading {
                 level: *level,
@@ -293,6 +356,7 @@ fn headings(text: &str, labels: bool) -> Vec<Heading> {
                 line: lines.line(range.start),
                 words: reading.words_in(body_start..body_end),
                 hidden: *hidden,
+                bidi: *bidi,
             }
         })
         .collect()
@@ -408,5 +472,48 @@ mod tests {
             &params(json!({"required": ["Risks"], "forbidden": ["Risks"]})),
         );
         assert_eq!(rules(&p), vec!["missing-section", "forbidden-section"]);
+    }
+
+    #[test]
+    fn look_alike_forbidden_titles_are_found_unless_confusables_is_off() {
+        for doc in [
+            "# Plan\n\n## T\u{41e}DO\n",
+            "# Plan\n\n## \u{3a4}\u{39f}D\u{39f}\n",
+            "# Plan\n\n<h2>TODO</h2>\n",
+        ] {
+            let p = check(
+                &headings(doc, false),
+                &params(json!({"forbidden": ["todo"]})),
+            );
+            assert_eq!(rules(&p), vec!["forbidden-section"], "{doc:?}");
+        }
+        let doc = "# Plan\n\n## T\u{41e}DO\n";
+        let p = check(
+            &headings(doc, false),
+            &params(json!({"forbidden": ["todo"], "confusables": false})),
+        );
+        assert!(p.is_empty());
+        let p = check(
+            &headings("# Plan\n\n## Todos\n", false),
+            &params(json!({"forbidden": ["todo"]})),
+        );
+        assert!(p.is_empty(), "a skeleton compares whole titles");
+    }
+
+    #[test]
+    fn bidi_headings_are_refused_and_css_hidden_words_do_not_count() {
+        for doc in [
+            "# Plan\n\n## \u{202e}ODOT\u{202c}\n",
+            "# Plan\n\n## <bdo dir=\"rtl\">ODOT</bdo>\n",
+        ] {
+            let p = check(
+                &headings(doc, false),
+                &params(json!({"required": ["Plan"]})),
+            );
+            assert_eq!(rules(&p), vec!["bidi-heading"], "{doc:?}");
+            assert_eq!(p[0].line, Some(3));
+        }
+        let doc = "# Testing\n\nDone.\n\n<div style=\"display:none\">\nmany hidden words here\n</div>\n\n<dialog>\nmore hidden words\n</dialog>\n\n<p>Done <span style=\"visibility: hidden\">and these</span>.</p>\n";
+        assert_eq!(headings(doc, false)[0].words, 2, "`Done.` twice");
     }
 }

@@ -13,8 +13,10 @@
 //! `confusables: false` turns that off. Required patterns match the text
 //! as written.
 
+mod shown;
 mod skeleton;
 
+use shown::Rendered;
 use skeleton::Skeleton;
 use vcc_plugin_common::bounded::{self, Findings};
 use vcc_plugin_common::text::Normalized;
@@ -210,12 +212,16 @@ impl Validator for TextMatch {
                 );
                 continue;
             };
-            let (problems, file_counts) = check(
+            // Rendered only when something must not be found in it.
+            let rendered = (shown::is_markdown(path) && !ready.must_not.is_empty())
+                .then(|| Rendered::of(&text));
+            let (problems, file_counts) = check_with(
                 &text,
                 &ready.must,
                 &ready.must_not,
                 params.normalize,
                 params.confusables,
+                rendered.as_ref(),
             );
             for p in problems {
                 let mut f = Finding::new(p.message).path(path).rule(p.rule);
@@ -299,6 +305,7 @@ impl Seen {
     }
 }
 
+#[cfg(test)]
 fn check(
     text: &str,
     must: &[Compiled],
@@ -306,11 +313,70 @@ fn check(
     normalize: bool,
     confusables: bool,
 ) -> (Vec<Problem>, serde_json::Value) {
+    check_with(text, must, must_not, normalize, confusables, None)
+}
+
+/// The text as `how` says it was seen, for a finding's message.
+fn seen_as(how: u8) -> &'static str {
+    match how {
+        1 => " (once invisible characters are removed and NFKC applied)",
+        2 => " (as its UTS #39 confusable skeleton: a look-alike character)",
+        3 => {
+            " (in the text as rendered from Markdown: character references decoded, markup removed)"
+        }
+        _ => "",
+    }
+}
+
+/// Whether any form of `line` a reader may see (as written, normalised,
+/// its skeletons) matches `re`.
+fn matches_seen(re: &Regex, line: &str, normalize: bool, confusables: bool) -> bool {
+    if re.is_match(line) {
+        return true;
+    }
+    let normal = if normalize {
+        Normalized::of(line)
+    } else {
+        None
+    };
+    let line = normal.as_ref().map_or(line, |n| n.text.as_str());
+    if re.is_match(line) {
+        return true;
+    }
+    confusables
+        && [Skeleton::of(line), Skeleton::of_with_capital_i(line)]
+            .iter()
+            .flatten()
+            .any(|s| re.is_match(&s.text))
+}
+
+fn check_with(
+    text: &str,
+    must: &[Compiled],
+    must_not: &[Compiled],
+    normalize: bool,
+    confusables: bool,
+    rendered: Option<&Rendered>,
+) -> (Vec<Problem>, serde_json::Value) {
     let lines = LineIndex::new(text);
     let mut problems = Vec::new();
     let mut counts = serde_json::Map::new();
+    // Lines a reader is shown otherwise than their bytes: refused where
+    // something must not be found, and where a required match lies.
+    let bidi = shown::bidi_offsets(text, rendered);
+    let mut bidi_refused: std::collections::BTreeMap<u32, usize> = Default::default();
+    if !must_not.is_empty() {
+        for &at in &bidi {
+            bidi_refused.entry(lines.line(at)).or_insert(at);
+        }
+    }
     for p in must {
         let hits: Vec<usize> = p.re.find_iter(text).map(|m| m.start()).collect();
+        for &at in &bidi {
+            if hits.iter().any(|h| lines.line(*h) == lines.line(at)) {
+                bidi_refused.entry(lines.line(at)).or_insert(at);
+            }
+        }
         counts.insert(p.source.clone(), json!(hits.len()));
         let prefix = p
             .message
@@ -347,10 +413,19 @@ fn check(
     }
     let seen = if normalize { Seen::of(text) } else { None };
     // The skeleton of the text the reader sees (normalised when asked).
-    let skeleton = if confusables {
-        Skeleton::of(seen.as_ref().map_or(text, |s| s.text.as_str()))
+    // Both skeletons: look-alikes of `I` read `l` in one and `I` in the
+    // other, as a pattern's ASCII `I` or `l` expects.
+    let skeletons: Vec<Skeleton> = if confusables {
+        let seen_text = seen.as_ref().map_or(text, |s| s.text.as_str());
+        [
+            Skeleton::of(seen_text),
+            Skeleton::of_with_capital_i(seen_text),
+        ]
+        .into_iter()
+        .flatten()
+        .collect()
     } else {
-        None
+        Vec::new()
     };
     let as_written = |at: usize| seen.as_ref().map_or(at, |s| s.original(at));
     for p in must_not {
@@ -372,12 +447,23 @@ fn check(
             }
             found_lines.extend(hits.iter().map(|(at, ..)| lines.line(*at)));
         }
-        if let Some(skeleton) = &skeleton {
+        for skeleton in &skeletons {
+            let before = hits.len();
             for m in p.re.find_iter(&skeleton.text) {
                 let at = as_written(skeleton.original(m.start()));
                 if !found_lines.contains(&lines.line(at)) {
                     hits.push((at, m.as_str().to_string(), 2));
                 }
+            }
+            // The second skeleton finds only lines the first did not.
+            found_lines.extend(hits[before..].iter().map(|(at, ..)| lines.line(*at)));
+        }
+        for (at, line) in rendered.map_or(&[][..], |r| &r.lines[..]) {
+            if !found_lines.contains(&lines.line(*at))
+                && matches_seen(&p.re, line, normalize, confusables)
+            {
+                found_lines.insert(lines.line(*at));
+                hits.push((*at, clip(line, 60), 3));
             }
         }
         hits.sort_by_key(|(at, ..)| *at);
@@ -392,11 +478,7 @@ fn check(
                 message: format!(
                     "{what}: found {}{}",
                     quoted(&clip(found, 60)),
-                    match how {
-                        1 => " (once invisible characters are removed and NFKC applied)",
-                        2 => " (as its UTS #39 confusable skeleton: a look-alike character)",
-                        _ => "",
-                    }
+                    seen_as(*how)
                 ),
                 line: Some(line),
                 column: Some(column),
@@ -414,6 +496,22 @@ fn check(
                 rule: "must-not-match",
             });
         }
+    }
+    for (line, at) in bidi_refused.iter().take(MAX_HITS) {
+        let what = match text[*at..].chars().next() {
+            Some(c) if shown::is_bidi_control_char(c) => {
+                format!("a bidi control character U+{:04X}", c as u32)
+            }
+            _ => "a direction override (`<bdo>`, `dir=\"rtl\"`) or a bidi control written as a character reference (`&#x202E;`)".to_string(),
+        };
+        problems.push(Problem {
+            message: format!(
+                "this line holds {what}: a reader is shown other text, or another order, than its bytes (\"Trojan Source\"), so it cannot be matched as written; refused"
+            ),
+            line: Some(*line),
+            column: Some(lines.line_col(*at).1),
+            rule: "bidi-control",
+        });
     }
     (problems, serde_json::Value::Object(counts))
 }
@@ -536,5 +634,42 @@ mod tests {
             problems[0].rule, "must-match",
             "required patterns match as written"
         );
+    }
+
+    #[test]
+    fn look_alikes_of_capital_i_bidi_lines_and_rendered_markdown() {
+        let text = "// F\u{399}XME one\n// F\u{406}XME two\n";
+        let (problems, counts) = check(text, &[], &compile(&["TODO|FIXME"], 0), true, true);
+        let lines: Vec<Option<u32>> = problems.iter().map(|p| p.line).collect();
+        assert_eq!(lines, vec![Some(1), Some(2)]);
+        assert_eq!(counts["TODO|FIXME"], 2);
+        let text = "Done.\n\u{202e}ODOT\u{202c}: finish\n";
+        let (problems, _) = check(text, &[], &compile(&["TODO"], 0), true, true);
+        assert_eq!(problems.len(), 1);
+        assert_eq!(
+            (problems[0].rule, problems[0].line),
+            ("bidi-control", Some(2))
+        );
+        assert!(problems[0].message.contains("U+202E"));
+        let (problems, _) = check(text, &compile(&["finish"], 1), &[], true, true);
+        assert_eq!(
+            problems[0].rule, "bidi-control",
+            "a required match on such a line"
+        );
+        let (problems, _) = check(text, &compile(&["Done"], 1), &[], true, true);
+        assert!(
+            problems.is_empty(),
+            "must_match alone, elsewhere: nothing refused"
+        );
+        let doc = "Done.\n\nT&#79;DO: finish\n\n<bdo dir=\"rtl\">ODOT</bdo>\n";
+        let r = Rendered::of(doc);
+        let (problems, _) =
+            check_with(doc, &[], &compile(&["\\bTODO\\b"], 0), true, true, Some(&r));
+        let got: Vec<(&str, Option<u32>)> = problems.iter().map(|p| (p.rule, p.line)).collect();
+        assert_eq!(
+            got,
+            vec![("must-not-match", Some(3)), ("bidi-control", Some(5))]
+        );
+        assert!(problems[0].message.contains("rendered from Markdown"));
     }
 }

@@ -6,8 +6,11 @@
 //! 18.0), recomposed (NFC) so an accented letter stays one letter. ASCII
 //! stays as written: the patterns are regexes over ASCII syntax, and the
 //! full skeleton also maps ASCII (`m` → `rn`, `I` → `l`, `|` → `l`), which
-//! would make a plain pattern like `FIXME` never match. The cost: a look-
-//! alike of `I` (Cyrillic `Ӏ`) becomes `l`, the prototype of that class.
+//! would make a plain pattern like `FIXME` never match. A look-alike of `I`
+//! (Greek `Ι`, Cyrillic `І`, `Ӏ`) has the prototype `l`, while a pattern's
+//! ASCII `I` stays: so the text is also read as a second skeleton where
+//! each non-ASCII character whose prototype is `l` becomes `I`
+//! (`Skeleton::of_with_capital_i`); a pattern is tried on both.
 
 use unicode_normalization::UnicodeNormalization as _;
 use unicode_security::skeleton;
@@ -23,6 +26,16 @@ pub struct Skeleton {
 impl Skeleton {
     /// `None` when no character changes (ASCII text, say).
     pub fn of(source: &str) -> Option<Skeleton> {
+        Self::build(source, false)
+    }
+
+    /// The skeleton where a non-ASCII look-alike of `l` or `I` (prototype
+    /// `l`) reads `I`: `FΙXME` with a Greek Iota is `FIXME`.
+    pub fn of_with_capital_i(source: &str) -> Option<Skeleton> {
+        Self::build(source, true)
+    }
+
+    fn build(source: &str, capital_i: bool) -> Option<Skeleton> {
         if source.is_ascii() {
             return None;
         }
@@ -31,7 +44,10 @@ impl Skeleton {
         let mut buf = [0u8; 4];
         for (i, c) in source.char_indices() {
             if !c.is_ascii() {
-                let proto: String = skeleton(c.encode_utf8(&mut buf)).nfc().collect();
+                let mut proto: String = skeleton(c.encode_utf8(&mut buf)).nfc().collect();
+                if capital_i && proto == "l" {
+                    proto = "I".to_string();
+                }
                 if proto != *c.encode_utf8(&mut buf) {
                     map.push((text.len(), i, true));
                     text.push_str(&proto);
@@ -77,5 +93,7 @@ mod tests {
         // Greek Omicron, Cyrillic Т and Е: FIXME is reached through them.
         let s = Skeleton::of("\u{422}\u{39f}D\u{39f} F\u{406}XM\u{415}").unwrap();
         assert_eq!(s.text, "TODO FlXME", "І is a look-alike of l (the I class)");
+        let s = Skeleton::of_with_capital_i("F\u{399}XME F\u{406}XME l").unwrap();
+        assert_eq!(s.text, "FIXME FIXME l", "Greek Ι and Cyrillic І read I");
     }
 }

@@ -11,7 +11,9 @@ titles disguised with zero-width or full-width characters, images,
 character references, HTML <p> and <img alt>, pipe lines without a
 delimiter row, CSS-hidden citations and labels, a closed <dialog>'s
 heading, a definition in a comment, links with blank text, claims spaced
-by &#32; or blank characters — and one file per shape
+by &#32; or blank characters, HTML <h1>-<h6>, closed and open <dialog>,
+inline styles that hide (and one that does not), the elements a browser
+does not show — and one file per shape
 alone (`shape-*.md`).
 """
 
@@ -65,7 +67,7 @@ def words(r, n=None):
 
 def block(r, k=None):
     t = title(r)
-    k = r.randrange(40) if k is None else k
+    k = r.randrange(SHAPES) if k is None else k
     shapes = [
         lambda: f"{'#' * r.randint(1, 6)} {t}",
         lambda: f"{t}\n{r.choice(['=', '-']) * r.randint(1, 8)}",
@@ -115,12 +117,20 @@ def block(r, k=None):
         lambda: r.choice(CLAIMS) + " " + r.choice(BLANK_LINKS) + "(https://example.org/a).",
         lambda: f"{r.choice(CLAIMS)} <a href=\"https://example.org/a\"></a>.",
         lambda: r.choice(CLAIMS).replace(" ", r.choice(["&#32;", "\u2800", "\u3164"])) + ".",
+        lambda: (lambda n: f"<h{n}>{t}</h{n}>")(r.randint(1, 6)),
+        lambda: f"<dialog>\n\n## {t}\n\n{words(r, 10)}\n\n</dialog>",
+        lambda: f"<dialog open>\n{words(r, 8)}\n</dialog>",
+        lambda: f"<p>{words(r, 2)} <span style=\"Visibility : hidden\">{words(r, 8)}</span></p>",
+        lambda: f"## {t[:2]}<span style=\"display:none\">{words(r, 1)}</span>{t[2:]}",
+        lambda: f"<noscript>\n{words(r, 8)}\n</noscript>",
+        lambda: f"<div style=\"opacity: 0.5\">\n{words(r, 8)}\n</div>",
+        lambda: f"<datalist>\n{words(r, 8)}\n</datalist>\n\n<title>{words(r, 4)}</title>",
     ]
     return shapes[k % len(shapes)]()
 
 
 # How many shapes `block` has (one `shape-*.md` file each).
-SHAPES = 48
+SHAPES = 56
 
 
 def document(r):

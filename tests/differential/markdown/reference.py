@@ -12,7 +12,8 @@ for each file,
 
 read from the HTML markdown-it-py renders, as a browser shows it: text
 inside <style>, <script>, <template> or an element with the `hidden`
-attribute is hidden. `key` is the title as std/markdown-sections compares
+attribute or a hiding inline style, or in an element a browser does not
+show as text (NOT_SHOWN), is hidden. `key` is the title as std/markdown-sections compares
 it (default-ignorable characters removed, NFKC, trimmed, a trailing `:`
 dropped, spaces collapsed, lower case); `words` counts the visible words
 of the section (to the next heading of the same or a higher level: text,
@@ -44,6 +45,49 @@ IGNORABLE = [(0x00AD, 0x00AD), (0x034F, 0x034F), (0x061C, 0x061C), (0x115F, 0x11
              (0xE0000, 0xE0FFF)]
 CITATION = re.compile(r"\[\d+(?:\s*[,–-]\s*\d+)*\]|\[\^[^\]]+\]|https?://\S+")
 LABELS = re.compile(r"(?<![A-Za-z0-9_])(UNSOURCED|INFERENCE)(?![A-Za-z0-9_])")
+
+
+# Elements a browser does not show as text: raw text and RCDATA, the
+# rendering spec's display:none elements, fallback content, SVG metadata
+# (a <dialog> or <details> with `open` is shown; a closed <details> shows
+# its <summary>, hidden here too: vcc's stricter reading).
+NOT_SHOWN = {"style", "script", "template", "noscript", "noembed", "noframes", "iframe",
+             "title", "textarea", "datalist", "dialog", "details", "video", "audio", "object",
+             "canvas", "desc", "metadata", "head"}
+
+
+def style_hides(style):
+    """An inline style that hides the element (the last declaration of a
+    property wins)."""
+    props = {}
+    for decl in (style or "").split(";"):
+        name, sep, value = decl.partition(":")
+        if not sep:
+            continue
+        name = name.strip().lower()
+        value = value.lower().replace("!important", "").strip()
+        num = re.fullmatch(r"(-?[0-9.]+)[a-z%]*", value)
+        if name == "display":
+            props[name] = value == "none"
+        elif name == "visibility":
+            props[name] = value in ("hidden", "collapse")
+        elif name == "content-visibility":
+            props[name] = value == "hidden"
+        elif name in ("opacity", "font-size", "line-height", "height", "max-height", "width",
+                      "max-width"):
+            try:
+                props[name] = bool(num) and float(num.group(1)) <= 0
+            except ValueError:
+                props[name] = False
+        elif name in ("color", "-webkit-text-fill-color"):
+            props[name] = value == "transparent" or value.replace(" ", "").endswith(",0)")
+        elif name in ("clip", "clip-path"):
+            props[name] = value not in ("auto", "none")
+        elif name in ("text-indent", "left", "top", "margin-left", "margin-top"):
+            props[name] = value.startswith("-")
+        elif name == "transform":
+            props[name] = "scale(0" in value or "scale(-0" in value
+    return any(props.values())
 
 
 def ignorable(c):
@@ -93,7 +137,8 @@ class Page(HTMLParser):
         if self.hiding:
             if tag == self.hiding[0]:
                 self.hiding = (tag, self.hiding[1] + 1)
-        elif tag in ("style", "script", "template") or ("hidden" in names and tag not in VOID):
+        elif (tag in NOT_SHOWN and not (tag in ("dialog", "details") and "open" in names)) or (
+                tag not in VOID and ("hidden" in names or style_hides(dict(attrs).get("style")))):
             self.hiding = (tag, 1)
         if tag in VOID:
             return

@@ -10,7 +10,9 @@ fuzz_target!(|data: &[u8]| {
     };
     let params = match which % 2 {
         0 => r#"{}"#,
-        _ => r#"{"level": "note", "max_results": 1, "deny_rules": ["R1"], "allow_rules": ["R2"], "honor_suppressions": true}"#,
+        _ => {
+            r#"{"level": "note", "max_results": 1, "deny_rules": ["R1"], "allow_rules": ["R2"], "honor_suppressions": true}"#
+        }
     };
     let outcome = vcc_fuzz::judge::<sarif::Sarif>("results.sarif", bytes, params);
     vcc_fuzz::lines_within(&outcome, "results.sarif", bytes);

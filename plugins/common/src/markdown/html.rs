@@ -1,6 +1,9 @@
 //! What a browser hides in the raw HTML of a Markdown document: the text
 //! inside `<style>`, `<script>` and `<template>`, inside any element with
-//! the `hidden` attribute, and inside comments. The state runs across the
+//! the `hidden` attribute or an inline style that hides it
+//! (`display:none`, `visibility:hidden`, `opacity:0`, `font-size:0`), inside
+//! the elements the HTML rendering spec does not show as text (see
+//! `UA_HIDDEN`, `RAW_TEXT`), and inside comments. The state runs across the
 //! whole document, as in the rendered page: `<div hidden>`, a blank line,
 //! a paragraph, `</div>` hides the paragraph.
 
@@ -10,8 +13,26 @@ const VOID: [&str; 14] = [
     "wbr", "keygen",
 ];
 
-/// Elements whose content is raw text up to their closing tag.
-const RAW_TEXT: [&str; 2] = ["script", "style"];
+/// Elements whose content is raw text up to their closing tag, none of it
+/// shown as text: `script`, `style`; `noscript`, `noembed`, `noframes`
+/// and `iframe` (raw text in a browser with scripting and plugins; never
+/// rendered); `title` (the tab's title, not the page) and `textarea` (a
+/// form control's value, not prose: strictest reading).
+const RAW_TEXT: [&str; 8] = [
+    "script", "style", "noscript", "noembed", "noframes", "iframe", "title", "textarea",
+];
+
+/// Elements the rendering spec's UA style sheet gives `display: none`, or
+/// whose content is only fallback a browser does not show when it can
+/// play the element (`video`, `audio`, `object`, `canvas`), or that are
+/// metadata (`svg` `desc`, `metadata`). `dialog` and `details` without
+/// `open` are here too (checked in `Hider::tag`): a closed `details` shows
+/// only its `summary`, and hiding that too is the stricter reading (its
+/// words do not count; a heading in it is still forbidden).
+const UA_HIDDEN: [&str; 11] = [
+    "template", "datalist", "dialog", "details", "video", "audio", "object", "canvas", "desc",
+    "metadata", "head",
+];
 
 /// Elements whose text is shown but is not prose (no claims).
 const NOT_PROSE: [&str; 5] = ["pre", "code", "table", "kbd", "samp"];
@@ -25,6 +46,26 @@ pub struct Hider {
     link: Option<String>,
     /// How many elements that are not prose are open now.
     not_prose: usize,
+    /// An HTML heading (`<h1>`–`<h6>`) open now.
+    heading: Option<HtmlHeading>,
+    /// A style sheet seen so far may hide content by selector (a `<style>`
+    /// rule with a hiding declaration, `@import`, `<link rel=stylesheet>`):
+    /// what a reader sees can no longer be told from the markup.
+    pub hiding_css: bool,
+}
+
+/// A heading written in HTML (`<h2>TODO</h2>`): a heading in every
+/// renderer.
+#[derive(Debug, Default, PartialEq)]
+pub struct HtmlHeading {
+    pub level: u8,
+    /// Its text as shown (hidden parts left out unless all of it is).
+    pub title: String,
+    /// Inside an element a browser hides.
+    pub hidden: bool,
+    /// Holds a bidi override (`<bdo>`, `dir="rtl"`): shown otherwise than
+    /// its bytes.
+    pub bidi: bool,
 }
 
 /// What a reader sees of a piece of HTML.
@@ -36,6 +77,8 @@ pub struct Shown {
     /// a citation pattern sees them; text in `<pre>`, `<code>`, `<table>`
     /// left out.
     pub prose: String,
+    /// The HTML headings closed in this piece.
+    pub headings: Vec<HtmlHeading>,
 }
 
 impl Hider {
@@ -56,7 +99,11 @@ impl Hider {
             {
                 // Nothing inside is markup until the closing tag.
                 let close = format!("</{name}");
-                match find_ascii_ci(rest, &close) {
+                let found = find_ascii_ci(rest, &close);
+                if name == "style" && css_may_hide(&rest[..found.unwrap_or(rest.len())]) {
+                    self.hiding_css = true;
+                }
+                match found {
                     Some(i) => {
                         self.hiding = None;
                         rest = &rest[i..];
@@ -68,6 +115,12 @@ impl Hider {
                 Some(i) => (&rest[..i], Some(&rest[i..])),
                 None => (rest, None),
             };
+            let hidden = self.hidden();
+            if let Some(h) = self.heading.as_mut()
+                && (h.hidden || !hidden)
+            {
+                h.title.push_str(text);
+            }
             if !self.hidden() {
                 out.text.push_str(text);
                 if self.not_prose == 0 {
@@ -75,14 +128,19 @@ impl Hider {
                 }
             }
             let Some(tail) = tail else { return out };
-            out.text.push(' ');
-            out.prose.push(' ');
+            // An inline tag joins the text around it (`Ri<b>s</b>ks` is
+            // one word); a block or a line break separates it.
+            if breaks_words(tail) || tail.starts_with("<!") || tail.starts_with("<?") {
+                out.text.push(' ');
+                out.prose.push(' ');
+            }
             let end = if tail.starts_with("<!--") {
                 tail.find("-->").map(|e| e + 3)
             } else {
                 tag_end(tail)
             };
             let Some(end) = end else { return out };
+            self.track_heading(&tail[..end], &mut out);
             if let Some(mark) = self.tag(&tail[..end]) {
                 // `[text](href)`, as a citation pattern expects it.
                 let kept = out.prose.trim_end().len();
@@ -92,6 +150,36 @@ impl Hider {
                 out.prose.push_str(&mark);
             }
             rest = &tail[end..];
+        }
+    }
+
+    /// Open or close an HTML heading with this tag; mark an open one that
+    /// holds a bidi override.
+    fn track_heading(&mut self, tag: &str, out: &mut Shown) {
+        let Some((closing, name, _)) = parse_tag(tag) else {
+            return;
+        };
+        let level = match name.as_bytes() {
+            [b'h', d @ b'1'..=b'6'] => Some(d - b'0'),
+            _ => None,
+        };
+        match (level, self.heading.as_mut()) {
+            (Some(level), None) if !closing => {
+                self.heading = Some(HtmlHeading {
+                    level,
+                    title: String::new(),
+                    hidden: self.hidden(),
+                    bidi: is_bidi_tag(tag),
+                });
+            }
+            (Some(_), Some(_)) if closing => {
+                if let Some(mut h) = self.heading.take() {
+                    h.title = decode_entities(h.title.trim());
+                    out.headings.push(h);
+                }
+            }
+            (_, Some(h)) => h.bidi |= is_bidi_tag(tag),
+            _ => {}
         }
     }
 
@@ -114,9 +202,20 @@ impl Hider {
                 None
             }
             None => {
+                if name == "link"
+                    && attr(attrs, "rel")
+                        .flatten()
+                        .is_some_and(|r| r.to_ascii_lowercase().contains("stylesheet"))
+                {
+                    self.hiding_css = true;
+                }
+                let void = VOID.contains(&name.as_str());
                 let hides = RAW_TEXT.contains(&name.as_str())
-                    || name == "template"
-                    || (attr(attrs, "hidden").is_some() && !VOID.contains(&name.as_str()));
+                    || (UA_HIDDEN.contains(&name.as_str())
+                        && !(matches!(name.as_str(), "dialog" | "details")
+                            && attr(attrs, "open").is_some()))
+                    || (!void && attr(attrs, "hidden").is_some())
+                    || (!void && attr(attrs, "style").flatten().is_some_and(style_hides));
                 if !closing && hides {
                     self.hiding = Some((name, 1));
                     return None;
@@ -140,6 +239,122 @@ impl Hider {
             }
         }
     }
+}
+
+/// Whether an inline style hides the element's text: `display:none`,
+/// `visibility:hidden|collapse`, `content-visibility:hidden`, a zero
+/// `opacity`, `font-size`, `line-height`, `height` or `width`, a
+/// transparent `color`, any `clip`/`clip-path`, a negative `text-indent`,
+/// `left`, `top` or margin (moved off the page), `transform: scale(0)` (any
+/// case, spaces, `!important`). A later declaration of
+/// the same property wins, as in CSS.
+pub fn style_hides(style: &str) -> bool {
+    let mut hides = std::collections::BTreeMap::new();
+    for decl in style.split(';') {
+        let Some((name, value)) = decl.split_once(':') else {
+            continue;
+        };
+        let name = name.trim().to_ascii_lowercase();
+        let value = value.to_ascii_lowercase().replace("!important", "");
+        let value = value.trim();
+        let zero = || {
+            let num = value.trim_end_matches(|c: char| c.is_ascii_alphabetic() || c == '%');
+            num.parse::<f64>().is_ok_and(|n| n <= 0.0)
+        };
+        let negative = || value.starts_with('-');
+        let hidden = match name.as_str() {
+            "display" => value == "none",
+            "visibility" => value == "hidden" || value == "collapse",
+            "content-visibility" => value == "hidden",
+            "opacity" | "font-size" | "height" | "max-height" | "width" | "max-width"
+            | "line-height" => zero(),
+            // Text drawn in no colour, or clipped or moved off the page.
+            "color" | "-webkit-text-fill-color" => {
+                value == "transparent" || value.replace(' ', "").ends_with(",0)")
+            }
+            "clip" | "clip-path" => value != "auto" && value != "none",
+            "text-indent" | "left" | "top" | "margin-left" | "margin-top" => negative(),
+            "transform" => value.contains("scale(0") || value.contains("scale(-0"),
+            _ => continue,
+        };
+        hides.insert(name, hidden);
+    }
+    hides.values().any(|h| *h)
+}
+
+/// Whether a style sheet may hide content: a rule whose declarations
+/// hide (`style_hides`), or an `@import` of rules not seen.
+pub fn css_may_hide(css: &str) -> bool {
+    css.to_ascii_lowercase().contains("@import")
+        || css
+            .split('{')
+            .skip(1)
+            .any(|body| style_hides(body.split('}').next().unwrap_or("")))
+}
+
+/// Whether a tag overrides or changes the direction of its text, so a
+/// browser shows other letters, or another order, than the bytes: `<bdo>`,
+/// `dir="rtl"` (or `auto`), or a style with `direction` or `unicode-bidi`.
+pub fn is_bidi_tag(tag: &str) -> bool {
+    let Some((closing, name, attrs)) = parse_tag(tag) else {
+        return false;
+    };
+    if closing {
+        return false;
+    }
+    let dir = attr(attrs, "dir")
+        .flatten()
+        .is_some_and(|d| !d.trim().eq_ignore_ascii_case("ltr"));
+    let style = attr(attrs, "style").flatten().is_some_and(|s| {
+        let s = s.to_ascii_lowercase();
+        s.contains("unicode-bidi") || s.contains("direction")
+    });
+    name == "bdo" || dir || style
+}
+
+/// Every tag (`<…>`) in `html` that is a bidi override (`is_bidi_tag`),
+/// by offset.
+pub fn bidi_tags(html: &str) -> Vec<usize> {
+    let mut out = Vec::new();
+    let mut at = 0;
+    while let Some(i) = html[at..].find('<') {
+        let start = at + i;
+        match tag_end(&html[start..]) {
+            Some(end) => {
+                if is_bidi_tag(&html[start..start + end]) {
+                    out.push(start);
+                }
+                at = start + end;
+            }
+            None => at = start + 1,
+        }
+    }
+    out
+}
+
+/// Whether an inline tag separates the words around it: a line break or
+/// an element a browser shows as a block.
+pub fn breaks_words(tag: &str) -> bool {
+    const BREAKS: [&str; 14] = [
+        "br",
+        "p",
+        "div",
+        "li",
+        "ul",
+        "ol",
+        "table",
+        "tr",
+        "td",
+        "th",
+        "hr",
+        "pre",
+        "blockquote",
+        "section",
+    ];
+    let end = tag_end(tag).unwrap_or(tag.len());
+    parse_tag(&tag[..end]).is_some_and(|(_, name, _)| {
+        BREAKS.contains(&name.as_str()) || name.as_bytes().first() == Some(&b'h') && name.len() == 2
+    })
 }
 
 /// Where the tag that `s` starts with ends (after its `>`), quotes
@@ -343,5 +558,108 @@ mod tests {
         assert!(h.hidden());
         h.feed("</div>");
         assert!(!h.hidden());
+    }
+
+    #[test]
+    fn inline_styles_and_ua_hidden_elements_hide_their_text() {
+        assert_eq!(visible(&["<div style=\"display:none\">a</div>b"]), "b");
+        assert_eq!(
+            visible(&["<p STYLE='color: red; Visibility : Hidden !important'>a</p>b"]),
+            "b"
+        );
+        assert_eq!(
+            visible(&["<span style=\"opacity:0\">a</span><span style=\"opacity:0.5\">b</span>"]),
+            "b"
+        );
+        assert_eq!(visible(&["<span style=\"font-size:0px\">a</span>b"]), "b");
+        for style in [
+            "color: transparent",
+            "color: rgba(0, 0, 0, 0)",
+            "position:absolute; left:-9999px",
+            "clip-path: inset(50%)",
+            "height:0; overflow:hidden",
+            "text-indent: -100em",
+            "transform: scale(0)",
+        ] {
+            assert_eq!(
+                visible(&[&format!("<span style=\"{style}\">a</span>b")]),
+                "b",
+                "{style}"
+            );
+        }
+        assert_eq!(
+            visible(&["<span style=\"color: red; height: 2em\">a</span>"]),
+            "a"
+        );
+        assert_eq!(
+            visible(&["<span style=\"display:none;display:inline\">a</span>"]),
+            "a",
+            "the later declaration wins"
+        );
+        for el in [
+            "dialog", "details", "datalist", "noembed", "noframes", "noscript", "title",
+            "textarea", "iframe", "video", "audio", "object", "canvas", "desc", "metadata",
+        ] {
+            assert_eq!(
+                visible(&[&format!("<{el}>a <b>c</b></{el}>b")]),
+                "b",
+                "{el}"
+            );
+        }
+        assert_eq!(visible(&["<dialog open>a</dialog>"]), "a");
+        assert_eq!(visible(&["<details><summary>s</summary>a</details>b"]), "b");
+        assert_eq!(
+            visible(&["<details open><summary>s</summary>a</details>"]),
+            "sa"
+        );
+    }
+
+    #[test]
+    fn style_sheets_that_may_hide_are_noticed() {
+        let mut h = Hider::default();
+        h.feed("<style>.x { color: red }</style>");
+        assert!(!h.hiding_css);
+        h.feed("<style>\n.x { display : none }\n</style>");
+        assert!(h.hiding_css);
+        let mut h = Hider::default();
+        h.feed("<link rel=\"stylesheet\" href=\"a.css\">");
+        assert!(h.hiding_css);
+        assert!(css_may_hide("@import url(x.css);"));
+    }
+
+    #[test]
+    fn inline_tags_join_words_and_blocks_separate_them() {
+        let words = |html: &str| crate::text::visible_words(&Hider::default().feed(html).text);
+        assert_eq!(words("<p>Ri<b>s</b>ks <span>x</span></p>"), 2);
+        assert_eq!(words("<td>a</td><td>b</td>a<br>b"), 4);
+        let prose = Hider::default()
+            .feed("<p>T<span style=\"display:none\">x</span>ODO</p>")
+            .prose;
+        assert_eq!(prose.trim(), "TODO");
+    }
+
+    #[test]
+    fn html_headings_and_bidi_overrides() {
+        let mut h = Hider::default();
+        let shown = h.feed("<h2>TO<span style=\"display:none\">x</span>DO</h2><div hidden><h3>Risks</h3></div><h4><bdo dir=\"rtl\">ODOT</bdo></h4>");
+        let got: Vec<(u8, &str, bool, bool)> = shown
+            .headings
+            .iter()
+            .map(|h| (h.level, h.title.as_str(), h.hidden, h.bidi))
+            .collect();
+        assert_eq!(
+            got,
+            vec![
+                (2, "TODO", false, false),
+                (3, "Risks", true, false),
+                (4, "ODOT", false, true)
+            ]
+        );
+        assert!(
+            is_bidi_tag("<span dir=RTL>")
+                && is_bidi_tag("<p style=\"unicode-bidi: bidi-override\">")
+        );
+        assert!(!is_bidi_tag("<p dir=\"ltr\">") && !is_bidi_tag("</bdo>"));
+        assert_eq!(bidi_tags("a <bdo dir=rtl>x</bdo> <b>"), vec![2]);
     }
 }

@@ -100,3 +100,38 @@ fn any_text_reads_without_panicking() {
         }
     }
 }
+
+#[test]
+fn html_headings_bidi_and_css_hidden_text() {
+    let doc = "# A\n\n<h2>TODO</h2>\n\n## \u{202e}ODOT\u{202c}\n\n## <bdo dir=\"rtl\">Summary</bdo>\n\n## TO<span style=\"display:none\">x</span>DO\n\n<div style=\"display:none\">\n\n## Hidden\n\nwords here\n\n</div>\n";
+    let r = read(doc);
+    let got: Vec<(u8, &str, bool, bool)> = r
+        .headings
+        .iter()
+        .map(|h| (h.level, h.title.as_str(), h.hidden, h.bidi))
+        .collect();
+    assert_eq!(
+        got,
+        vec![
+            (1, "A", false, false),
+            (2, "TODO", false, false),
+            (2, "\u{202e}ODOT\u{202c}", false, true),
+            (2, "Summary", false, true),
+            (2, "TODO", false, false),
+            (2, "Hidden", true, false),
+        ]
+    );
+    assert_eq!(r.headings[1].range.start, 5, "where the HTML block starts");
+    let hidden_from = doc.find("<div").unwrap_or(0);
+    assert_eq!(r.words_in(hidden_from..doc.len()), 0);
+}
+
+#[test]
+fn style_sheets_that_may_hide_are_located() {
+    let doc = "# A\n\nok\n\n<style>\nh2:nth-of-type(2) { display: none }\n</style>\n\n## B\n";
+    assert_eq!(read(doc).hiding_style, doc.find("<style>"));
+    assert_eq!(
+        read("# A\n\n<style>p { color: red }</style>\n").hiding_style,
+        None
+    );
+}

@@ -1,0 +1,101 @@
+//! What a reader is shown that the bytes do not say: bidi controls and
+//! direction overrides (the shown order is not the byte order, "Trojan
+//! Source"), and, in a Markdown file, the rendered text (`T&#79;DO` is
+//! shown as `TODO`).
+
+use vcc_plugin_common::markdown;
+use vcc_plugin_common::text::is_bidi_control;
+
+/// A Markdown file as rendered, for must_not_match.
+pub struct Rendered {
+    /// (offset in the source of the line it comes from, one line of the
+    /// rendered text): headings, paragraphs (entities decoded, emphasis
+    /// and comments removed), the visible prose of HTML blocks.
+    pub lines: Vec<(usize, String)>,
+    /// Offsets of tags that override the direction (`<bdo>`, `dir="rtl"`).
+    pub bidi_tags: Vec<usize>,
+}
+
+/// A bidi embedding, override or isolate control.
+pub fn is_bidi_control_char(c: char) -> bool {
+    is_bidi_control(c)
+}
+
+/// Whether a path is read as Markdown by its consumers.
+pub fn is_markdown(path: &str) -> bool {
+    let lower = path.to_ascii_lowercase();
+    [".md", ".markdown", ".mdown", ".mkd", ".mkdn"]
+        .iter()
+        .any(|ext| lower.ends_with(ext))
+}
+
+impl Rendered {
+    pub fn of(text: &str) -> Rendered {
+        let reading = markdown::read(text);
+        let mut lines = Vec::new();
+        for h in &reading.headings {
+            lines.push((h.range.start, h.title.clone()));
+        }
+        for p in &reading.paragraphs {
+            let shown: Vec<&str> = p.text.split('\n').collect();
+            // A soft break is a line of the source: line i of the text is
+            // line i of the source, unless a construct spans lines.
+            let same = shown.len() == p.lines.len();
+            for (i, line) in shown.iter().enumerate() {
+                let at = if same { p.lines[i].0 } else { p.range.start };
+                lines.push((at, line.to_string()));
+            }
+        }
+        for (at, prose) in &reading.html_prose {
+            lines.push((*at, prose.split_whitespace().collect::<Vec<_>>().join(" ")));
+        }
+        lines.sort_by_key(|(at, _)| *at);
+        let mut bidi_tags = markdown::bidi_tags(text);
+        // A bidi control written as a character reference (`&#x202E;`)
+        // is one once rendered.
+        bidi_tags.extend(
+            lines
+                .iter()
+                .filter(|(_, l)| l.chars().any(is_bidi_control))
+                .map(|(at, _)| *at),
+        );
+        bidi_tags.sort_unstable();
+        bidi_tags.dedup();
+        Rendered { lines, bidi_tags }
+    }
+}
+
+/// Offsets of every bidi control character in `text`, and of every
+/// direction-override tag when it is Markdown.
+pub fn bidi_offsets(text: &str, rendered: Option<&Rendered>) -> Vec<usize> {
+    let mut out: Vec<usize> = text
+        .char_indices()
+        .filter(|(_, c)| is_bidi_control(*c))
+        .map(|(i, _)| i)
+        .collect();
+    if let Some(r) = rendered {
+        out.extend(&r.bidi_tags);
+        out.sort_unstable();
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn markdown_is_read_as_rendered_and_overrides_are_found() {
+        let doc = "Done.\n\nT&#79;DO: *fin*<!-- x -->ish\nthis\n\n<bdo dir=\"rtl\">ODOT</bdo>\n";
+        let r = Rendered::of(doc);
+        let texts: Vec<&str> = r.lines.iter().map(|(_, l)| l.as_str()).collect();
+        assert!(texts.contains(&"TODO: finish"), "{texts:?}");
+        let at = r.lines.iter().find(|(_, l)| l == "this").map(|(a, _)| *a);
+        assert_eq!(at, doc.find("this"));
+        assert_eq!(r.bidi_tags, vec![doc.find("<bdo").unwrap_or(0)]);
+        assert_eq!(bidi_offsets("a\u{202e}b", None), vec![1]);
+        assert!(is_markdown("docs/NOTES.MD") && !is_markdown("lib.rs"));
+        let doc = "ok\n\n&#x202E;ODOT&#x202C;: finish\n";
+        assert_eq!(Rendered::of(doc).bidi_tags, vec![4]);
+    }
+}
