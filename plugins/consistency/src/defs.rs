@@ -565,10 +565,10 @@ mod tests {
     fn python_definitions_outside_comments_and_strings() {
         let src = "# def test_in_comment(): pass\n\"\"\"\ndef test_in_docstring():\n\"\"\"\nclass TestPages:\n    async def test_async(self):\n        s = 'def test_in_string(): pass'\n\ndef test_size():\n    pass\n";
         assert!(defines(Lang::Python, src, "TestPages"));
-        assert!(
-            !defines(Lang::Python, src, "test_async"),
-            "a method: `TestPages::test_async`"
-        );
+        // A bare method name resolves when exactly one class its runner
+        // collects has it (unittest's layout: `file::test_x`).
+        assert!(defines(Lang::Python, src, "test_async"));
+        assert!(!defines(Lang::Python, src, "test_in_string"));
         assert!(defines(Lang::Python, src, "TestPages::test_async"));
         assert!(defines(Lang::Python, src, "test_size[3-4]"));
         for absent in [

@@ -183,10 +183,17 @@ fn sections(text: &str, reading: &markdown::Reading, lines: &LineIndex) -> Vec<S
         .headings
         .iter()
         .filter(|h| !h.hidden)
-        .map(|h| (h.title.clone(), h.range.start, h.range.end, false))
+        .map(|h| {
+            let html = html_heading(&text[h.range.start..]);
+            (h.title.clone(), h.range.start, h.range.end, html)
+        })
         .collect();
+    // The shared reading finds HTML headings too; one it did not (an
+    // HTML block it read as prose) is added here, never twice.
     for (at, prose) in &reading.html_prose {
-        if html_heading(&text[*at..]) {
+        let line_end = text[*at..].find('\n').map_or(text.len(), |n| at + n);
+        let known = heads.iter().any(|h| (*at..=line_end).contains(&h.1));
+        if html_heading(&text[*at..]) && !known {
             heads.push((prose.trim().to_string(), *at, *at + 1, true));
         }
     }

@@ -24,6 +24,9 @@ pub struct Class {
     pub members: BTreeMap<String, Binding>,
     /// `__init__` or `__new__`: pytest does not collect the class.
     pub has_init: bool,
+    /// A `unittest.TestCase` subclass (by its bases' names): unittest and
+    /// pytest collect it whatever its name.
+    pub unittest: bool,
 }
 
 #[derive(Debug, PartialEq)]
@@ -67,7 +70,10 @@ pub fn read(code: &str) -> Result<BTreeMap<String, Binding>, String> {
         if let (Some(kind), Some(name)) = (def, name) {
             let is_class = matches!(kind, Scope::Class(_));
             let binding = if is_class {
-                Binding::Class(Class::default())
+                Binding::Class(Class {
+                    unittest: words.iter().skip(2).any(|w| *w == "TestCase"),
+                    ..Class::default()
+                })
             } else {
                 Binding::Func
             };
@@ -255,14 +261,34 @@ pub fn resolve(
     segments: &[&str],
     test: bool,
 ) -> Result<(), String> {
-    let collected = "pytest collects `test*` functions and `Test*` classes (without `__init__`) bound at module level when the module is imported, and their `test*` methods";
+    let collected = "pytest collects `test*` functions and `Test*` classes (without `__init__`) or `unittest.TestCase` subclasses bound at module level when the module is imported, and their `test*` methods";
     let first = segments.first().copied().unwrap_or_default();
     let not_there = || {
         format!(
             "`{first}` is not bound at module level once the module is imported (nested in a function or a block, deleted or rebound); {collected}"
         )
     };
+    let collects = |name: &str, c: &Class| c.unittest || (name.starts_with("Test") && !c.has_init);
     match (module.get(first), segments.len()) {
+        // A bare test name that is no module-level function: a `test*`
+        // method of a class its runner collects (unittest's own layout,
+        // `tests/test_x.py::test_y` for `class XTests(TestCase)`), if
+        // exactly one such class has it.
+        (None | Some(Binding::Other), 1)
+            if first.starts_with("test")
+                && module
+                    .iter()
+                    .filter(|(n, b)| match b {
+                        Binding::Class(c) => {
+                            collects(n, c) && c.members.get(first) == Some(&Binding::Func)
+                        }
+                        _ => false,
+                    })
+                    .count()
+                    == 1 =>
+        {
+            Ok(())
+        }
         (Some(Binding::Func), 1) => {
             if test && !first.starts_with("test") {
                 return Err(format!("`{first}` is no test: {collected}"));
@@ -270,7 +296,7 @@ pub fn resolve(
             Ok(())
         }
         (Some(Binding::Class(c)), n @ (1 | 2)) => {
-            if test && (!first.starts_with("Test") || c.has_init) {
+            if test && !collects(first, c) {
                 return Err(format!(
                     "`{first}` is no test class (its name, or an `__init__`/`__new__`): {collected}"
                 ));
@@ -341,6 +367,17 @@ mod tests {
             "test_size",
             true
         ));
+    }
+
+    #[test]
+    fn unittest_classes_and_their_methods_by_bare_name() {
+        let m = read("import unittest\n\nclass PageTests(unittest.TestCase):\n    def test_size(self): pass\n\nclass Helper:\n    def test_other(self): pass\n").unwrap();
+        assert!(resolve(&m, &["PageTests", "test_size"], true).is_ok());
+        assert!(resolve(&m, &["test_size"], true).is_ok());
+        // A method of a class no runner collects is no test.
+        assert!(resolve(&m, &["test_other"], true).is_err());
+        let two = read("from unittest import TestCase\n\nclass A(TestCase):\n    def test_x(self): pass\n\nclass TestB:\n    def test_x(self): pass\n").unwrap();
+        assert!(resolve(&two, &["test_x"], true).is_err(), "ambiguous");
     }
 
     #[test]
