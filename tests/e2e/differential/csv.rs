@@ -11,12 +11,12 @@
 
 use std::collections::BTreeMap;
 use std::fs;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::Command;
 
 use serde_json::Value;
 
-use super::Tally;
+use super::{Inputs, Tally};
 use crate::{check_json, repo};
 
 /// How many datasets the generator writes, and its seed.
@@ -31,53 +31,17 @@ pub fn data_python() -> PathBuf {
     crate::world::tools_dir().join("diff-data-py/bin/python")
 }
 
-fn csv_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(entries) = fs::read_dir(dir) else {
-        return;
-    };
-    for entry in entries.flatten() {
-        let path = entry.path();
-        if path.is_dir() {
-            csv_files(&path, out);
-        } else if path.extension().is_some_and(|e| e == "csv") {
-            out.push(path);
-        }
-    }
-}
-
 #[test]
 fn std_json_schema_reads_csv_as_pandas_does() {
-    let work = tempfile::tempdir().expect("temp dir");
-    let inputs = work.path().join("inputs");
-    fs::create_dir_all(&inputs).expect("inputs dir");
-    let mut sources = Vec::new();
-    for set in ["tests/cases/json-schema", "tests/forgery/json-schema"] {
-        csv_files(&repo().join(set), &mut sources);
-    }
-    sources.sort();
-    let case_count = sources.len();
-    for (i, src) in sources.iter().enumerate() {
-        fs::copy(src, inputs.join(format!("case-{i:03}.csv"))).expect("copy case");
-    }
+    let gathered = Inputs::gather("json-schema", "csv", &data_python(), "csv", GENERATED, SEED);
+    let (work, inputs, names, case_count) = (
+        &gathered.work,
+        &gathered.dir,
+        &gathered.names,
+        gathered.from_cases,
+    );
     let script = repo().join("tests/differential/csv");
-    let made = Command::new(data_python())
-        .arg(script.join("generate.py"))
-        .args([inputs.to_str().expect("utf-8 path"), GENERATED, SEED])
-        .status()
-        .expect("run generate.py");
-    assert!(made.success(), "generate.py failed");
-
-    let mut names: Vec<String> = fs::read_dir(&inputs)
-        .expect("read inputs")
-        .flatten()
-        .map(|e| e.file_name().to_string_lossy().into_owned())
-        .collect();
-    names.sort();
-    let mut contract = String::from("vcc: 1\nid: differential-csv\ndeliverables:\n");
-    for (i, name) in names.iter().enumerate() {
-        contract += &format!("  - {{ id: d{i}, path: \"inputs/{name}\" }}\n");
-    }
-    contract += "validators:\n  v: { component: std/json-schema }\ncriteria:\n";
+    let mut contract = gathered.contract_head("csv", "std/json-schema");
     for i in 0..names.len() {
         for (id, extra) in [
             ("CLOSED", r#", "additionalProperties": false"#),

@@ -11,12 +11,12 @@
 
 use std::collections::BTreeMap;
 use std::fs;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::Command;
 
 use serde_json::Value;
 
-use super::Tally;
+use super::{Inputs, Tally};
 use crate::{check_json, repo};
 
 /// How many reports the generator writes, and its seed.
@@ -26,20 +26,6 @@ const SEED: &str = "34";
 /// The Python of tests/install-tools.sh that has junitparser over lxml.
 fn xml_python() -> PathBuf {
     crate::world::tools_dir().join("diff-xml-py/bin/python")
-}
-
-fn xml_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(entries) = fs::read_dir(dir) else {
-        return;
-    };
-    for entry in entries.flatten() {
-        let path = entry.path();
-        if path.is_dir() {
-            xml_files(&path, out);
-        } else if path.extension().is_some_and(|e| e == "xml") {
-            out.push(path);
-        }
-    }
 }
 
 /// Whether a reader's view agrees with a vcc pass of `passed` tests.
@@ -53,37 +39,15 @@ fn holds(seen: &Value, passed: u64) -> bool {
 
 #[test]
 fn std_junit_reads_xml_as_junitparser_does() {
-    let work = tempfile::tempdir().expect("temp dir");
-    let inputs = work.path().join("inputs");
-    fs::create_dir_all(&inputs).expect("inputs dir");
-    let mut sources = Vec::new();
-    for set in ["tests/cases/junit", "tests/forgery/junit"] {
-        xml_files(&repo().join(set), &mut sources);
-    }
-    sources.sort();
-    let case_count = sources.len();
-    for (i, src) in sources.iter().enumerate() {
-        fs::copy(src, inputs.join(format!("case-{i:03}.xml"))).expect("copy case");
-    }
+    let gathered = Inputs::gather("junit", "xml", &xml_python(), "junit-xml", GENERATED, SEED);
+    let (work, inputs, names, case_count) = (
+        &gathered.work,
+        &gathered.dir,
+        &gathered.names,
+        gathered.from_cases,
+    );
     let script = repo().join("tests/differential/junit-xml");
-    let made = Command::new(xml_python())
-        .arg(script.join("generate.py"))
-        .args([inputs.to_str().expect("utf-8 path"), GENERATED, SEED])
-        .status()
-        .expect("run generate.py");
-    assert!(made.success(), "generate.py failed");
-
-    let mut names: Vec<String> = fs::read_dir(&inputs)
-        .expect("read inputs")
-        .flatten()
-        .map(|e| e.file_name().to_string_lossy().into_owned())
-        .collect();
-    names.sort();
-    let mut contract = String::from("vcc: 1\nid: differential-junit-xml\ndeliverables:\n");
-    for (i, name) in names.iter().enumerate() {
-        contract += &format!("  - {{ id: d{i}, path: \"inputs/{name}\" }}\n");
-    }
-    contract += "validators:\n  v: { component: std/junit }\ncriteria:\n";
+    let mut contract = gathered.contract_head("junit-xml", "std/junit");
     for i in 0..names.len() {
         contract += &format!(
             "  - {{ id: J{i}, severity: must, validator: v, targets: [d{i}], params: {{ min_tests: 0 }} }}\n"

@@ -60,3 +60,86 @@ impl Tally {
         );
     }
 }
+
+/// A runner's inputs: every `.EXT` file of the validator's golden and
+/// forgery cases (copied as `case-NNN.EXT`), then what the format's
+/// `generate.py OUT COUNT SEED` writes beside them; `names` in name order.
+pub struct Inputs {
+    /// Holds the folder; the inputs are under `inputs/` in it.
+    pub work: tempfile::TempDir,
+    pub dir: PathBuf,
+    pub names: Vec<String>,
+    /// How many came from the cases and forgeries.
+    pub from_cases: usize,
+}
+
+impl Inputs {
+    pub fn gather(
+        validator: &str,
+        ext: &str,
+        python: &std::path::Path,
+        format: &str,
+        count: &str,
+        seed: &str,
+    ) -> Inputs {
+        let work = tempfile::tempdir().expect("temp dir");
+        let dir = work.path().join("inputs");
+        std::fs::create_dir_all(&dir).expect("inputs dir");
+        let mut sources = Vec::new();
+        for set in ["tests/cases", "tests/forgery"] {
+            files_with(&crate::repo().join(set).join(validator), ext, &mut sources);
+        }
+        sources.sort();
+        for (i, src) in sources.iter().enumerate() {
+            std::fs::copy(src, dir.join(format!("case-{i:03}.{ext}"))).expect("copy case");
+        }
+        let generator = crate::repo()
+            .join("tests/differential")
+            .join(format)
+            .join("generate.py");
+        let made = std::process::Command::new(python)
+            .arg(generator)
+            .args([dir.to_str().expect("utf-8 path"), count, seed])
+            .status()
+            .expect("run generate.py");
+        assert!(made.success(), "{format}/generate.py failed");
+        let mut names: Vec<String> = std::fs::read_dir(&dir)
+            .expect("read inputs")
+            .flatten()
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        Inputs {
+            work,
+            dir,
+            names,
+            from_cases: sources.len(),
+        }
+    }
+
+    /// A contract with a deliverable `dN` per input and the validator
+    /// `v`, up to `criteria:` (the runner adds its criteria).
+    pub fn contract_head(&self, id: &str, component: &str) -> String {
+        let mut contract = format!("vcc: 1\nid: differential-{id}\ndeliverables:\n");
+        for (i, name) in self.names.iter().enumerate() {
+            contract += &format!("  - {{ id: d{i}, path: \"inputs/{name}\" }}\n");
+        }
+        contract += &format!("validators:\n  v: {{ component: {component} }}\ncriteria:\n");
+        contract
+    }
+}
+
+/// Every file ending `.EXT` under `dir`, at any depth.
+fn files_with(dir: &std::path::Path, ext: &str, out: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            files_with(&path, ext, out);
+        } else if path.extension().is_some_and(|e| e == ext) {
+            out.push(path);
+        }
+    }
+}

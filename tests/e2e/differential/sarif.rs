@@ -10,12 +10,12 @@
 
 use std::collections::BTreeMap;
 use std::fs;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::Command;
 
 use serde_json::Value;
 
-use super::Tally;
+use super::{Inputs, Tally};
 use crate::{check_json, repo};
 
 /// How many logs the generator writes, and its seed.
@@ -28,20 +28,6 @@ const LEVELS: [&str; 3] = ["note", "warning", "error"];
 /// The Python of tests/install-tools.sh that has sarif-tools.
 fn reports_python() -> PathBuf {
     crate::world::tools_dir().join("reports-py/bin/python")
-}
-
-fn sarif_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(entries) = fs::read_dir(dir) else {
-        return;
-    };
-    for entry in entries.flatten() {
-        let path = entry.path();
-        if path.is_dir() {
-            sarif_files(&path, out);
-        } else if path.extension().is_some_and(|e| e == "sarif") {
-            out.push(path);
-        }
-    }
 }
 
 /// Whether a reader's view of a log holds at `level`: read, analysed, no
@@ -64,37 +50,22 @@ fn holds(seen: &Value, level: &str) -> bool {
 
 #[test]
 fn std_sarif_counts_levels_as_the_specification_does() {
-    let work = tempfile::tempdir().expect("temp dir");
-    let inputs = work.path().join("inputs");
-    fs::create_dir_all(&inputs).expect("inputs dir");
-    let mut sources = Vec::new();
-    for set in ["tests/cases/sarif", "tests/forgery/sarif"] {
-        sarif_files(&repo().join(set), &mut sources);
-    }
-    sources.sort();
-    let case_count = sources.len();
-    for (i, src) in sources.iter().enumerate() {
-        fs::copy(src, inputs.join(format!("case-{i:03}.sarif"))).expect("copy case");
-    }
+    let gathered = Inputs::gather(
+        "sarif",
+        "sarif",
+        &reports_python(),
+        "sarif",
+        GENERATED,
+        SEED,
+    );
+    let (work, inputs, names, case_count) = (
+        &gathered.work,
+        &gathered.dir,
+        &gathered.names,
+        gathered.from_cases,
+    );
     let script = repo().join("tests/differential/sarif");
-    let made = Command::new(reports_python())
-        .arg(script.join("generate.py"))
-        .args([inputs.to_str().expect("utf-8 path"), GENERATED, SEED])
-        .status()
-        .expect("run generate.py");
-    assert!(made.success(), "generate.py failed");
-
-    let mut names: Vec<String> = fs::read_dir(&inputs)
-        .expect("read inputs")
-        .flatten()
-        .map(|e| e.file_name().to_string_lossy().into_owned())
-        .collect();
-    names.sort();
-    let mut contract = String::from("vcc: 1\nid: differential-sarif\ndeliverables:\n");
-    for (i, name) in names.iter().enumerate() {
-        contract += &format!("  - {{ id: d{i}, path: \"inputs/{name}\" }}\n");
-    }
-    contract += "validators:\n  v: { component: std/sarif }\ncriteria:\n";
+    let mut contract = gathered.contract_head("sarif", "std/sarif");
     for i in 0..names.len() {
         for level in LEVELS {
             contract += &format!(

@@ -8,11 +8,12 @@
 
 use std::collections::BTreeMap;
 use std::fs;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
 use serde_json::Value;
 
+use super::Inputs;
 use crate::{check_json, repo};
 
 /// How many streams the generator writes, and its seed.
@@ -23,52 +24,23 @@ const SEED: &str = "34";
 /// reads by its specification (the book, std/junit).
 const VERSION_14: &str = "TAP specified version 14";
 
-fn tap_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(entries) = fs::read_dir(dir) else {
-        return;
-    };
-    for entry in entries.flatten() {
-        let path = entry.path();
-        if path.is_dir() {
-            tap_files(&path, out);
-        } else if path.extension().is_some_and(|e| e == "tap") {
-            out.push(path);
-        }
-    }
-}
-
 #[test]
 fn std_junit_reads_tap_as_tap_parser_does() {
-    let work = tempfile::tempdir().expect("temp dir");
-    let inputs = work.path().join("inputs");
-    fs::create_dir_all(&inputs).expect("inputs dir");
-    let mut sources = Vec::new();
-    for set in ["tests/cases/junit", "tests/forgery/junit"] {
-        tap_files(&repo().join(set), &mut sources);
-    }
-    sources.sort();
-    let case_count = sources.len();
-    for (i, src) in sources.iter().enumerate() {
-        fs::copy(src, inputs.join(format!("case-{i:03}.tap"))).expect("copy case");
-    }
-    let generated = Command::new("python3")
-        .arg(repo().join("tests/differential/tap/generate.py"))
-        .args([inputs.to_str().expect("utf-8 path"), GENERATED, SEED])
-        .status()
-        .expect("run generate.py");
-    assert!(generated.success(), "generate.py failed");
-
-    let mut names: Vec<String> = fs::read_dir(&inputs)
-        .expect("read inputs")
-        .flatten()
-        .map(|e| e.file_name().to_string_lossy().into_owned())
-        .collect();
-    names.sort();
-    let mut contract = String::from("vcc: 1\nid: differential-tap\ndeliverables:\n");
-    for (i, name) in names.iter().enumerate() {
-        contract += &format!("  - {{ id: d{i}, path: \"inputs/{name}\" }}\n");
-    }
-    contract += "validators:\n  v: { component: std/junit }\ncriteria:\n";
+    let gathered = Inputs::gather(
+        "junit",
+        "tap",
+        std::path::Path::new("python3"),
+        "tap",
+        GENERATED,
+        SEED,
+    );
+    let (work, inputs, names, case_count) = (
+        &gathered.work,
+        &gathered.dir,
+        &gathered.names,
+        gathered.from_cases,
+    );
+    let mut contract = gathered.contract_head("tap", "std/junit");
     for i in 0..names.len() {
         contract += &format!(
             "  - {{ id: T{i}, severity: must, validator: v, targets: [d{i}], params: {{ min_tests: 0, allow_skipped: true }} }}\n"
