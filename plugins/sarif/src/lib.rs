@@ -96,6 +96,9 @@ struct Issue {
     line: Option<u32>,
     /// Why its rule could not be found, when it could not.
     unresolved: Option<String>,
+    /// The level of its rule as sarif-tools finds it (in the driver), when
+    /// that is higher than the rule SARIF's references lead to.
+    driver_says: Option<Level>,
     /// It has suppressions, every one accepted (§3.34.3).
     suppressed: bool,
 }
@@ -185,6 +188,11 @@ impl Validator for Sarif {
                     .unresolved
                     .as_ref()
                     .map(|why| format!(", counted as error: its rule is not found ({why})"))
+                    .or_else(|| {
+                        issue.driver_says.map(|l| {
+                            format!(", counted as {}: sarif-tools reads its rule in tool.driver.rules so", l.name())
+                        })
+                    })
                     .unwrap_or_default();
                 let mut f = Finding::new(format!(
                     "{} [{}]: {} (in {log}{unresolved})",
@@ -323,6 +331,16 @@ fn issues(text: &str) -> Result<Vec<Issue>, (String, Option<u32>)> {
                 // another reader may not; vcc is the stricter of both).
                 level = level.max(rules::overridden(run, found).unwrap_or(Level::None));
             }
+            let mut driver_says = None;
+            if result.get("level").is_none() {
+                // sarif-tools looks for the rule in the driver only: where
+                // that reads higher than SARIF's rule, count it so.
+                let driver = rules::driver_reading(run, result);
+                if driver > level {
+                    level = driver;
+                    driver_says = Some(driver);
+                }
+            }
             let location = result.pointer("/locations/0/physicalLocation");
             let uri = location
                 .and_then(|l| l.pointer("/artifactLocation/uri"))
@@ -345,6 +363,7 @@ fn issues(text: &str) -> Result<Vec<Issue>, (String, Option<u32>)> {
                 uri,
                 line,
                 unresolved,
+                driver_says,
                 suppressed: suppressed(result),
             });
         }
@@ -504,6 +523,26 @@ mod tests {
                 .as_deref()
                 .unwrap()
                 .contains("no rule 4")
+        );
+    }
+
+    #[test]
+    fn a_rule_read_higher_in_the_driver_counts_at_that_level() {
+        // Red team 34: the extension's rule 0 is a note, the driver's rule 0
+        // an error; sarif-tools reads the driver's.
+        let log = r#"{"version": "2.1.0", "runs": [{
+          "tool": {"driver": {"name": "CodeQL", "rules": [{"id": "js/code-injection", "defaultConfiguration": {"level": "error"}}]},
+                   "extensions": [{"name": "q", "rules": [{"id": "js/eval-call", "defaultConfiguration": {"level": "note"}}]}]},
+          "results": [
+            {"ruleId": "js/eval-call", "rule": {"id": "js/eval-call", "index": 0, "toolComponent": {"index": 0}}, "message": {"text": "eval"}},
+            {"ruleId": "js/eval-call", "level": "note", "rule": {"index": 0, "toolComponent": {"index": 0}}, "message": {"text": "own level"}}
+          ]}]}"#;
+        let issues = issues(log).unwrap();
+        assert_eq!(issues[0].level, Level::Error);
+        assert_eq!(issues[0].driver_says, Some(Level::Error));
+        assert_eq!(
+            (issues[1].level, issues[1].driver_says),
+            (Level::Note, None)
         );
     }
 

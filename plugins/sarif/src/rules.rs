@@ -156,6 +156,114 @@ fn find<'a>(run: &'a Value, result: &'a Value) -> Result<Option<&'a Value>, Stri
     Ok(Some(rule))
 }
 
+/// The level sarif-tools (3.0.5, `read_result_severity`) gives a result
+/// without its own level: it looks for the rule in `tool.driver.rules`
+/// only, whatever `rule.toolComponent` says: `rules[ruleIndex]` (else
+/// `rule.index`) when that is in range, else the first rule whose `id` is
+/// `ruleId` (else `rule.id`); then an override naming that id or index,
+/// else the rule's default, else `warning`. A result that points into
+/// `tool.extensions` can so read as another rule (red team 34: the
+/// driver's rule 0 at `error` where the extension's rule 0 is a `note`);
+/// the validator counts the higher of this and SARIF's reading. Where
+/// sarif-tools would stop on the log's shape (a `rule` or a rule that is
+/// not an object, an index that is not an integer) the result is `error`,
+/// as an unresolved rule is.
+pub fn driver_reading(run: &Value, result: &Value) -> crate::Level {
+    driver_rule(run, result).unwrap_or(crate::Level::Error)
+}
+
+/// Python's truthiness of a JSON value (`if ruleId:`).
+fn truthy(v: &Value) -> bool {
+    match v {
+        Value::Null => false,
+        Value::Bool(b) => *b,
+        Value::Number(n) => n.as_f64() != Some(0.0),
+        Value::String(s) => !s.is_empty(),
+        Value::Array(a) => !a.is_empty(),
+        Value::Object(o) => !o.is_empty(),
+    }
+}
+
+/// `driver_reading`; `None` where sarif-tools would raise.
+fn driver_rule(run: &Value, result: &Value) -> Option<crate::Level> {
+    fn present(v: Option<&Value>) -> Option<&Value> {
+        v.filter(|v| !v.is_null())
+    }
+    let mut at = present(result.get("ruleIndex"));
+    let mut id = present(result.get("ruleId"));
+    if let Some(reference) = result.get("rule").filter(|r| truthy(r)) {
+        let reference = reference.as_object()?;
+        at = at.or(present(reference.get("index")));
+        id = id.or(present(reference.get("id")));
+    }
+    let empty = Vec::new();
+    let rules = match run.get("tool") {
+        None => &empty,
+        Some(tool) => match tool.as_object()?.get("driver") {
+            None => &empty,
+            Some(driver) => match driver.as_object()?.get("rules") {
+                None => &empty,
+                Some(rules) => rules.as_array()?,
+            },
+        },
+    };
+    // Python compares the index as an integer (a bool is one).
+    let at = match at {
+        None => None,
+        Some(Value::Bool(b)) => Some(i64::from(*b)),
+        Some(v) => Some(v.as_i64()?),
+    };
+    let mut found = at
+        .and_then(|i| usize::try_from(i).ok())
+        .and_then(|i| Some((rules.get(i)?, i)));
+    if found.is_none()
+        && let Some(id) = id.filter(|id| truthy(id))
+    {
+        for (i, rule) in rules.iter().enumerate() {
+            if rule.as_object()?.get("id") == Some(id) {
+                found = Some((rule, i));
+                break;
+            }
+        }
+    }
+    let Some((rule, i)) = found else {
+        return Some(crate::Level::Warning);
+    };
+    let rule = rule.as_object()?;
+    let parse = |v: &Value| {
+        v.as_str()
+            .and_then(crate::Level::parse)
+            .unwrap_or(crate::Level::Error)
+    };
+    let configuration = match rule.get("defaultConfiguration").filter(|c| truthy(c)) {
+        Some(c) => Some(c.as_object()?),
+        None => None,
+    };
+    let default = configuration
+        .and_then(|c| c.get("level"))
+        .filter(|l| truthy(l))
+        .map_or(crate::Level::Warning, parse);
+    // Any invocation's override of that id or index (sarif-tools reads the
+    // one the result's provenance names; the highest of all is stricter).
+    let over = run
+        .get("invocations")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(|inv| inv.get("ruleConfigurationOverrides")?.as_array())
+        .flatten()
+        .filter(|o| {
+            let d = o.get("descriptor");
+            d.and_then(|d| d.get("id"))
+                .is_some_and(|d| Some(d) == rule.get("id"))
+                || d.and_then(|d| d.get("index")).and_then(Value::as_u64) == Some(i as u64)
+        })
+        .filter_map(|o| o.pointer("/configuration/level").filter(|l| truthy(l)))
+        .map(parse)
+        .max();
+    Some(default.max(over.unwrap_or(crate::Level::None)))
+}
+
 /// The highest level any invocation's `ruleConfigurationOverrides` gives
 /// `rule` (matched by its id or its index in its component), if any.
 pub fn overridden(run: &Value, rule: &Value) -> Option<crate::Level> {
@@ -255,6 +363,47 @@ mod tests {
             overridden(&run, &run["tool"]["driver"]["rules"][0]),
             Some(crate::Level::Note)
         );
+    }
+
+    #[test]
+    fn sarif_tools_reads_rules_in_the_driver_only() {
+        use crate::Level::*;
+        let mut run = json!({"tool": {
+            "driver": {"rules": [
+                {"id": "A", "defaultConfiguration": {"level": "error"}},
+                {"id": "B", "defaultConfiguration": {"level": "note"}},
+                {"id": "C", "defaultConfiguration": "odd"}
+            ]},
+            "extensions": [{"name": "x", "rules": [{"id": "X"}]}]
+        }});
+        for (result, level) in [
+            // The extension's rule 0 is read as the driver's rule 0.
+            (
+                json!({"ruleId": "X", "rule": {"index": 0, "toolComponent": {"index": 0}}}),
+                Error,
+            ),
+            (json!({"ruleId": "B"}), Note),
+            (json!({"ruleId": "X"}), Warning),
+            (json!({"rule": {"id": "B", "index": 7}}), Note),
+            (
+                json!({"ruleIndex": -1, "rule": {"index": 0}, "ruleId": "B"}),
+                Note,
+            ),
+            (json!({"ruleIndex": true}), Note),
+            (json!({"message": {"text": "no rule"}}), Warning),
+            // Where sarif-tools would stop: error.
+            (json!({"ruleIndex": "0"}), Error),
+            (json!({"ruleIndex": 0.5}), Error),
+            (json!({"rule": "A"}), Error),
+            (json!({"ruleId": "C"}), Error),
+        ] {
+            assert_eq!(driver_reading(&run, &result), level, "{result}");
+        }
+        run["invocations"] = json!([{"ruleConfigurationOverrides": [
+            {"descriptor": {"index": 1}, "configuration": {"level": "error"}}
+        ]}]);
+        assert_eq!(driver_reading(&run, &json!({"ruleId": "B"})), Error);
+        assert_eq!(driver_reading(&json!({"tool": null}), &json!({})), Error);
     }
 
     #[test]

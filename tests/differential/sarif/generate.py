@@ -7,7 +7,9 @@ or tool.extensions through rule.toolComponent {index|guid|name} — with
 levels from the result, the rule's default, an invocation's override, or
 nothing; then 0-3 mutations from the shapes where readers differ: indexes
 out of range, components that do not exist, ids that disagree, unknown
-levels, suppressions mixed in status, kinds, a hierarchical rule id.
+levels, suppressions mixed in status, kinds, a hierarchical rule id, a
+result naming an extension's rule by index where the driver has another
+rule at that index (red team 34: sarif-tools reads the driver's).
 """
 
 import json
@@ -77,7 +79,7 @@ def log(rng, n):
 def mutate(rng, doc):
     run = doc["runs"][0]
     res = rng.choice(run["results"])
-    m = rng.randrange(14)
+    m = rng.randrange(15)
     if m == 0:
         res["ruleIndex"] = 99
     elif m == 1:
@@ -119,10 +121,25 @@ def mutate(rng, doc):
         run["invocations"][0]["ruleConfigurationOverrides"].append(
             {"descriptor": {"index": 0}, "configuration": {"level": "error"}})
         res["provenance"] = {"invocationIndex": 0}
-    else:
+    elif m == 13:
         res.pop("rule", None)
         res.pop("ruleId", None)
         res["ruleIndex"] = rng.randrange(4)
+    else:
+        # An extension's rule by index; the driver's rule of that index
+        # is another one, at another level.
+        exts = run["tool"].setdefault("extensions", [])
+        if not exts:
+            exts.append({"name": "pack/x", "rules": [{"id": "packx/R0", "defaultConfiguration": {"level": "note"}}]})
+        ext_rule = exts[0]["rules"][0]
+        drivers = run["tool"]["driver"]["rules"]
+        if not drivers:
+            drivers.append({"id": "D0"})
+        drivers[0]["defaultConfiguration"] = {"level": rng.choice(LEVELS)}
+        for key in ("ruleIndex", "level"):
+            res.pop(key, None)
+        res["ruleId"] = ext_rule["id"]
+        res["rule"] = {"index": 0, "toolComponent": rng.choice([{"index": 0}, {"name": exts[0]["name"]}])}
 
 
 def main():

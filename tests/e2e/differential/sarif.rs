@@ -1,7 +1,8 @@
 //! SARIF: std/sarif against the specification's level algorithm written in
 //! Python (tests/differential/sarif/reference.py, rules found through
 //! `rule.toolComponent` into `tool.extensions`) and sarif-tools' reading
-//! of levels. Inputs: every `.sarif` of the sarif golden and forgery cases
+//! of levels (rules in the driver only, on every log: std/sarif counts
+//! the higher of both readings). Inputs: every `.sarif` of the sarif golden and forgery cases
 //! and logs from tests/differential/sarif/generate.py (fixed seed). One
 //! `vcc check` judges them all, each log at `level: error`, `warning` and
 //! `note` with `max_results: 0`; where vcc passes, a reader must read the
@@ -108,7 +109,7 @@ fn std_sarif_counts_levels_as_the_specification_does() {
                 .unwrap_or_else(|| panic!("{id} ({name}) not in the report"));
             let passed = got["status"] == "pass";
             for (reader, seen) in readers {
-                // sarif-tools reads no tool.extensions: not its logs.
+                // A reader that says it does not read a log is not compared.
                 if seen.get("not_read").is_some() {
                     continue;
                 }
