@@ -30,8 +30,12 @@
 //! `{"command": ["bash", "-lc", "git push --force"]}`) matches a rule as
 //! the array or as its strings joined by spaces; for `max` it also
 //! matches if any one of its strings does, or any command one of them
-//! chains (`cd /w && git push`), so `max: 0` forbids a command wherever it
-//! hides in the argv.
+//! chains (`cd /w && git push`), read from its command word as bash reads
+//! it (shell.rs: `{ git push; }`, `if …; then git push; fi`, `! git
+//! push`, `sudo git push`, `bash -c 'git push'`), so `max: 0` forbids a
+//! command wherever it hides in the argv.
+
+mod shell;
 
 use std::collections::BTreeMap;
 
@@ -462,7 +466,9 @@ fn check_value(rule: &CompiledRule, value: &Value, argv: Argv) -> Result<(), Str
     // command it chains, as for an argv's strings below.
     if let Some(text) = value.as_str() {
         let chained = matches!(argv, Argv::AnyString)
-            && segments(text).any(|c| rule.check(Some(&Value::from(c))).is_ok());
+            && shell::commands(text)
+                .into_iter()
+                .any(|c| rule.check(Some(&Value::from(c))).is_ok());
         return if chained { Ok(()) } else { direct };
     }
     let Some(strings) = value.as_array().and_then(|a| {
@@ -479,22 +485,12 @@ fn check_value(rule: &CompiledRule, value: &Value, argv: Argv) -> Result<(), Str
     if matches!(argv, Argv::AnyString)
         && strings
             .iter()
-            .flat_map(|s| std::iter::once(*s).chain(segments(s)))
+            .flat_map(|s| std::iter::once(s.to_string()).chain(shell::commands(s)))
             .any(|s| rule.check(Some(&Value::from(s))).is_ok())
     {
         return Ok(());
     }
     direct
-}
-
-/// The commands a shell string chains (`cd /w && git push`, `a; b`,
-/// `a | b`, `$(b)`, one per line), each trimmed: for `max`, a command that
-/// ran after a `cd` counts as one that starts the string. Splitting inside
-/// quotes only finds more, which for `max` is the strict side.
-fn segments(s: &str) -> impl Iterator<Item = &str> {
-    s.split(['&', '|', ';', '\n', '(', ')', '`'])
-        .map(str::trim)
-        .filter(|c| !c.is_empty())
 }
 
 /// Read a transcript: its items (with the line each starts on), then the
