@@ -16,6 +16,7 @@ mod json_evidence;
 mod junit_xml;
 mod markdown;
 mod sarif;
+mod shell;
 mod tap;
 mod trace;
 
