@@ -21,6 +21,10 @@ const DESCRIBE: &[&str] = &[
     "context.only",
 ];
 
+/// A declaration of a name the runner provides.
+const SHADOWED: &str =
+    r"\b(?:function\s*\*?|class|const|let|var|as)\s+(?:test|it|describe|context|suite|specify)\b";
+
 /// Words before a parenthesis that make it a condition or a loop head.
 const CONTROL: &[&str] = &["if", "while", "for", "with", "switch", "catch"];
 
@@ -35,6 +39,22 @@ struct Frame {
 /// `Ok` when the call starting at `at` (the callee's first byte) is
 /// registered when the file loads.
 pub fn registered(code: &str, at: usize) -> Result<(), String> {
+    // A file that declares its own `test`, `it` or `describe` (`function
+    // test() {}`, `const describe = …`, `import { x as it }`) calls that,
+    // not the runner's: nothing in it is known to register.
+    // Declarations only at the top level (`for (const it of xs)` in a test
+    // body is a loop variable, not the runner's `it`); an import's `as`
+    // sits in braces.
+    if let Ok(re) = vcc_plugin_common::regex(SHADOWED, false)
+        && let Some(m) = re
+            .find_iter(code)
+            .find(|m| m.as_str().starts_with("as") || depth(code, m.start()) == 0)
+    {
+        return Err(format!(
+            "the file declares its own `{}`: its calls may register nothing with the runner",
+            m.as_str().split_whitespace().last().unwrap_or("test")
+        ));
+    }
     let b = code.as_bytes();
     let mut stack: Vec<Frame> = Vec::new();
     for (k, &c) in b.iter().enumerate().take(at) {
@@ -121,6 +141,15 @@ fn statement_start(code: &str, at: usize) -> Result<(), String> {
         }
         c => refuse(&format!("`{c}`")),
     }
+}
+
+/// How many brackets are open at `at`.
+fn depth(code: &str, at: usize) -> usize {
+    code.as_bytes()[..at].iter().fold(0usize, |d, c| match c {
+        b'(' | b'[' | b'{' => d + 1,
+        b')' | b']' | b'}' => d.saturating_sub(1),
+        _ => d,
+    })
 }
 
 /// The `(` matching the `)` at `close`.

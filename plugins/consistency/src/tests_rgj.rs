@@ -138,6 +138,7 @@ fn go_folders_the_go_tool_skips() {
         ".hidden/pages_test.go",
         "pkg/_pages_test.go",
         "pkg/pages.go",
+        "pkg/PAGES_TEST.GO",
     ] {
         assert!(go(refused).is_err(), "{refused}");
     }
@@ -227,6 +228,7 @@ fn js_tests_registered_at_load() {
         "import x from 'y';\ntest('x', () => {});\n",
         "describe('a', () => {\n  describe('b', function () {\n    test('x', () => {});\n  });\n});\n",
         "setup()\ntest('x', () => {});\n",
+        "test('x', () => {\n  for (const it of [1]) {}\n});\n",
     ] {
         assert!(registered(ok).is_ok(), "{ok}");
     }
@@ -239,6 +241,9 @@ fn js_tests_registered_at_load() {
         "for (const n of []) {\n  test('x', () => {});\n}\n",
         "helper('a', () => {\n  test('x', () => {});\n});\n",
         "if (x) {} else test('x', () => {});\n",
+        "function test(name, f) {}\ntest('x', () => {});\n",
+        "const describe = (n, f) => {};\ndescribe('a', () => {\n  test('x', () => {});\n});\n",
+        "import { noop as test } from './noop';\ntest('x', () => {});\n",
     ] {
         assert!(registered(refused).is_err(), "{refused}");
     }
