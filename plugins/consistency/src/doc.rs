@@ -112,7 +112,7 @@ impl Doc {
 /// block's prose (`<p>The API must not …</p>` is a paragraph to a
 /// reader). Headings are titles, not claims. A sentence's line is the
 /// line it starts on.
-fn statements(reading: &markdown::Reading, lines: &LineIndex) -> Vec<Statement> {
+pub(crate) fn statements(reading: &markdown::Reading, lines: &LineIndex) -> Vec<Statement> {
     let mut out = Vec::new();
     for p in &reading.paragraphs {
         // Rendered lines are the source lines (one soft break each); when

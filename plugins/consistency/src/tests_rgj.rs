@@ -282,6 +282,9 @@ fn struck_text_read_both_ways() {
         "The server must <del>always</del> not log every token.\n",
         "The server must <s>always</s> not log every token.\n",
         "- The server must ~~always~~ not log every token.\n",
+        "<p>The server must <del>always</del> not log every token.</p>\n",
+        "| Rule |\n|---|\n| The server must <s>always</s> not log every token. |\n",
+        "> The server must <strike>always</strike>\n> not log every token.\n",
     ] {
         let found = negated(text);
         assert!(
@@ -294,4 +297,11 @@ fn struck_text_read_both_ways() {
     let found = negated("The server must ~~not~~ log every token.\n");
     assert!(found.iter().any(|(_, p, n)| *p == log && *n), "{found:?}");
     assert!(found.iter().any(|(_, p, n)| *p == log && !*n), "{found:?}");
+}
+
+#[test]
+fn struck_text_in_code_is_not_struck() {
+    // `~~` in a code span strikes nothing: the sentence is read once.
+    let found = negated("The server must `~~` not log every token.\n");
+    assert_eq!(found.len(), 1, "{found:?}");
 }
