@@ -13,7 +13,7 @@
 use std::collections::BTreeSet;
 
 use crate::defs::Lang;
-use crate::{js_match, rs_crate};
+use crate::{js_match, rs_crate, runners};
 
 /// The files vcc can see (guest paths), and their text.
 pub trait Fs {
@@ -71,7 +71,8 @@ pub fn join(dir: &str, rest: &str) -> String {
 pub fn runs(lang: Lang, full: &str, entry: &str, fs: &dyn Fs) -> Result<(), String> {
     match lang {
         Lang::Rust => rs_crate::compiled(full, fs),
-        Lang::Go => go_walks(entry),
+        // Whole or by line, the file must be one `go test` compiles.
+        Lang::Go => go_walks(entry).and_then(|()| runners::go_file(full, &fs.read(full)?)),
         Lang::Js => js_match::matched(full, fs),
         Lang::Python => Ok(()),
     }

@@ -127,8 +127,28 @@ fn rust_mod_declarations() {
 
 #[test]
 fn go_folders_the_go_tool_skips() {
-    let tree = Tree::of(&[]);
+    let src = "package p\n";
+    let paths = [
+        "pkg/pages_test.go",
+        "testdata/pages_test.go",
+        "pkg/testdata/x/pages_test.go",
+        "vendor/pages/pages_test.go",
+        "_old/pages_test.go",
+        ".hidden/pages_test.go",
+        "pkg/_pages_test.go",
+        "pkg/pages.go",
+        "pkg/PAGES_TEST.GO",
+        "pkg/pages_windows_test.go",
+    ];
+    let mut files: Vec<(&str, &str)> = paths.iter().map(|p| (*p, src)).collect();
+    files.push((
+        "pkg/tagged_test.go",
+        "//go:build integration\n\npackage p\n",
+    ));
+    let tree = Tree::of(&files);
     let go = |entry: &str| discovery::runs(Lang::Go, &format!("/d/{entry}"), entry, &tree);
+    assert!(go("pkg/tagged_test.go").is_err(), "a build constraint");
+    assert!(go("pkg/pages_windows_test.go").is_err(), "a GOOS suffix");
     assert!(go("pkg/pages_test.go").is_ok());
     for refused in [
         "testdata/pages_test.go",
