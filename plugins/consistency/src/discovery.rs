@@ -10,6 +10,7 @@
 //!
 //! Python is read elsewhere (`py_defs.rs`).
 
+use std::cell::OnceCell;
 use std::collections::BTreeSet;
 
 use crate::defs::Lang;
@@ -26,26 +27,29 @@ pub trait Fs {
 
 /// The files of every deliverable of the contract, read through the host.
 pub struct Guest {
-    files: BTreeSet<String>,
+    /// Listed on first use: a Go entry needs no listing.
+    files: OnceCell<BTreeSet<String>>,
 }
 
 impl Guest {
-    /// Lists the files once; made only for a test entry in code.
+    /// Made for one test entry in code.
     pub fn listed() -> Guest {
         Guest {
-            files: vcc_sdk::deliverable_ids()
-                .iter()
-                .filter_map(|id| vcc_sdk::files(id).ok())
-                .flatten()
-                .map(|f| f.path)
-                .collect(),
+            files: OnceCell::new(),
         }
     }
 }
 
 impl Fs for Guest {
     fn files(&self) -> &BTreeSet<String> {
-        &self.files
+        self.files.get_or_init(|| {
+            vcc_sdk::deliverable_ids()
+                .iter()
+                .filter_map(|id| vcc_sdk::files(id).ok())
+                .flatten()
+                .map(|f| f.path)
+                .collect()
+        })
     }
     fn read(&self, path: &str) -> Result<String, String> {
         vcc_sdk::read_to_string(path)
