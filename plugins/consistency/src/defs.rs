@@ -20,7 +20,7 @@
 
 use vcc_plugin_common::regex;
 
-use crate::{py_defs, rs_defs, runners};
+use crate::{js_reg, py_defs, rs_defs, runners};
 
 #[derive(Clone, Copy, PartialEq, Debug)]
 pub enum Lang {
@@ -101,7 +101,7 @@ pub fn resolve(lang: Lang, path: &str, text: &str, name: &str, test: bool) -> Re
             if segments.iter().all(|s| names.iter().any(|n| n == s)) {
                 Ok(())
             } else {
-                Err("no definition of that name outside comments, strings and skipped tests".into())
+                Err("no definition of that name outside comments, strings and skipped tests (a test under `if`, in a loop, an expression or a function that is not a `describe` callback is one vcc cannot tell is registered)".into())
             }
         }
     }
@@ -152,6 +152,8 @@ fn definitions(lang: Lang, m: &Masked) -> Vec<String> {
         if let Ok(re) = regex(r#"\b(?:test|it|describe)\s*\(\s*(['"`])"#, false) {
             for c in re.captures_iter(&m.code) {
                 if let Some(q) = c.get(1)
+                    && c.get(0)
+                        .is_some_and(|call| js_reg::registered(&m.code, call.start()).is_ok())
                     && !within(q.start(), &skipped)
                     && only.as_ref().is_none_or(|o| within(q.start(), o))
                     && let Some((_, s)) = m.strings.iter().find(|(at, _)| *at == q.start())
@@ -163,6 +165,13 @@ fn definitions(lang: Lang, m: &Masked) -> Vec<String> {
         }
     }
     out
+}
+
+/// The code of `text` with comments and string contents blanked (same
+/// byte offsets); `None` when a string or comment never closes.
+pub fn masked_code(lang: Lang, text: &str) -> Option<String> {
+    let m = mask(lang, text);
+    (!m.broken).then_some(m.code)
 }
 
 /// Blank comments and string contents. Unterminated comments and strings

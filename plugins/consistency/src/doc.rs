@@ -99,6 +99,9 @@ impl Doc {
         let lines = LineIndex::new(text);
         doc.sections = sections(text, &reading, &lines);
         doc.statements = statements(&reading, &lines);
+        // GFM table cells and struck text, as GitHub shows them (`gfm.rs`).
+        let more = crate::gfm::statements(text, &reading, &lines, &doc.statements);
+        doc.statements.extend(more);
         doc
     }
 }
@@ -109,7 +112,7 @@ impl Doc {
 /// block's prose (`<p>The API must not …</p>` is a paragraph to a
 /// reader). Headings are titles, not claims. A sentence's line is the
 /// line it starts on.
-fn statements(reading: &markdown::Reading, lines: &LineIndex) -> Vec<Statement> {
+pub(crate) fn statements(reading: &markdown::Reading, lines: &LineIndex) -> Vec<Statement> {
     let mut out = Vec::new();
     for p in &reading.paragraphs {
         // Rendered lines are the source lines (one soft break each); when
@@ -140,7 +143,7 @@ fn statements(reading: &markdown::Reading, lines: &LineIndex) -> Vec<Statement> 
 
 /// The sentences of lines read as one text (`. ` ends a sentence), each
 /// with the line (from `line_of`, by index) it starts on.
-fn sentences_over(lines: &[&str], line_of: impl Fn(usize) -> u32) -> Vec<(u32, String)> {
+pub(crate) fn sentences_over(lines: &[&str], line_of: impl Fn(usize) -> u32) -> Vec<(u32, String)> {
     let mut out = Vec::new();
     let mut current = String::new();
     let mut start = 0;
@@ -247,7 +250,7 @@ fn is_rule(cells: &[String]) -> bool {
 /// `The API must not return 500` → subject `api`, predicate `return 500`,
 /// negated. Only a sentence with exactly one modal is a statement: two
 /// modals are two claims vcc would have to tell apart.
-fn statement(line: u32, sentence: &str) -> Option<Statement> {
+pub(crate) fn statement(line: u32, sentence: &str) -> Option<Statement> {
     // Words as compared: invisible characters removed, NFKC, each word its
     // UTS #39 skeleton (`mսst nоt` with an Armenian and a Cyrillic letter
     // reads `must not`).

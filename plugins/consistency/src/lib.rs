@@ -30,9 +30,14 @@
 
 mod anchors;
 mod defs;
+mod discovery;
 mod doc;
+mod gfm;
 mod html_ids;
+mod js_match;
+mod js_reg;
 mod py_defs;
+mod rs_crate;
 mod rs_defs;
 mod runners;
 mod seen;
@@ -299,3 +304,5 @@ vcc_sdk::export_validator!(Consistency);
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_rgj;

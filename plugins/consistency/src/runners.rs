@@ -37,8 +37,10 @@ const GOARCH: &[&str] = &[
     "ppc64le", "riscv64", "s390x", "wasm",
 ];
 
-/// Whether `name` is a test `go test` runs in the file at `path`.
-pub fn go_test(path: &str, text: &str, code: &str, name: &str) -> Result<(), String> {
+/// Whether `go test` compiles the file at `path` as a test file: a
+/// `_test.go` name without a `_GOOS`/`_GOARCH` suffix, and no build
+/// constraint before its `package` line.
+pub fn go_file(path: &str, text: &str) -> Result<(), String> {
     let file = path.rsplit('/').next().unwrap_or(path).to_lowercase();
     let Some(stem) = file.strip_suffix("_test.go") else {
         return Err("in a file `go test` does not compile as a test (not `_test.go`)".into());
@@ -64,6 +66,12 @@ pub fn go_test(path: &str, text: &str, code: &str, name: &str) -> Result<(), Str
             ));
         }
     }
+    Ok(())
+}
+
+/// Whether `name` is a test `go test` runs in the file at `path`.
+pub fn go_test(path: &str, text: &str, code: &str, name: &str) -> Result<(), String> {
+    go_file(path, text)?;
     let kind = if name.starts_with("Test") {
         "T"
     } else if name.starts_with("Fuzz") {

@@ -229,6 +229,8 @@ fn entries_resolve_to_definitions_in_each_language() {
             "class Pager:\n    async def next(self): pass\n",
         ),
         ("repo/tests/test_page.py", "def test_size():\n    pass\n"),
+        // `cargo test` builds src/lib.rs: a package's crate root.
+        ("repo/Cargo.toml", "[package]\nname = \"page\"\n"),
         (
             "repo/src/lib.rs",
             "#[cfg(test)]\nmod tests {\n    #[test]\n    fn size() {}\n}\n",

@@ -19,7 +19,7 @@ use vcc_sdk::{Criterion, Finding, MOUNT, relative};
 
 use crate::defs::{self, Lang};
 use crate::trace::{self, Matrix};
-use crate::{Read, anchors, is_document};
+use crate::{Read, anchors, discovery, is_document};
 
 /// Folders a matrix's relative paths may be written against: the root,
 /// and the folder of each target deliverable (a mapped repository).
@@ -260,6 +260,20 @@ impl Tracer<'_> {
                     "points into {what} ({}): an entry must name code or a document that defines what it cites, never the matrix or the specification",
                     relative(&full)
                 ));
+            }
+            // A test counts only in a file its runner builds and runs.
+            if test
+                && !is_document(&full)
+                && let Some(lang) = Lang::of(&full)
+            {
+                discovery::runs(lang, &full, &path, &discovery::Guest::listed()).map_err(
+                    |why| {
+                        format!(
+                            "is in no test file its runner runs ({}): {why}",
+                            relative(&full)
+                        )
+                    },
+                )?;
             }
             let Some(fragment) = &fragment else {
                 if forbidden.documents.contains(&normal(relative(&full))) {

@@ -12,7 +12,10 @@ or where it only looks like one (comments, strings, docstrings, template
 literals, regex literals, raw strings, indented code, fenced code, HTML
 comments, inline code, sentences, tables), or an entry into the matrix (a
 CSV file, or a Markdown document holding the matrix table and maybe a
-T-1 anchor beside it) or the specification. The same seed writes the same bytes.
+T-1 anchor beside it) or the specification. Code files sit where their test
+runner builds and runs them (a module `mod`-declared in a cargo package's
+src/lib.rs, a `.test.js`/`.test.ts` file, a `_test.go` file), so that only
+the definition decides. The same seed writes the same bytes.
 """
 
 import os
@@ -125,6 +128,7 @@ DOCS = [
     ("   ## T-1\n", True),
 ]
 
+CARGO = '[package]\nname = "target"\nversion = "0.1.0"\nedition = "2021"\n'
 SPEC = "# Requirements\n\n- REQ-1: pages of 100 records.\n"
 CONTRACT = """vcc: 1
 id: differential-trace-{n}
@@ -147,12 +151,20 @@ def case(rng):
         text = "".join(p for p, _ in pieces)
         if ext == "go" and len(pieces) > 1:
             text = "package p\n\n" + text.replace("package p\n\n", "")
-        name = f"src/target.{ext}"
+        # Where the runner builds and runs tests (std/consistency refuses
+        # a test anywhere else): a module of a cargo package, a Jest/Vitest
+        # test file.
+        name = {"rs": "src/target.rs", "js": "src/target.test.js", "ts": "src/target.test.ts",
+                "go": "src/target_test.go"}.get(ext, f"src/target.{ext}")
+        files = {name: text}
+        if ext == "rs":
+            files["Cargo.toml"] = CARGO
+            files["src/lib.rs"] = "mod target;\n"
         fragment = NAME
         if rng.random() < 0.1:
             fragment = f"L{rng.randint(1, 8)}"
-            return {name: text}, f"{name}#{fragment}"
-        return {name: text}, f"{name}::{fragment}"
+            return files, f"{name}#{fragment}"
+        return files, f"{name}::{fragment}"
     if kind < 0.9:
         pieces = rng.sample(DOCS, k=rng.randint(1, 2))
         text = "# Test plan\n\n" + "\n".join(p for p, _ in pieces)

@@ -1,0 +1,2 @@
+//! `cargo test` compiles cursor.rs through this crate root.
+pub mod cursor;

@@ -1,0 +1,1 @@
+test('last page is short', () => {});

@@ -1,0 +1,3 @@
+export default defineConfig({
+  test: { include: ['checks/**/*.check.js'] },
+});

@@ -1,0 +1,5 @@
+package pages
+
+import "testing"
+
+func TestPageSize(t *testing.T) {}

@@ -1,0 +1,2 @@
+//! The crate root: `cargo test` compiles what its `mod`s reach.
+pub mod store;

@@ -1,0 +1,3 @@
+#[cfg(test)]
+#[path = "disk/checks.rs"]
+mod checks;

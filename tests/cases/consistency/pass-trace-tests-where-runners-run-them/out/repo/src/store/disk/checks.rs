@@ -1,0 +1,2 @@
+#[test]
+fn pages_survive_a_restart() {}

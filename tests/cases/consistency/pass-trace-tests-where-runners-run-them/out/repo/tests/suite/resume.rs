@@ -1,0 +1,2 @@
+#[test]
+fn resumes_from_a_cursor() {}

@@ -1,0 +1,5 @@
+describe('pages', () => {
+  describe('cursor', function () {
+    it('is opaque', () => {});
+  });
+});

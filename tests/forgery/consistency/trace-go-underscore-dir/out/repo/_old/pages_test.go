@@ -1,0 +1,5 @@
+package pages
+
+import "testing"
+
+func TestSize(t *testing.T) { t.Fatal("x") }

@@ -1,0 +1,3 @@
+if (false) {
+  test('test_size', () => { throw new Error('x'); });
+}

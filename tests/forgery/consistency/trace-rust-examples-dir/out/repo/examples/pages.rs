@@ -1,0 +1,2 @@
+#[test]
+fn test_size() { panic!() }

@@ -1,0 +1,1 @@
+pub fn page_size() -> usize { 100 }

@@ -1,0 +1,5 @@
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn test_size() {}
+}
