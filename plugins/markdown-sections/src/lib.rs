@@ -18,7 +18,12 @@
 //! `ＴＯＤＯ` are `TODO`); a forbidden title also matches a heading with the
 //! same UTS #39 confusable skeleton (`TОDO` with a Cyrillic `О`; off with
 //! `confusables: false`, text-match's name). An HTML `<h1>`–`<h6>` is a
-//! heading. A heading holding a bidi control or a direction override
+//! heading wherever a browser shows it, inline too (`Done. <h2>TODO</h2>`,
+//! a link's text, a table row: see plugins/common's `html/headings.rs`).
+//! CSS that puts text on the page the markup does not hold (`content` on
+//! `::before`, `quotes`, string markers, web fonts) is refused
+//! (`generated-content`); where CSS may change the case of letters
+//! (`text-transform`), forbidden titles match whatever their case. A heading holding a bidi control or a direction override
 //! (`<bdo>`, `dir="rtl"`) is refused (`bidi-heading`): what a reader is
 //! shown is not its bytes. Inline styles and elements a browser does not
 //! show hide their text (see plugins/common's `markdown/html.rs`). The

@@ -11,7 +11,10 @@
 //! They are also tried on the UTS #39 confusable skeleton of that text
 //! (`TОDO` with a Cyrillic `О` reads `TODO`; see `skeleton.rs`);
 //! `confusables: false` turns that off. Required patterns match the text
-//! as written.
+//! as written. In a Markdown file with forbidden patterns, CSS that puts
+//! text on the page (`::before { content: "\54 ODO" }`) is refused
+//! (`generated-content`), and CSS that may change the case of letters
+//! (`text-transform`) makes forbidden patterns match whatever the case.
 
 mod shown;
 mod skeleton;
