@@ -382,10 +382,11 @@ pub fn read(text: &str) -> Reading {
                 out.words
                     .push((range.start, joined_words(&t, &mut open_word)));
                 if in_html_heading {
-                    // Shown in the HTML heading, not the Markdown one
-                    // around it; still the paragraph's text.
+                    // Shown in the HTML heading, not in the Markdown
+                    // heading or paragraph around it (a browser closes
+                    // the `<p>` at `<h2>`): a title is not prose.
                     if let Some(p) = para.as_mut() {
-                        p.text.push_str(&t);
+                        p.cut.push(range.clone());
                     }
                 } else if let Some((_, title, ..)) = heading.as_mut() {
                     title.push_str(&t);
@@ -397,6 +398,8 @@ pub fn read(text: &str) -> Reading {
                 open_word = false;
                 // A setext heading may run over several lines: a space.
                 if hider.heading_text(" ") {
+                    // Inside an HTML heading: a space in its title; the
+                    // paragraph keeps its line.
                     if let Some(p) = para.as_mut() {
                         p.text.push('\n');
                     }
