@@ -85,7 +85,8 @@ pub struct Reading {
     pub hiding_style: Option<usize>,
     /// Where CSS first appears that puts text on the page the markup does
     /// not hold (`::before { content: "\54 ODO" }`, `quotes`, a string
-    /// list marker, `@counter-style`, `@font-face`: `html/css.rs`), in a
+    /// list marker, `@counter-style`, `@font-face`, or a style sheet's
+    /// `unicode-bidi`/`direction` that reorders it: `html/css.rs`), in a
     /// `<style>` or a `style` attribute, hidden or not: what a reader sees
     /// cannot be told from the markup, and a validator should refuse.
     pub generated_text: Option<usize>,
@@ -423,6 +424,12 @@ pub fn read(text: &str) -> Reading {
     close(para.take(), &mut out);
     styles.finish();
     out.generated_text = styles.generated;
+    // Also a sheet the hider did not read (inside a hidden element) or
+    // wrote with CSS escapes (`\64 isplay: none`).
+    out.hiding_style = match (out.hiding_style, styles.hiding) {
+        (Some(a), Some(b)) => Some(a.min(b)),
+        (a, b) => a.or(b),
+    };
     out.case_transform = styles.case;
     if let Some(h) = hider.end_heading() {
         let shown = std::iter::once(h).collect();

@@ -157,7 +157,7 @@ impl Validator for MarkdownSections {
                 // `h2::before { content: "\54 ODO" }` shows a heading
                 // `TODO` the markup does not hold.
                 findings.push(
-                    Finding::new("CSS that puts text on the page the markup does not hold (`content` on `::before`/`::after`, `quotes`, a string list marker, `@counter-style`, `@font-face`): the headings and words a reader sees cannot be told from the markup, so the file is refused")
+                    Finding::new("CSS that puts text on the page the markup does not hold (`content` on `::before`/`::after`, `quotes`, a string list marker, `@counter-style`, `@font-face`), or reorders it (`unicode-bidi`, `direction` in a style sheet): the headings and words a reader sees cannot be told from the markup, so the file is refused")
                         .path(path)
                         .line(LineIndex::new(&text).line(at))
                         .rule("generated-content"),

@@ -235,7 +235,7 @@ impl Validator for TextMatch {
                 .then(|| Rendered::of(&text));
             if let Some(at) = rendered.as_ref().and_then(|r| r.generated) {
                 findings.push(
-                    Finding::new("CSS that puts text on the page the markup does not hold (`content` on `::before`/`::after`, `quotes`, a string list marker, `@counter-style`, `@font-face`): the text a reader sees cannot be told from the markup, so it cannot be searched for forbidden text; refused")
+                    Finding::new("CSS that puts text on the page the markup does not hold (`content` on `::before`/`::after`, `quotes`, a string list marker, `@counter-style`, `@font-face`), or reorders it (`unicode-bidi`, `direction` in a style sheet): the text a reader sees cannot be told from the markup, so it cannot be searched for forbidden text; refused")
                         .path(path)
                         .line(LineIndex::new(&text).line(at))
                         .rule("generated-content"),

@@ -1,14 +1,16 @@
 //! CSS that changes the text a reader is shown without changing the
 //! markup: generated content (`h2::before { content: "\54 ODO" }` shows
 //! `TODO` in an empty `<h2>`), quotes, string list markers, counter
-//! styles, web fonts (which may draw any glyph for any letter), and case
-//! changes (`text-transform: uppercase` shows `todo` as `TODO`). Found in
+//! styles, web fonts (which may draw any glyph for any letter), direction
+//! rules in a style sheet (`unicode-bidi: bidi-override` reorders letters
+//! by selector), and case changes (`text-transform: uppercase` shows
+//! `todo` as `TODO`); and style sheets that may hide by selector. Found in
 //! every `<style>` element and `style` attribute of the raw HTML, hidden
 //! or not (a style sheet applies wherever it is), with CSS comments
 //! removed and CSS escapes decoded (`\63 ontent` is `content`), as a
 //! browser tokenises it.
 
-use super::{attr, decode_entities, find_ascii_ci, parse_tag, tag_end};
+use super::{attr, css_may_hide, decode_entities, find_ascii_ci, parse_tag, tag_end};
 
 /// Scans the raw HTML of a document, piece by piece, for CSS that puts
 /// text on the page or changes its case.
@@ -23,6 +25,9 @@ pub struct StyleScan {
     pub generated: Option<usize>,
     /// Where the first CSS that changes the case of text is.
     pub case: Option<usize>,
+    /// Where the first style sheet is that may hide content by selector,
+    /// escapes decoded, wherever it is (inside a hidden element too).
+    pub hiding: Option<usize>,
 }
 
 impl StyleScan {
@@ -81,8 +86,14 @@ impl StyleScan {
     fn end_style(&mut self) {
         if let Some((css, at)) = self.style.take() {
             let css = plain(&css);
-            if generates_text(&css) {
+            // In a style sheet a direction rule reaches elements by
+            // selector (`h2 { unicode-bidi: bidi-override; direction:
+            // rtl }` shows `<h2>ODOT</h2>` as `TODO`): no tag says so.
+            if generates_text(&css) || reorders_text(&css) {
                 self.generated.get_or_insert(at);
+            }
+            if css_may_hide(&css) {
+                self.hiding.get_or_insert(at);
             }
             if changes_case(&css) {
                 self.case.get_or_insert(at);
@@ -194,6 +205,16 @@ pub fn generates_text(css: &str) -> bool {
     })
 }
 
+/// Whether CSS (`plain`) may show letters in another order than written:
+/// a `unicode-bidi` other than `normal`, a `direction` other than `ltr`.
+pub fn reorders_text(css: &str) -> bool {
+    declarations(css).any(|(name, value)| match name.as_str() {
+        "unicode-bidi" => value != "normal" && !value.is_empty(),
+        "direction" => value != "ltr" && !value.is_empty(),
+        _ => false,
+    })
+}
+
 /// Whether CSS (`plain`) may show letters in another case than written:
 /// a `text-transform` other than `none`, small or other capitals
 /// (`font-variant`, the `font` shorthand, `font-feature-settings`).
@@ -275,5 +296,17 @@ mod tests {
             "an inline style's CSS is Markdown text"
         );
         assert_eq!(scan(&["<style>p::after{content:'x'}"]), (Some(0), None));
+    }
+
+    #[test]
+    fn sheets_that_reorder_or_hide_are_found_escaped_or_hidden() {
+        let sheet = "<style>h2 { unicode-bidi: bidi-override; direction: rtl }</style>";
+        assert_eq!(scan(&[sheet]), (Some(0), None));
+        assert_eq!(scan(&["<style>p { direction: ltr }</style>"]), (None, None));
+        let mut s = StyleScan::default();
+        s.html("<div hidden>", 0);
+        s.html("<style>h2 { \\64 isplay: none }</style>", 10);
+        s.finish();
+        assert_eq!(s.hiding, Some(10));
     }
 }
