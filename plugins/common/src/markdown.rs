@@ -296,6 +296,8 @@ pub fn read(text: &str) -> Reading {
                     TagEnd::Image => images = images.saturating_sub(1),
                     TagEnd::HtmlBlock => {
                         if let Some((block, start)) = html_block.take() {
+                            // Whole: a tag may run over its lines.
+                            styles.html(&block, start);
                             let shown = hider.feed(&block);
                             if hider.hiding_css {
                                 out.hiding_style.get_or_insert(start);
@@ -316,7 +318,6 @@ pub fn read(text: &str) -> Reading {
                 }
             }
             Event::Html(t) => {
-                styles.html(&t, range.start);
                 if let Some((block, _)) = html_block.as_mut() {
                     block.push_str(&t);
                 }

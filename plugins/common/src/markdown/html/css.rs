@@ -18,9 +18,6 @@ use super::{attr, css_may_hide, decode_entities, find_ascii_ci, parse_tag, tag_e
 pub struct StyleScan {
     /// Inside a `<style>` element: its CSS so far and where it starts.
     style: Option<(String, usize)>,
-    /// A tag or comment begun in one piece and not yet ended (an HTML
-    /// block's tag over several lines), and where it starts.
-    pending: Option<(String, usize)>,
     /// Where the first CSS that generates text is.
     pub generated: Option<usize>,
     /// Where the first CSS that changes the case of text is.
@@ -31,23 +28,22 @@ pub struct StyleScan {
 }
 
 impl StyleScan {
-    /// A piece of raw HTML (an HTML block's line, an inline tag) at `at`.
+    /// A piece of raw HTML (a whole HTML block, an inline tag) at `at`.
+    /// A tag still open at its end runs, in the browser, into the
+    /// Markdown rendered after it (`<div title='`, a blank line, then
+    /// `' style=text-transform:uppercase>`): its attributes cannot be
+    /// read from the markup, so it counts as generating text (refused).
     pub fn html(&mut self, piece: &str, at: usize) {
-        let (joined, at) = match self.pending.take() {
-            Some((mut before, from)) => {
-                before.push_str(piece);
-                (before, from)
-            }
-            None => (piece.to_string(), at),
-        };
-        let mut rest = joined.as_str();
+        let mut i = 0;
         loop {
+            let rest = &piece[i..];
             if let Some((css, _)) = self.style.as_mut() {
                 match find_ascii_ci(rest, "</style") {
-                    Some(i) => {
-                        css.push_str(&rest[..i]);
-                        rest = &rest[i..];
+                    Some(e) => {
+                        css.push_str(&rest[..e]);
+                        i += e;
                         self.end_style();
+                        continue;
                     }
                     None => {
                         css.push_str(rest);
@@ -55,19 +51,27 @@ impl StyleScan {
                     }
                 }
             }
-            let Some(i) = rest.find('<') else { return };
-            rest = &rest[i..];
+            let Some(lt) = rest.find('<') else { return };
+            i += lt;
+            let rest = &piece[i..];
             let end = if rest.starts_with("<!--") {
-                rest.find("-->").map(|e| e + 3)
+                // An open comment hides (the hider's matter), shows nothing.
+                Some(rest.find("-->").map_or(rest.len(), |e| e + 3))
             } else {
                 tag_end(rest)
             };
-            let Some(end) = end else {
-                self.pending = Some((rest.to_string(), at));
-                return;
-            };
-            self.tag(&rest[..end], at);
-            rest = &rest[end..];
+            match end {
+                Some(end) => {
+                    self.tag(&rest[..end], at + i);
+                    i += end;
+                }
+                None => {
+                    if parse_tag(&format!("{rest}>")).is_some() {
+                        self.generated.get_or_insert(at + i);
+                    }
+                    return;
+                }
+            }
         }
     }
 
@@ -283,9 +287,20 @@ mod tests {
             (Some(0), None)
         );
         assert_eq!(
-            scan(&["<span", " style='text-transform: lowercase'>"]),
+            scan(&["ok\n<style>\np::after { content: 'x' }\n</style>"]),
+            (Some(3), None),
+            "at the `<style>` tag"
+        );
+        assert_eq!(
+            scan(&["<span\n style='text-transform: lowercase'>"]),
             (None, Some(0))
         );
+        assert_eq!(
+            scan(&["<div title='", "' style=text-transform:uppercase>"]),
+            (Some(0), None),
+            "a tag left open at a block's end is refused"
+        );
+        assert_eq!(scan(&["a < b, <!-- open"]), (None, None));
         let mut s = StyleScan::default();
         s.html("<style>", 0);
         s.text("p::before { content: 'x' }");
