@@ -83,6 +83,17 @@ pub struct Reading {
     /// rel=stylesheet>`): from there what a reader sees cannot be told
     /// from the markup, and a validator should refuse.
     pub hiding_style: Option<usize>,
+    /// Where CSS first appears that puts text on the page the markup does
+    /// not hold (`::before { content: "\54 ODO" }`, `quotes`, a string
+    /// list marker, `@counter-style`, `@font-face`, or a style sheet's
+    /// `unicode-bidi`/`direction` that reorders it: `html/css.rs`), in a
+    /// `<style>` or a `style` attribute, hidden or not: what a reader sees
+    /// cannot be told from the markup, and a validator should refuse.
+    pub generated_text: Option<usize>,
+    /// Where CSS first appears that may show letters in another case than
+    /// written (`text-transform`, small capitals): a forbidden word is
+    /// then to be matched whatever its case.
+    pub case_transform: Option<usize>,
 }
 
 impl Reading {
@@ -123,6 +134,9 @@ struct Open {
 pub fn read(text: &str) -> Reading {
     let mut out = Reading::default();
     let mut hider = Hider::default();
+    let mut styles = html::StyleScan::default();
+    // Where the shown part of the open HTML heading starts.
+    let mut part_at: Option<usize> = None;
     // (level, title, start, hidden, bidi override tag seen)
     let mut heading: Option<(u8, String, usize, bool, bool)> = None;
     let mut para: Option<Open> = None;
@@ -189,6 +203,8 @@ pub fn read(text: &str) -> Reading {
         {
             p.end = p.end.max(range.end);
         }
+        let block_end = matches!(&event, Event::End(tag) if !is_inline_end(tag));
+        let block_range = range.clone();
         if matches!(event, Event::Start(_) | Event::End(_)) {
             let ends_word = match &event {
                 Event::Start(tag) => is_block(tag),
@@ -230,6 +246,11 @@ pub fn read(text: &str) -> Reading {
                 }
                 match tag {
                     Tag::Heading { level, .. } => {
+                        // The parser pops an open HTML heading at a new one.
+                        if let Some(h) = hider.end_heading() {
+                            let shown = std::iter::once(h).collect();
+                            html_headings(shown, range.clone(), &mut part_at, &mut out);
+                        }
                         heading = Some((
                             level_number(level),
                             String::new(),
@@ -275,11 +296,16 @@ pub fn read(text: &str) -> Reading {
                     TagEnd::Image => images = images.saturating_sub(1),
                     TagEnd::HtmlBlock => {
                         if let Some((block, start)) = html_block.take() {
+                            // Whole: a tag may run over its lines.
+                            styles.html(&block, start);
                             let shown = hider.feed(&block);
                             if hider.hiding_css {
                                 out.hiding_style.get_or_insert(start);
                             }
-                            html_headings(shown.headings, start..range.end, &mut out);
+                            html_headings(shown.headings, start..range.end, &mut part_at, &mut out);
+                            if hider.heading_has_text() {
+                                part_at.get_or_insert(start);
+                            }
                             let text = html::decode_entities(&shown.text);
                             out.words.push((start, visible_words(&text)));
                             let prose = html::decode_entities(&shown.prose);
@@ -297,6 +323,11 @@ pub fn read(text: &str) -> Reading {
                 }
             }
             Event::InlineHtml(t) => {
+                if images > 0 {
+                    // Alt text: markup in it is not rendered.
+                    continue;
+                }
+                styles.html(&t, range.start);
                 let was = hider.hidden();
                 if let Some((.., tag)) = heading.as_mut() {
                     *tag |= html::is_bidi_tag(&t);
@@ -305,7 +336,10 @@ pub fn read(text: &str) -> Reading {
                 if hider.hiding_css {
                     out.hiding_style.get_or_insert(range.start);
                 }
-                html_headings(shown.headings, range.clone(), &mut out);
+                html_headings(shown.headings, range.clone(), &mut part_at, &mut out);
+                if hider.heading_has_text() {
+                    part_at.get_or_insert(range.start);
+                }
                 let shown = shown.text;
                 // A tag shows as nothing and joins the words around it
                 // (`Ri<b>s</b>ks`), unless it breaks the line.
@@ -332,6 +366,13 @@ pub fn read(text: &str) -> Reading {
                 if images > 0 {
                     continue;
                 }
+                styles.text(&t);
+                // Text inside an inline HTML heading (`<h2>TODO</h2>` in a
+                // paragraph, a link's text, a table row) is its title.
+                let in_html_heading = hider.heading_text(&t);
+                if in_html_heading && !t.trim().is_empty() {
+                    part_at.get_or_insert(range.start);
+                }
                 if hider.hidden() {
                     // A hidden heading keeps its title: it still counts
                     // as a forbidden section.
@@ -342,7 +383,14 @@ pub fn read(text: &str) -> Reading {
                 }
                 out.words
                     .push((range.start, joined_words(&t, &mut open_word)));
-                if let Some((_, title, ..)) = heading.as_mut() {
+                if in_html_heading {
+                    // Shown in the HTML heading, not in the Markdown
+                    // heading or paragraph around it (a browser closes
+                    // the `<p>` at `<h2>`): a title is not prose.
+                    if let Some(p) = para.as_mut() {
+                        p.cut.push(range.clone());
+                    }
+                } else if let Some((_, title, ..)) = heading.as_mut() {
                     title.push_str(&t);
                 } else if let Some(p) = para.as_mut() {
                     p.text.push_str(&t);
@@ -351,7 +399,13 @@ pub fn read(text: &str) -> Reading {
             Event::SoftBreak | Event::HardBreak => {
                 open_word = false;
                 // A setext heading may run over several lines: a space.
-                if let Some((_, title, ..)) = heading.as_mut() {
+                if hider.heading_text(" ") {
+                    // Inside an HTML heading: a space in its title; the
+                    // paragraph keeps its line.
+                    if let Some(p) = para.as_mut() {
+                        p.text.push('\n');
+                    }
+                } else if let Some((_, title, ..)) = heading.as_mut() {
                     title.push(' ');
                 } else if let Some(p) = para.as_mut() {
                     p.text.push('\n');
@@ -359,22 +413,50 @@ pub fn read(text: &str) -> Reading {
             }
             _ => {}
         }
+        if block_end {
+            // An unclosed HTML heading goes on over the next block, shown
+            // in its style: this block's part is a heading of its own.
+            if let Some(h) = hider.split_heading() {
+                let shown = std::iter::once(h).collect();
+                html_headings(shown, block_range, &mut part_at, &mut out);
+            }
+        }
     }
     close(para.take(), &mut out);
+    styles.finish();
+    out.generated_text = styles.generated;
+    // Also a sheet the hider did not read (inside a hidden element) or
+    // wrote with CSS escapes (`\64 isplay: none`).
+    out.hiding_style = match (out.hiding_style, styles.hiding) {
+        (Some(a), Some(b)) => Some(a.min(b)),
+        (a, b) => a.or(b),
+    };
+    out.case_transform = styles.case;
+    if let Some(h) = hider.end_heading() {
+        let shown = std::iter::once(h).collect();
+        html_headings(shown, text.len()..text.len(), &mut part_at, &mut out);
+    }
     // HTML headings are pushed when their block ends: back in order.
     out.headings.sort_by_key(|h| h.range.start);
     out
 }
 
-/// HTML headings (`<h2>TODO</h2>`) found in a piece of raw HTML at
-/// `range`: headings in every renderer.
-fn html_headings(found: Vec<html::HtmlHeading>, range: Range<usize>, out: &mut Reading) {
+/// HTML headings (`<h2>TODO</h2>`) ended in a piece of the document at
+/// `range`: headings in every renderer. The first starts where its shown
+/// part began (`part_at`), if known.
+fn html_headings(
+    found: Vec<html::HtmlHeading>,
+    range: Range<usize>,
+    part_at: &mut Option<usize>,
+    out: &mut Reading,
+) {
     for h in found {
+        let start = part_at.take().unwrap_or(range.start).min(range.end);
         out.headings.push(Heading {
             level: h.level,
             bidi: h.bidi || h.title.chars().any(is_bidi_control),
             title: h.title,
-            range: range.clone(),
+            range: start..range.end,
             hidden: h.hidden,
         });
     }

@@ -18,7 +18,12 @@
 //! `ＴＯＤＯ` are `TODO`); a forbidden title also matches a heading with the
 //! same UTS #39 confusable skeleton (`TОDO` with a Cyrillic `О`; off with
 //! `confusables: false`, text-match's name). An HTML `<h1>`–`<h6>` is a
-//! heading. A heading holding a bidi control or a direction override
+//! heading wherever a browser shows it, inline too (`Done. <h2>TODO</h2>`,
+//! a link's text, a table row: see plugins/common's `html/headings.rs`).
+//! CSS that puts text on the page the markup does not hold (`content` on
+//! `::before`, `quotes`, string markers, web fonts) is refused
+//! (`generated-content`); where CSS may change the case of letters
+//! (`text-transform`), forbidden titles match whatever their case. A heading holding a bidi control or a direction override
 //! (`<bdo>`, `dir="rtl"`) is refused (`bidi-heading`): what a reader is
 //! shown is not its bytes. Inline styles and elements a browser does not
 //! show hide their text (see plugins/common's `markdown/html.rs`). The
@@ -147,7 +152,18 @@ impl Validator for MarkdownSections {
         let mut outline = Vec::new();
         for path in &paths {
             let text = vcc_sdk::read_to_string(path)?;
-            if let Some(at) = markdown::read(&text).hiding_style {
+            let reading = markdown::read(&text);
+            if let Some(at) = reading.generated_text {
+                // `h2::before { content: "\54 ODO" }` shows a heading
+                // `TODO` the markup does not hold.
+                findings.push(
+                    Finding::new("CSS that puts text on the page the markup does not hold (`content` on `::before`/`::after`, `quotes`, a string list marker, `@counter-style`, `@font-face`), or reorders it (`unicode-bidi`, `direction` in a style sheet): the headings and words a reader sees cannot be told from the markup, so the file is refused")
+                        .path(path)
+                        .line(LineIndex::new(&text).line(at))
+                        .rule("generated-content"),
+                );
+            }
+            if let Some(at) = reading.hiding_style {
                 // Rules by selector may hide any heading or word: what a
                 // reader sees cannot be told from the markup.
                 findings.push(
@@ -158,7 +174,10 @@ impl Validator for MarkdownSections {
                 );
             }
             let headings = headings(&text, params.labels);
-            for problem in check(&headings, &params) {
+            // Letters may be shown in another case than written: a
+            // forbidden title is found whatever its case.
+            let recased = reading.case_transform.is_some();
+            for problem in check_shown(&headings, &params, recased) {
                 let mut f = Finding::new(problem.message).path(path).rule(problem.rule);
                 if let Some(line) = problem.line {
                     f = f.line(line);
@@ -218,7 +237,15 @@ fn skeleton_key(title: &str, case_sensitive: bool) -> String {
     }
 }
 
+#[cfg(test)]
 fn check(headings: &[Heading], params: &Params) -> Vec<Problem> {
+    check_shown(headings, params, false)
+}
+
+/// The problems with `headings`; `recased` when CSS may show letters in
+/// another case than written (`text-transform`): forbidden titles are
+/// then compared whatever the case, even with `case_sensitive`.
+fn check_shown(headings: &[Heading], params: &Params, recased: bool) -> Vec<Problem> {
     let mut problems = Vec::new();
     for h in headings.iter().filter(|h| h.bidi) {
         problems.push(Problem {
@@ -231,13 +258,12 @@ fn check(headings: &[Heading], params: &Params) -> Vec<Problem> {
         });
     }
     // Required sections must be seen; a forbidden one counts even hidden.
-    let find_in = |title: &str, hidden_too: bool| {
+    let find = |title: &str| {
         let want = normalize(title, params.case_sensitive);
-        headings.iter().position(|h| {
-            (hidden_too || !h.hidden) && normalize(&h.title, params.case_sensitive) == want
-        })
+        headings
+            .iter()
+            .position(|h| !h.hidden && normalize(&h.title, params.case_sensitive) == want)
     };
-    let find = |title: &str| find_in(title, false);
     let mut last: Option<(usize, &str)> = None;
     for req in &params.required {
         let title = req.title();
@@ -295,14 +321,22 @@ fn check(headings: &[Heading], params: &Params) -> Vec<Problem> {
             last = Some((i, title));
         }
     }
+    let forbid_case = params.case_sensitive && !recased;
     let find_look_alike = |title: &str| {
-        let want = skeleton_key(title, params.case_sensitive);
+        let want = skeleton_key(title, forbid_case);
         headings
             .iter()
-            .position(|h| skeleton_key(&h.title, params.case_sensitive) == want)
+            .position(|h| skeleton_key(&h.title, forbid_case) == want)
+    };
+    let find_forbidden = |title: &str| {
+        let want = normalize(title, forbid_case);
+        headings
+            .iter()
+            .position(|h| normalize(&h.title, forbid_case) == want)
     };
     for title in &params.forbidden {
-        let found = find_in(title, true)
+        // Hidden ones too.
+        let found = find_forbidden(title)
             .or_else(|| params.confusables.then(|| find_look_alike(title)).flatten());
         if let Some(i) = found {
             problems.push(Problem {
@@ -515,5 +549,29 @@ mod tests {
         }
         let doc = "# Testing\n\nDone.\n\n<div style=\"display:none\">\nmany hidden words here\n</div>\n\n<dialog>\nmore hidden words\n</dialog>\n\n<p>Done <span style=\"visibility: hidden\">and these</span>.</p>\n";
         assert_eq!(headings(doc, false)[0].words, 2, "`Done.` twice");
+    }
+
+    #[test]
+    fn inline_html_headings_are_forbidden_and_recased_titles_too() {
+        for doc in [
+            "# Notes\n\nDone here. <h2>TODO</h2>\n",
+            "# Notes\n\n[<h2>TODO</h2>](#x)\n",
+            "# Notes\n\n| <h2>TODO</h2> |\n|---|\n",
+        ] {
+            let p = check(
+                &headings(doc, false),
+                &params(json!({"forbidden": ["TODO"]})),
+            );
+            assert_eq!(rules(&p), vec!["forbidden-section"], "{doc:?}");
+            assert_eq!(p[0].line, Some(3), "{doc:?}");
+        }
+        let h = headings("# Plan\n\n## todo\n", false);
+        let strict = params(json!({"forbidden": ["TODO"], "case_sensitive": true}));
+        assert!(check_shown(&h, &strict, false).is_empty());
+        assert_eq!(
+            rules(&check_shown(&h, &strict, true)),
+            vec!["forbidden-section"],
+            "`text-transform: uppercase` may show `todo` as `TODO`"
+        );
     }
 }

@@ -11,7 +11,10 @@
 //! They are also tried on the UTS #39 confusable skeleton of that text
 //! (`TОDO` with a Cyrillic `О` reads `TODO`; see `skeleton.rs`);
 //! `confusables: false` turns that off. Required patterns match the text
-//! as written.
+//! as written. In a Markdown file with forbidden patterns, CSS that puts
+//! text on the page (`::before { content: "\54 ODO" }`) is refused
+//! (`generated-content`), and CSS that may change the case of letters
+//! (`text-transform`) makes forbidden patterns match whatever the case.
 
 mod shown;
 mod skeleton;
@@ -56,6 +59,10 @@ fn yes() -> bool {
 struct Ready {
     must: Vec<Compiled>,
     must_not: Vec<Compiled>,
+    /// `must_not` compiled to match whatever the case, for a file whose
+    /// CSS may show letters in another case (`text-transform`); empty
+    /// when `case_insensitive` already does.
+    must_not_any_case: Vec<Compiled>,
     only: Option<GlobMatcher>,
 }
 
@@ -80,10 +87,21 @@ fn prepare(params: &Params) -> Result<Ready, Vec<Finding>> {
             None
         }
     };
+    let must_not_any_case = if params.case_insensitive {
+        Vec::new()
+    } else {
+        // Each compiled above already; so it does case-insensitively.
+        params
+            .must_not_match
+            .iter()
+            .filter_map(|p| p.compile(true, 0).ok())
+            .collect()
+    };
     if problems.is_empty() {
         Ok(Ready {
             must,
             must_not,
+            must_not_any_case,
             only,
         })
     } else {
@@ -215,15 +233,42 @@ impl Validator for TextMatch {
             // Rendered only when something must not be found in it.
             let rendered = (shown::is_markdown(path) && !ready.must_not.is_empty())
                 .then(|| Rendered::of(&text));
+            if let Some(at) = rendered.as_ref().and_then(|r| r.generated) {
+                findings.push(
+                    Finding::new("CSS that puts text on the page the markup does not hold (`content` on `::before`/`::after`, `quotes`, a string list marker, `@counter-style`, `@font-face`), or reorders it (`unicode-bidi`, `direction` in a style sheet): the text a reader sees cannot be told from the markup, so it cannot be searched for forbidden text; refused")
+                        .path(path)
+                        .line(LineIndex::new(&text).line(at))
+                        .rule("generated-content"),
+                );
+            }
+            // `text-transform: uppercase` shows `todo` as `TODO`: forbidden
+            // text is found whatever its case.
+            let recased = rendered
+                .as_ref()
+                .and_then(|r| r.recased)
+                .filter(|_| !ready.must_not_any_case.is_empty());
+            let must_not = if recased.is_some() {
+                &ready.must_not_any_case
+            } else {
+                &ready.must_not
+            };
             let (problems, file_counts) = check_with(
                 &text,
                 &ready.must,
-                &ready.must_not,
+                must_not,
                 params.normalize,
                 params.confusables,
                 rendered.as_ref(),
             );
-            for p in problems {
+            for mut p in problems {
+                if let Some(at) = recased
+                    && p.rule == "must-not-match"
+                {
+                    p.message.push_str(&format!(
+                        " (matched whatever its case: CSS on line {} may show letters in another case than written, `text-transform` or small capitals)",
+                        LineIndex::new(&text).line(at)
+                    ));
+                }
                 let mut f = Finding::new(p.message).path(path).rule(p.rule);
                 if let Some(line) = p.line {
                     f = f.line(line);
@@ -671,5 +716,23 @@ mod tests {
             vec![("must-not-match", Some(3)), ("bidi-control", Some(5))]
         );
         assert!(problems[0].message.contains("rendered from Markdown"));
+    }
+
+    #[test]
+    fn forbidden_text_any_case_when_css_may_recase_it() {
+        let params: Params = serde_json::from_value(json!({"must_not_match": ["\\bTODO\\b"]}))
+            .unwrap_or_else(|e| panic!("{e}"));
+        let ready = prepare(&params).unwrap_or_else(|_| panic!("params"));
+        let text = "Done.\n\n<span style=\"text-transform:uppercase\">todo</span>: finish\n";
+        let (p, _) = check(text, &[], &ready.must_not, true, true);
+        assert!(p.is_empty(), "as written: no TODO");
+        let (p, _) = check(text, &[], &ready.must_not_any_case, true, true);
+        assert_eq!(p.len(), 1);
+        assert_eq!((p[0].rule, p[0].line), ("must-not-match", Some(3)));
+        let params: Params =
+            serde_json::from_value(json!({"must_not_match": ["TODO"], "case_insensitive": true}))
+                .unwrap_or_else(|e| panic!("{e}"));
+        let ready = prepare(&params).unwrap_or_else(|_| panic!("params"));
+        assert!(ready.must_not_any_case.is_empty(), "already any case");
     }
 }

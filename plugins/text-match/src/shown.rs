@@ -14,6 +14,14 @@ pub struct Rendered {
     pub lines: Vec<(usize, String)>,
     /// Offsets of tags that override the direction (`<bdo>`, `dir="rtl"`).
     pub bidi_tags: Vec<usize>,
+    /// Where CSS puts text on the page the markup does not hold
+    /// (`::before { content: "\54 ODO" }`): what a reader sees cannot be
+    /// told from the markup.
+    pub generated: Option<usize>,
+    /// Where CSS may show letters in another case than written
+    /// (`text-transform: uppercase`): forbidden text is then matched
+    /// whatever its case.
+    pub recased: Option<usize>,
 }
 
 /// A bidi embedding, override or isolate control.
@@ -61,7 +69,12 @@ impl Rendered {
         );
         bidi_tags.sort_unstable();
         bidi_tags.dedup();
-        Rendered { lines, bidi_tags }
+        Rendered {
+            lines,
+            bidi_tags,
+            generated: reading.generated_text,
+            recased: reading.case_transform,
+        }
     }
 }
 
@@ -97,5 +110,15 @@ mod tests {
         assert!(is_markdown("docs/NOTES.MD") && !is_markdown("lib.rs"));
         let doc = "ok\n\n&#x202E;ODOT&#x202C;: finish\n";
         assert_eq!(Rendered::of(doc).bidi_tags, vec![4]);
+    }
+
+    #[test]
+    fn generated_content_and_case_changes_are_located() {
+        let doc = "<style>.n::before { content: \"\\54 ODO: finish this\" }</style>\n\nDone. <span class=\"n\"></span>\n";
+        let r = Rendered::of(doc);
+        assert_eq!((r.generated, r.recased), (Some(0), None));
+        let doc = "Done.\n\n<span style=\"text-transform:uppercase\">todo</span>: finish this\n";
+        let r = Rendered::of(doc);
+        assert_eq!((r.generated, r.recased), (None, doc.find("<span")));
     }
 }

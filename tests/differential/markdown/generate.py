@@ -13,7 +13,8 @@ delimiter row, CSS-hidden citations and labels, a closed <dialog>'s
 heading, a definition in a comment, links with blank text, claims spaced
 by &#32; or blank characters, HTML <h1>-<h6>, closed and open <dialog>,
 inline styles that hide (and one that does not), the elements a browser
-does not show — and one file per shape
+does not show, inline HTML headings (after text, in a link's text, in a
+table row, one start tag ending another) — and one file per shape
 alone (`shape-*.md`).
 """
 
@@ -125,12 +126,18 @@ def block(r, k=None):
         lambda: f"<noscript>\n{words(r, 8)}\n</noscript>",
         lambda: f"<div style=\"opacity: 0.5\">\n{words(r, 8)}\n</div>",
         lambda: f"<datalist>\n{words(r, 8)}\n</datalist>\n\n<title>{words(r, 4)}</title>",
+        # Inline HTML headings: after text, as a link's text, in a table
+        # row, one start tag ending another (a browser shows each).
+        lambda: (lambda n: f"{words(r, 2)}. <h{n}>{t}</h{n}> {words(r, 2)}")(r.randint(1, 6)),
+        lambda: (lambda n: f"[<h{n}>{t}</h{n}>](#x) {words(r, 2)}")(r.randint(1, 6)),
+        lambda: f"| <h2>{t}</h2> |\n|---|\n| {words(r, 2)} |",
+        lambda: f"<h3>{words(r, 1)}<h2>{t}</h2>",
     ]
     return shapes[k % len(shapes)]()
 
 
 # How many shapes `block` has (one `shape-*.md` file each).
-SHAPES = 56
+SHAPES = 60
 
 
 def document(r):

@@ -101,6 +101,10 @@ def key(title):
     return " ".join(t.split()).lower()
 
 
+# Where an HTML heading broke a Markdown paragraph: no sentence spans it.
+BREAK = "\x00"
+
+
 def words(text):
     return sum(1 for w in text.split() if any(c.isalnum() and not ignorable(c) for c in w))
 
@@ -143,8 +147,17 @@ class Page(HTMLParser):
         if tag in VOID:
             return
         self.stack.append(tag)
-        if re.fullmatch(r"h[1-6]", tag) and self.heading is None:
+        if re.fullmatch(r"h[1-6]", tag):
+            # A heading start tag pops an open heading (the HTML tree
+            # builder: `<h3>Plan<h2>FIXME</h2>` is two headings).
+            if self.heading is not None:
+                self.headings.append(self.heading)
             self.heading = [int(tag[1]), "", self.hidden(), 0]
+            # Inside a Markdown paragraph (`Done. <h2>TODO</h2> more`): the
+            # tree builder closes the <p> at the heading, so no sentence
+            # runs across it.
+            if self.para is not None:
+                self.para["text"] += BREAK
         if tag == "p" and ("data-md", "1") in attrs and self.para is None:
             self.para = {"text": "", "in_list": "li" in self.stack[:-1],
                          "in_quote": "blockquote" in self.stack[:-1], "hidden": self.hidden(),
@@ -229,13 +242,14 @@ def read(text):
         t = p["text"]
         if p["hidden"] or in_refs or t.startswith("|") or re.match(r"\[\^[^\]]+\]:", t):
             continue
-        if not any(words(s) >= 4 for s in sentences(t)):
+        if not any(words(s) >= 4 for part in t.split(BREAK) for s in sentences(part)):
             continue
         if p["links"] or CITATION.search(t) or LABELS.search(t):
             continue
         uncited.append(t)
     paragraphs = [{k: p[k] for k in ("text", "in_list", "in_quote", "hidden")}
                   for p in page.paragraphs]
+    uncited = [u.replace(BREAK, " ") for u in uncited]
     return {"headings": headings, "paragraphs": paragraphs, "html_blocks": html_blocks,
             "uncited": uncited}
 

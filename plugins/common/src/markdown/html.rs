@@ -7,6 +7,11 @@
 //! whole document, as in the rendered page: `<div hidden>`, a blank line,
 //! a paragraph, `</div>` hides the paragraph.
 
+mod css;
+mod headings;
+
+pub use css::StyleScan;
+
 /// Elements without content: a `hidden` one hides nothing after it.
 const VOID: [&str; 14] = [
     "area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track",
@@ -48,6 +53,8 @@ pub struct Hider {
     not_prose: usize,
     /// An HTML heading (`<h1>`–`<h6>`) open now.
     heading: Option<HtmlHeading>,
+    /// How many parts of the open heading were taken out (`split_heading`).
+    heading_parts: usize,
     /// A style sheet seen so far may hide content by selector (a `<style>`
     /// rule with a hiding declaration, `@import`, `<link rel=stylesheet>`):
     /// what a reader sees can no longer be told from the markup.
@@ -150,36 +157,6 @@ impl Hider {
                 out.prose.push_str(&mark);
             }
             rest = &tail[end..];
-        }
-    }
-
-    /// Open or close an HTML heading with this tag; mark an open one that
-    /// holds a bidi override.
-    fn track_heading(&mut self, tag: &str, out: &mut Shown) {
-        let Some((closing, name, _)) = parse_tag(tag) else {
-            return;
-        };
-        let level = match name.as_bytes() {
-            [b'h', d @ b'1'..=b'6'] => Some(d - b'0'),
-            _ => None,
-        };
-        match (level, self.heading.as_mut()) {
-            (Some(level), None) if !closing => {
-                self.heading = Some(HtmlHeading {
-                    level,
-                    title: String::new(),
-                    hidden: self.hidden(),
-                    bidi: is_bidi_tag(tag),
-                });
-            }
-            (Some(_), Some(_)) if closing => {
-                if let Some(mut h) = self.heading.take() {
-                    h.title = decode_entities(h.title.trim());
-                    out.headings.push(h);
-                }
-            }
-            (_, Some(h)) => h.bidi |= is_bidi_tag(tag),
-            _ => {}
         }
     }
 

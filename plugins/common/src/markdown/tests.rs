@@ -135,3 +135,83 @@ fn style_sheets_that_may_hide_are_located() {
         None
     );
 }
+
+fn titles(doc: &str) -> Vec<(u8, String, usize)> {
+    read(doc)
+        .headings
+        .iter()
+        .map(|h| (h.level, h.title.clone(), h.range.start))
+        .collect()
+}
+
+#[test]
+fn inline_html_headings_are_headings_wherever_shown() {
+    // Mid-paragraph, in a link's text, in a table row (a paragraph in
+    // CommonMark; a cell in GFM): a browser's parser closes the `<p>` at
+    // `<h2>`, so each is a heading a reader sees.
+    for doc in [
+        "# Notes\n\nDone here. <h2>TODO</h2>\n",
+        "# Notes\n\n[<h2>TODO</h2>](#x)\n",
+        "# Notes\n\n| <h2>TODO</h2> |\n|---|\n",
+        "# Notes\n\nDone <h2>*TO*`DO`</h2> ok\n",
+        "# Notes\n\n- item <h2>TO&#68;O</h2>\n",
+    ] {
+        let got = titles(doc);
+        assert_eq!(got.len(), 2, "{doc:?}: {got:?}");
+        assert_eq!((got[1].0, got[1].1.as_str()), (2, "TODO"), "{doc:?}");
+        assert!(got[1].2 >= 9 && got[1].2 < doc.len(), "{doc:?}: {got:?}");
+    }
+}
+
+#[test]
+fn html_headings_end_as_a_browser_ends_them() {
+    // A heading start tag ends the open heading; a Markdown heading too.
+    let got = titles("<h3>Notes<h2>TODO</h2>\n\n# Notes <h4>TODO</h4>\n");
+    let got: Vec<(u8, &str)> = got.iter().map(|(l, t, _)| (*l, t.as_str())).collect();
+    assert_eq!(
+        got,
+        vec![(3, "Notes"), (2, "TODO"), (1, "Notes"), (4, "TODO")]
+    );
+    // Unclosed: it runs on over the blocks after it, each part a heading.
+    let doc = "# A\n\nDone <h2>TODO\n\nmore words\n\n<h3>\n\nRisks\n\n</h3>\n\n## B\n";
+    let got = titles(doc);
+    let names: Vec<(u8, &str)> = got.iter().map(|(l, t, _)| (*l, t.as_str())).collect();
+    assert_eq!(
+        names,
+        vec![
+            (1, "A"),
+            (2, "TODO"),
+            (2, "more words"),
+            (3, "Risks"),
+            (2, "B")
+        ]
+    );
+    assert_eq!(got[1].2, doc.find("TODO").unwrap_or(0));
+    assert_eq!(got[3].2, doc.find("Risks").unwrap_or(0));
+    // Still an (empty) heading; alt text holds no heading.
+    let got = titles("# A\n\n<h2 class=\"n\"></h2>\n\n![<h2>TODO</h2>](x.png)\n");
+    let names: Vec<(u8, &str)> = got.iter().map(|(l, t, _)| (*l, t.as_str())).collect();
+    assert_eq!(names, vec![(1, "A"), (2, "")]);
+}
+
+#[test]
+fn css_that_generates_or_recases_text_is_located() {
+    let doc =
+        "# A\n\n<style>h2.n::before { content: \"\\54 ODO\" }</style>\n\n<h2 class=\"n\"></h2>\n";
+    assert_eq!(read(doc).generated_text, doc.find("<style>"));
+    // Hidden or inline, a style sheet still applies.
+    let doc = "# A\n\n<div hidden>\n<style>\nq { quotes: 'TODO' '' }\n</style>\n</div>\n";
+    assert_eq!(read(doc).generated_text, doc.find("<style>"));
+    let doc = "ok <style>p::after { content: 'x' }</style> done\n";
+    assert_eq!(read(doc).generated_text, doc.find("<style>"));
+    let doc = "Done.\n\n<span style=\"text-transform:uppercase\">todo</span>\n";
+    let r = read(doc);
+    assert_eq!(
+        (r.generated_text, r.case_transform),
+        (None, doc.find("<span"))
+    );
+    // Code is not a style sheet.
+    let doc = "```html\n<style>p::after { content: 'x' }</style>\n```\n\n`<b style=\"text-transform:uppercase\">`\n";
+    let r = read(doc);
+    assert_eq!((r.generated_text, r.case_transform), (None, None));
+}
