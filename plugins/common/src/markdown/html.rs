@@ -7,6 +7,10 @@
 //! whole document, as in the rendered page: `<div hidden>`, a blank line,
 //! a paragraph, `</div>` hides the paragraph.
 
+mod hidden;
+
+pub use hidden::hidden_ranges;
+
 /// Elements without content: a `hidden` one hides nothing after it.
 const VOID: [&str; 14] = [
     "area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track",
