@@ -11,7 +11,7 @@ use std::ops::Range;
 use std::sync::OnceLock;
 
 use pulldown_cmark::{Event, Options, Parser, Tag};
-use vcc_plugin_common::markdown::hidden_ranges;
+use vcc_plugin_common::markdown::hidden;
 use vcc_plugin_common::text::is_default_ignorable;
 use vcc_plugin_common::{Regex, regex};
 
@@ -54,11 +54,16 @@ pub struct Seen {
     pub definitions: Vec<(String, usize)>,
     /// The source range of each HTML block.
     pub blocks: Vec<Range<usize>>,
+    /// Where each element starts that an inline style hides only in some
+    /// layouts (`left:-9999px`, `width:0`, `clip-path`, `scale(0)`).
+    pub by_layout: Vec<usize>,
 }
 
 impl Seen {
     pub fn read(text: &str) -> Seen {
-        let mut hidden = hidden_ranges(text);
+        let shared = hidden(text);
+        let by_layout = shared.by_layout;
+        let mut hidden = shared.ranges;
         let mut blocks = Vec::new();
         let mut events = Parser::new_ext(text, Options::empty()).into_offset_iter();
         for (event, range) in events.by_ref() {
@@ -85,6 +90,7 @@ impl Seen {
             hidden,
             definitions: Vec::new(),
             blocks,
+            by_layout,
         };
         for (label, def) in events.reference_definitions().iter() {
             if !seen.is_hidden(def.span.start) {

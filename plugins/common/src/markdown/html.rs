@@ -9,7 +9,7 @@
 
 mod hidden;
 
-pub use hidden::hidden_ranges;
+pub use hidden::{Hidden, hidden, hidden_ranges, layout_hides};
 
 /// Elements without content: a `hidden` one hides nothing after it.
 const VOID: [&str; 14] = [

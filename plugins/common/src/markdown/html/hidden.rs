@@ -5,18 +5,72 @@
 //! text, a tag, a comment), and a unit is hidden when it opens, closes or
 //! lies inside a hidden element, or is markup that shows nothing and is
 //! no tag (a comment, `<?…>`, `<!…>`, an unclosed `<`).
+//!
+//! Some inline styles hide text only in some layouts (`left:-9999px` does
+//! nothing to a `position: static` span, `width:0` nothing to an inline
+//! one, `clip-path: inset(0)` clips nothing): those elements are hidden
+//! here too, and where each starts is kept (`Hidden::by_layout`), so a
+//! validator for which hiding is the lenient reading can refuse them.
 
 use std::ops::Range;
 
 use pulldown_cmark::{Event, Options, Parser, Tag, TagEnd};
 
-use super::{Hider, RAW_TEXT, find_ascii_ci, parse_tag, tag_end};
+use super::{Hider, RAW_TEXT, attr, find_ascii_ci, parse_tag, style_hides, tag_end};
 
-/// The source ranges no reader sees, sorted and merged: hidden elements
-/// (across blank lines and paragraphs, as in the rendered page), comments
-/// and other markup that shows nothing. An element still open at the end
-/// hides to the end of the document.
+/// Properties whose hiding depends on the layout (`position`, `display`,
+/// `overflow` and the box's size): text under them may well be shown.
+const LAYOUT: [&str; 14] = [
+    "height",
+    "max-height",
+    "width",
+    "max-width",
+    "line-height",
+    "clip",
+    "clip-path",
+    "text-indent",
+    "left",
+    "top",
+    "margin-left",
+    "margin-top",
+    "transform",
+    "overflow",
+];
+
+/// What a browser hides of a Markdown document.
+#[derive(Debug, Default, PartialEq)]
+pub struct Hidden {
+    /// The source ranges no reader sees, sorted and merged: hidden
+    /// elements (across blank lines and paragraphs, as in the rendered
+    /// page), comments and other markup that shows nothing. An element
+    /// still open at the end hides to the end of the document.
+    pub ranges: Vec<Range<usize>>,
+    /// Where each element starts that is hidden only by an inline style
+    /// whose effect depends on the layout (`layout_hides`).
+    pub by_layout: Vec<usize>,
+}
+
+/// Whether an inline style hides (`style_hides`) only through properties
+/// whose effect depends on the layout (`left:-9999px`, `width:0`,
+/// `clip-path`, `transform: scale(0)`, …): a reader may see the text.
+pub fn layout_hides(style: &str) -> bool {
+    let sure: Vec<&str> = style
+        .split(';')
+        .filter(|decl| {
+            let name = decl.split(':').next().unwrap_or("").trim();
+            !LAYOUT.iter().any(|l| name.eq_ignore_ascii_case(l))
+        })
+        .collect();
+    style_hides(style) && !style_hides(&sure.join(";"))
+}
+
+/// The source ranges of `text` no reader sees (`Hidden::ranges`).
 pub fn hidden_ranges(text: &str) -> Vec<Range<usize>> {
+    hidden(text).ranges
+}
+
+/// What a browser hides of `text`, and where hiding depends on layout.
+pub fn hidden(text: &str) -> Hidden {
     let mut walk = Walk::default();
     // An HTML block is read whole, as `read` reads it (a comment runs over
     // its lines): its text, and where each line's text starts in it and
@@ -47,7 +101,10 @@ pub fn hidden_ranges(text: &str) -> Vec<Range<usize>> {
     if let Some(from) = walk.from.take() {
         walk.out.push(from..text.len());
     }
-    merge(walk.out)
+    Hidden {
+        ranges: merge(walk.out),
+        by_layout: walk.by_layout,
+    }
 }
 
 /// The source offset of offset `at` of a piece whose lines start at
@@ -63,6 +120,7 @@ struct Walk {
     /// Where the hidden element open now starts.
     from: Option<usize>,
     out: Vec<Range<usize>>,
+    by_layout: Vec<usize>,
 }
 
 impl Walk {
@@ -81,7 +139,13 @@ impl Walk {
             // next line's text (a container prefix may lie between).
             let end = source_at(starts, at + len - 1) + 1;
             match (was, now) {
-                (false, true) => self.from = Some(start),
+                (false, true) => {
+                    self.from = Some(start);
+                    let style = parse_tag(unit).and_then(|(_, _, attrs)| attr(attrs, "style"));
+                    if style.flatten().is_some_and(layout_hides) {
+                        self.by_layout.push(start);
+                    }
+                }
                 (true, false) => {
                     let from = self.from.take().unwrap_or(start);
                     self.out.push(from..end);
@@ -180,6 +244,36 @@ mod tests {
         assert!(!hidden.iter().any(|r| r.contains(&text.find('S').unwrap())));
         let open = "Shown.\n\n<div style=\"display:none\">\n\nnever closed\n";
         assert_eq!(shown(open), "Shown.\n\n");
+    }
+
+    #[test]
+    fn hiding_that_depends_on_layout_is_told_apart() {
+        for style in [
+            "position:absolute;left:-9999px",
+            "display:inline-block;transform:scale(0)",
+            "position:absolute;clip-path:inset(50%)",
+            "display:inline-block;width:0;height:0;overflow:hidden",
+            "text-indent:-100em",
+            "margin-top: -1px",
+        ] {
+            assert!(layout_hides(style), "{style}");
+            let text = format!("A <span style=\"{style}\">b</span> c\n");
+            assert_eq!(hidden(&text).by_layout, vec![2], "{style}");
+        }
+        for style in [
+            "display:none",
+            "color:transparent",
+            "opacity:0",
+            "font-size:0",
+            "left:-9999px; visibility:hidden",
+            "color:red",
+        ] {
+            assert!(!layout_hides(style), "{style}");
+        }
+        assert_eq!(
+            hidden("A <span hidden>b</span> c\n").by_layout,
+            Vec::<usize>::new()
+        );
     }
 
     #[test]
