@@ -32,10 +32,11 @@ const RAW_TEXT: [&str; 8] = [
 /// metadata (`svg` `desc`, `metadata`). `dialog` and `details` without
 /// `open` are here too (checked in `Hider::tag`): a closed `details` shows
 /// only its `summary`, and hiding that too is the stricter reading (its
-/// words do not count; a heading in it is still forbidden).
-const UA_HIDDEN: [&str; 11] = [
+/// words do not count; a heading in it is still forbidden). `rp` is the
+/// parenthesis a browser that shows ruby does not show.
+const UA_HIDDEN: [&str; 12] = [
     "template", "datalist", "dialog", "details", "video", "audio", "object", "canvas", "desc",
-    "metadata", "head",
+    "metadata", "head", "rp",
 ];
 
 /// Elements whose text is shown but is not prose (no claims).
@@ -115,7 +116,7 @@ impl Hider {
                     None => return out,
                 }
             }
-            let (text, tail) = match rest.find('<') {
+            let (text, tail) = match markup_at(rest) {
                 Some(i) => (&rest[..i], Some(&rest[i..])),
                 None => (rest, None),
             };
@@ -361,6 +362,21 @@ pub fn breaks_words(tag: &str) -> bool {
     })
 }
 
+/// Where the first markup in `s` starts: a `<` a browser reads as the
+/// start of a tag (`<a`, `</a`) or of a comment, declaration or processing
+/// instruction (`<!`, `<?`). Any other `<` (`a < b`, `<3`) is text, shown
+/// as written: read as markup, it would hide the text after it.
+fn markup_at(s: &str) -> Option<usize> {
+    let bytes = s.as_bytes();
+    s.match_indices('<')
+        .map(|(i, _)| i)
+        .find(|&i| match bytes.get(i + 1) {
+            Some(c) if c.is_ascii_alphabetic() || *c == b'!' || *c == b'?' => true,
+            Some(b'/') => bytes.get(i + 2).is_some_and(u8::is_ascii_alphabetic),
+            _ => false,
+        })
+}
+
 /// Where the tag that `s` starts with ends (after its `>`), quotes
 /// respected.
 fn tag_end(s: &str) -> Option<usize> {
@@ -533,6 +549,11 @@ mod tests {
         assert_eq!(visible(&["<SPAN HIDDEN=until-found>x</span>y"]), "y");
         assert_eq!(visible(&["a <!-- b --> c"]), "a c");
         assert_eq!(visible(&["a <div unclosed"]), "a");
+        assert_eq!(
+            visible(&["<p>Latency < 5 ms, 2 </ 3 <3 in every region.</p>"]),
+            "Latency < 5 ms, 2 </ 3 <3 in every region.",
+            "a `<` that starts no markup is text"
+        );
     }
 
     #[test]
@@ -602,7 +623,7 @@ mod tests {
         );
         for el in [
             "dialog", "details", "datalist", "noembed", "noframes", "noscript", "title",
-            "textarea", "iframe", "video", "audio", "object", "canvas", "desc", "metadata",
+            "textarea", "iframe", "video", "audio", "object", "canvas", "desc", "metadata", "rp",
         ] {
             assert_eq!(
                 visible(&[&format!("<{el}>a <b>c</b></{el}>b")]),

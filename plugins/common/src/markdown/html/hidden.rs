@@ -16,7 +16,7 @@ use std::ops::Range;
 
 use pulldown_cmark::{Event, Options, Parser, Tag, TagEnd};
 
-use super::{Hider, RAW_TEXT, attr, find_ascii_ci, parse_tag, style_hides, tag_end};
+use super::{Hider, RAW_TEXT, attr, find_ascii_ci, markup_at, parse_tag, style_hides, tag_end};
 
 /// Properties whose hiding depends on the layout (`position`, `display`,
 /// `overflow` and the box's size): text under them may well be shown.
@@ -175,8 +175,10 @@ impl Walk {
                 None => return rest.len(),
             }
         }
-        if !rest.starts_with('<') {
-            return rest.find('<').unwrap_or(rest.len());
+        match markup_at(rest) {
+            Some(0) => {}
+            Some(i) => return i,
+            None => return rest.len(),
         }
         let end = if rest.starts_with("<!--") {
             rest.find("-->").map(|e| e + 3)
@@ -280,6 +282,8 @@ mod tests {
     fn comments_and_markup_that_is_no_tag_show_nothing() {
         assert_eq!(shown("a <!-- [1] --> b\n"), "a  b\n");
         assert_eq!(shown("a <?php [1] ?> b\n"), "a  b\n");
+        let lt = "<p>Latency < 5 ms in every region we measured.</p>\n";
+        assert_eq!(shown(lt), lt, "a `<` that starts no markup is text");
         assert_eq!(
             shown("<script>if (a < b) { x() }</script>\nafter\n"),
             "\nafter\n"
