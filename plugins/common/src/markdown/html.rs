@@ -8,6 +8,7 @@
 //! a paragraph, `</div>` hides the paragraph.
 
 mod hidden;
+mod style;
 
 pub use hidden::{Hidden, hidden, hidden_ranges, layout_hides};
 
@@ -271,16 +272,15 @@ pub fn style_hides(style: &str) -> bool {
             "display" => value == "none",
             "visibility" => value == "hidden" || value == "collapse",
             "content-visibility" => value == "hidden",
-            "opacity" | "font-size" | "height" | "max-height" | "width" | "max-width"
-            | "line-height" => zero(),
-            // Text drawn in no colour, or clipped or moved off the page.
-            "color" | "-webkit-text-fill-color" => {
-                value == "transparent" || value.replace(' ', "").ends_with(",0)")
-            }
+            "height" | "max-height" | "width" | "max-width" | "line-height" => zero(),
+            // Clipped or moved off the page.
             "clip" | "clip-path" => value != "auto" && value != "none",
             "text-indent" | "left" | "top" | "margin-left" | "margin-top" => negative(),
-            "transform" => value.contains("scale(0") || value.contains("scale(-0"),
-            _ => continue,
+            // Too faint, too small, no colour, transformed (`style.rs`).
+            _ => match style::hides(&name, value) {
+                Some(h) => h,
+                None => continue,
+            },
         };
         hides.insert(name, hidden);
     }

@@ -20,7 +20,7 @@ use super::{Hider, RAW_TEXT, attr, find_ascii_ci, markup_at, parse_tag, style_hi
 
 /// Properties whose hiding depends on the layout (`position`, `display`,
 /// `overflow` and the box's size): text under them may well be shown.
-const LAYOUT: [&str; 14] = [
+const LAYOUT: [&str; 16] = [
     "height",
     "max-height",
     "width",
@@ -31,6 +31,8 @@ const LAYOUT: [&str; 14] = [
     "text-indent",
     "left",
     "top",
+    "right",
+    "bottom",
     "margin-left",
     "margin-top",
     "transform",
@@ -257,6 +259,8 @@ mod tests {
             "display:inline-block;width:0;height:0;overflow:hidden",
             "text-indent:-100em",
             "margin-top: -1px",
+            "position:absolute;right:9999px",
+            "transform: rotateX(90deg)",
         ] {
             assert!(layout_hides(style), "{style}");
             let text = format!("A <span style=\"{style}\">b</span> c\n");
