@@ -13,7 +13,9 @@ delimiter row, CSS-hidden citations and labels, a closed <dialog>'s
 heading, a definition in a comment, links with blank text, claims spaced
 by &#32; or blank characters, HTML <h1>-<h6>, closed and open <dialog>,
 inline styles that hide (and one that does not), the elements a browser
-does not show — and one file per shape
+does not show, citations hidden by faint, tiny or transparent styles, in
+closed <details>, <noscript> or media fallback, or by a style that hides
+only in some layouts, a `<` that starts no tag — and one file per shape
 alone (`shape-*.md`).
 """
 
@@ -31,6 +33,13 @@ CLAIMS = [
 ]
 # Link texts a reader does not see.
 BLANK_LINKS = ["[ ]", "[&nbsp;]", "[\u200b]", "[<!-- -->]"]
+# Inline styles that hide text whatever the layout, and some that hide it
+# only in some layouts (std/citation-coverage refuses those).
+FAINT = ["color:transparent", "opacity:0.01", "font:0/0 a", "color:rgba(0,0,0,0.0)",
+         "font-size:1px", "filter:opacity(0)"]
+LAYOUT = ["position:absolute;left:-9999px", "display:inline-block;transform:scale(0)",
+          "position:absolute;clip-path:inset(50%)",
+          "display:inline-block;width:0;height:0;overflow:hidden"]
 WORDS = "alpha beta gamma delta epsilon zeta eta theta iota kappa".split()
 
 
@@ -125,12 +134,22 @@ def block(r, k=None):
         lambda: f"<noscript>\n{words(r, 8)}\n</noscript>",
         lambda: f"<div style=\"opacity: 0.5\">\n{words(r, 8)}\n</div>",
         lambda: f"<datalist>\n{words(r, 8)}\n</datalist>\n\n<title>{words(r, 4)}</title>",
+        # Issue 34, round 3: citations a reader does not see, by the shared
+        # reading's styles and elements; a style that hides only in some
+        # layouts; a `<` that starts no tag.
+        lambda: f"{r.choice(CLAIMS)}<span style=\"{r.choice(FAINT)}\"> [1]</span>.",
+        lambda: (lambda e: f"{r.choice(CLAIMS)}<{e}><summary></summary> [1]</{e}>.")(
+            r.choice(["details", "noscript", "video", "iframe", "audio", "object"])
+        ),
+        lambda: f"{r.choice(CLAIMS)}<span style=\"{r.choice(LAYOUT)}\"> [1]</span>.",
+        lambda: f"<p>Latency < 5 ms {words(r, 8)}.</p>",
+        lambda: f"<div>\nLatency < 5 ms.\n<h2>{t}</h2>\n</div>",
     ]
     return shapes[k % len(shapes)]()
 
 
 # How many shapes `block` has (one `shape-*.md` file each).
-SHAPES = 56
+SHAPES = 61
 
 
 def document(r):
