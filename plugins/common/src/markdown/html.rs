@@ -255,6 +255,11 @@ impl Hider {
 /// case, spaces, `!important`). A later declaration of
 /// the same property wins, as in CSS.
 pub fn style_hides(style: &str) -> bool {
+    if style.contains('\\') {
+        // An escape (`n\6f ne`) may spell any value: refused as hiding.
+        return true;
+    }
+    let style = style::without_comments(style);
     let mut hides = std::collections::BTreeMap::new();
     for decl in style.split(';') {
         let Some((name, value)) = decl.split_once(':') else {

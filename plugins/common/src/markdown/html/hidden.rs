@@ -56,6 +56,11 @@ pub struct Hidden {
 /// whose effect depends on the layout (`left:-9999px`, `width:0`,
 /// `clip-path`, `transform: scale(0)`, …): a reader may see the text.
 pub fn layout_hides(style: &str) -> bool {
+    if style.contains('\\') {
+        // An escape may spell any value: whether it hides is in doubt.
+        return true;
+    }
+    let style = super::style::without_comments(style);
     let sure: Vec<&str> = style
         .split(';')
         .filter(|decl| {
@@ -63,7 +68,7 @@ pub fn layout_hides(style: &str) -> bool {
             !LAYOUT.iter().any(|l| name.eq_ignore_ascii_case(l))
         })
         .collect();
-    style_hides(style) && !style_hides(&sure.join(";"))
+    style_hides(&style) && !style_hides(&sure.join(";"))
 }
 
 /// The source ranges of `text` no reader sees (`Hidden::ranges`).
@@ -261,6 +266,7 @@ mod tests {
             "margin-top: -1px",
             "position:absolute;right:9999px",
             "transform: rotateX(90deg)",
+            "display: n\\6f ne",
         ] {
             assert!(layout_hides(style), "{style}");
             let text = format!("A <span style=\"{style}\">b</span> c\n");
@@ -272,6 +278,7 @@ mod tests {
             "opacity:0",
             "font-size:0",
             "left:-9999px; visibility:hidden",
+            "display:/**/none",
             "color:red",
         ] {
             assert!(!layout_hides(style), "{style}");

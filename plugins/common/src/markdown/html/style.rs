@@ -5,6 +5,24 @@
 //! size zero, edge-on or off the page: `transform` and the offsets hide
 //! only in some layouts, see `hidden::layout_hides`).
 
+/// A style with its comments (`/* … */`) left out, as CSS reads it
+/// (`display:/**/none` is `display: none`); an unclosed comment runs to
+/// the end.
+pub(super) fn without_comments(style: &str) -> String {
+    let mut out = String::with_capacity(style.len());
+    let mut rest = style;
+    while let Some(i) = rest.find("/*") {
+        out.push_str(&rest[..i]);
+        out.push(' ');
+        rest = match rest[i + 2..].find("*/") {
+            Some(e) => &rest[i + 2 + e + 2..],
+            None => "",
+        };
+    }
+    out.push_str(rest);
+    out
+}
+
 /// Below this opacity a reader sees no text.
 const FAINT: f64 = 0.1;
 /// Below this size (in px, or the share of the parent's size for `em`,
@@ -115,6 +133,8 @@ mod tests {
             "transform: scaleX(0)",
             "transform: rotateX(90deg)",
             "position: absolute; right: 9999px",
+            "display:/**/none",
+            "display: n\\6f ne",
         ] {
             assert!(style_hides(style), "{style}");
         }
@@ -129,6 +149,7 @@ mod tests {
             "transform: none",
             "right: 0",
             "right: auto",
+            "color: red /* display: none */",
         ] {
             assert!(!style_hides(style), "{style}");
         }
