@@ -10,11 +10,16 @@
 //! sections (`## References`, `Sources`, `Bibliography`, …) are not
 //! claims. The visible text of an HTML block is prose too (`<p>…</p>`),
 //! its `<a href>` links citing as Markdown links do, text in `<pre>`,
-//! `<code>` and `<table>` left out. A citation hidden in a comment or a
-//! `hidden` element does not cite, nor one hidden by inline CSS or a
-//! closed `<dialog>`, nor a link with no visible text; a hidden heading
-//! starts no reference section and a hidden definition resolves nothing
-//! (`seen`). Words are counted as shown (references decoded, any blank
+//! `<code>` and `<table>` left out. What a browser hides is the reading
+//! every Markdown validator shares (plugins/common
+//! `markdown::hidden_ranges`: hiding inline styles, closed `<details>`,
+//! `<noscript>`, media fallback, …): a citation there does not cite, nor
+//! does a link with no visible text; a hidden heading starts no reference
+//! section and a hidden definition resolves nothing (`seen`). A style
+//! sheet that may hide by selector fails the file (`hiding-style`), and so
+//! does an inline style that hides only in some layouts (`left:-9999px`,
+//! `width:0`, `clip-path`, `scale(0)`: `layout-hidden`), since reading it
+//! as hidden would drop a claim a reader may see. Words are counted as shown (references decoded, any blank
 //! character a separator); pipe lines are a table only with a delimiter
 //! row. A claim is cited when the
 //! citation pattern matches it (default: a Markdown link, a `[12]`-style
@@ -116,9 +121,35 @@ impl Validator for CitationCoverage {
         let mut report = Vec::new();
         let (mut all_claims, mut all_cited, mut all_sourced) = (0usize, 0usize, 0usize);
         let mut short_files = Vec::new();
+        // Files with a style sheet that may hide by selector, or an inline
+        // style that hides only in some layouts.
+        let mut refused = Vec::new();
         for path in &paths {
             let text = vcc_sdk::read_to_string(path)?;
             let doc = read(&text, params.min_words);
+            if let Some(line) = doc.hiding_style {
+                // Rules by selector may hide any citation or claim: what a
+                // reader sees cannot be told from the markup.
+                refused.push(relative(path).to_string());
+                findings.push(
+                    Finding::new("a style sheet that may hide content by selector (a `<style>` rule with `display:none` or the like, `@import`, `<link rel=stylesheet>`): the claims and citations a reader sees cannot be told from the markup, so the file is refused")
+                        .path(path)
+                        .line(line)
+                        .rule("hiding-style"),
+                );
+            }
+            if let Some(line) = doc.layout_hidden {
+                // Hidden or shown depending on the layout: counting it as
+                // hidden would drop a claim a reader sees, counting it as
+                // shown a citation a reader does not see.
+                refused.push(relative(path).to_string());
+                findings.push(
+                    Finding::new("an inline style that hides text only in some layouts (`left:-9999px`, `width:0`, `clip-path`, `transform: scale(0)`, …): whether a reader sees the claim or citation in it cannot be told from the markup, so the file is refused")
+                        .path(path)
+                        .line(line)
+                        .rule("layout-hidden"),
+                );
+            }
             let mut uncited = Vec::new();
             let mut unresolved = Vec::new();
             let (mut cited, mut sourced) = (0usize, 0usize);
@@ -181,6 +212,14 @@ impl Validator for CitationCoverage {
             }));
         }
         let evidence = bounded::evidence(json!({}), &report);
+        if !refused.is_empty() {
+            let outcome = Outcome::fail(format!(
+                "what a reader sees cannot be told from the markup (a style sheet, or an inline style that hides only in some layouts) in {}",
+                bounded::list(&refused, 10)
+            ))
+            .findings(findings.into_vec());
+            return Ok(outcome.evidence("citation-coverage.json", "application/json", evidence));
+        }
         if all_claims == 0 {
             let outcome = nothing(params.allow_empty, "no claims found to check for citations");
             return Ok(outcome.evidence("citation-coverage.json", "application/json", evidence));
@@ -242,6 +281,11 @@ struct Doc {
     entries: BTreeSet<u64>,
     /// Labels of footnote definitions (`[^a]: …`).
     footnotes: BTreeSet<String>,
+    /// The line of a style sheet that may hide content by selector.
+    hiding_style: Option<u32>,
+    /// The line of the first element an inline style hides only in some
+    /// layouts.
+    layout_hidden: Option<u32>,
 }
 
 /// Headings whose section lists references, not claims ("Notes" is not
@@ -347,6 +391,8 @@ fn read(text: &str, min_words: usize) -> Doc {
         claims: Vec::new(),
         entries: BTreeSet::new(),
         footnotes: BTreeSet::new(),
+        hiding_style: reading.hiding_style.map(|at| lines.line(at)),
+        layout_hidden: seen.by_layout.first().map(|at| lines.line(*at)),
     };
     // Each shown paragraph's lines as a reader sees them (hidden ranges
     // cut), with the source offset of each character.
@@ -585,6 +631,23 @@ mod tests {
                 .unwrap_err();
         assert_eq!(problems[0].path.as_deref(), Some("/pattern"));
         assert!(CitationCoverage::check_params(r#"{"min_coverage": 0.9}"#).is_ok());
+    }
+
+    #[test]
+    fn a_style_sheet_that_may_hide_is_noticed() {
+        let text = "# Report\n\nA claim that cites a source [1].\n\n<style>.x { display: none }</style>\n\nAnother claim that is cited <span class=\"x\">[1]</span>.\n\n## References\n\n[1] Smith, 2024.\n";
+        assert_eq!(read(text, 4).hiding_style, Some(5));
+        let plain = "A claim that cites a source [1].\n\n<style>.x { color: red }</style>\n";
+        assert_eq!(read(plain, 4).hiding_style, None);
+    }
+
+    #[test]
+    fn text_hidden_only_in_some_layouts_is_noticed() {
+        // An inline span ignores `left` and `width`: the claim is shown.
+        let text = "# Report\n\nA claim that cites a source [1].\n\n<span style=\"left:-9999px\">An uncited claim a reader sees all the same.</span>\n\n## References\n\n[1] Smith, 2024.\n";
+        assert_eq!(read(text, 4).layout_hidden, Some(5));
+        let sure = "A claim that cites a source<span style=\"display:none\"> [1]</span>.\n";
+        assert_eq!(read(sure, 4).layout_hidden, None);
     }
 
     #[test]

@@ -1,25 +1,19 @@
-//! What a reader sees of a Markdown document, for citations (issue 34,
-//! round 2): the source ranges a browser hides (comments, `<style>`,
-//! `<script>`, `<template>`, `hidden` elements, CSS `display:none` /
-//! `visibility:hidden`, a `<dialog>` that is not `open`), images, the link
-//! reference definitions CommonMark makes outside them, and the visible
-//! text of a paragraph: tags left out (an attribute's URL is no citation),
-//! an `<a href>` with text a Markdown link, a link with no visible text
-//! left out, character references decoded, blank characters made spaces.
-//! (The hiding rules could move to plugins/common `markdown`.)
+//! What a reader sees of a Markdown document, for citations (issue 34):
+//! the source ranges a browser hides (the shared reading,
+//! plugins/common `markdown::hidden_ranges`: the same rules the other
+//! Markdown validators read by), images, the link reference definitions
+//! CommonMark makes outside them, and the visible text of a paragraph: tags
+//! left out (an attribute's URL is no citation), an `<a href>` with text a
+//! Markdown link, a link with no visible text left out, character
+//! references decoded, blank characters made spaces.
 
 use std::ops::Range;
 use std::sync::OnceLock;
 
 use pulldown_cmark::{Event, Options, Parser, Tag};
+use vcc_plugin_common::markdown::hidden;
 use vcc_plugin_common::text::is_default_ignorable;
 use vcc_plugin_common::{Regex, regex};
-
-/// Elements without content: a `hidden` one hides nothing after it.
-const VOID: [&str; 14] = [
-    "area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track",
-    "wbr", "keygen",
-];
 
 /// Elements whose text is shown but is not prose (no claims) in an
 /// HTML block.
@@ -60,31 +54,26 @@ pub struct Seen {
     pub definitions: Vec<(String, usize)>,
     /// The source range of each HTML block.
     pub blocks: Vec<Range<usize>>,
+    /// Where each element starts that an inline style hides only in some
+    /// layouts (`left:-9999px`, `width:0`, `clip-path`, `scale(0)`).
+    pub by_layout: Vec<usize>,
 }
 
 impl Seen {
     pub fn read(text: &str) -> Seen {
-        let mut hider = Hider::default();
-        let mut hidden = Vec::new();
-        let parser = Parser::new_ext(text, Options::empty()).into_offset_iter();
-        let mut definitions = Vec::new();
+        let shared = hidden(text);
+        let by_layout = shared.by_layout;
+        let mut hidden = shared.ranges;
         let mut blocks = Vec::new();
-        let mut events = parser;
+        let mut events = Parser::new_ext(text, Options::empty()).into_offset_iter();
         for (event, range) in events.by_ref() {
             match event {
-                Event::Html(t) | Event::InlineHtml(t) => {
-                    // A block's line in a list or quote lost its container
-                    // prefix: the text ends where the range ends.
-                    let base = range.end.saturating_sub(t.len()).max(range.start);
-                    hider.feed(&t, base, &mut hidden);
-                }
                 // An image is not text a reader reads, nor a citation.
                 Event::Start(Tag::Image { .. }) => hidden.push(range),
                 Event::Start(Tag::HtmlBlock) => blocks.push(range),
                 _ => {}
             }
         }
-        hider.finish(text.len(), &mut hidden);
         hidden.sort_by_key(|r| r.start);
         // Merged, so a binary search finds the one range that may hold an
         // offset (a large document has many).
@@ -96,10 +85,12 @@ impl Seen {
             }
         }
         let hidden = merged;
+        let mut definitions = Vec::new();
         let seen = Seen {
             hidden,
             definitions: Vec::new(),
             blocks,
+            by_layout,
         };
         for (label, def) in events.reference_definitions().iter() {
             if !seen.is_hidden(def.span.start) {
@@ -222,17 +213,6 @@ pub fn visible(chars: &[(usize, char)], block: bool) -> (String, Vec<usize>) {
                 .iter()
                 .map(|(_, c)| *c)
                 .collect();
-            if rest.starts_with("<!--") {
-                // A comment is not seen (to its end, or the paragraph's).
-                i = (i + 4..chars.len())
-                    .find(|&j| chars[j - 2].1 == '-' && chars[j - 1].1 == '-' && chars[j].1 == '>')
-                    .map_or(chars.len(), |j| j + 1);
-                continue;
-            }
-            if let Some(len) = bogus_comment(&rest) {
-                i += rest[..len].chars().count();
-                continue;
-            }
             if let Some((len, closing, name, attrs)) = parse_tag(&rest) {
                 if block && NOT_PROSE.contains(&name.as_str()) {
                     not_prose = if closing {
@@ -384,21 +364,6 @@ fn parse_tag(s: &str) -> Option<(usize, bool, String, String)> {
     None
 }
 
-/// A processing instruction (`<?php … ?>`), a declaration or a CDATA
-/// section (`<!DOCTYPE …>`, `<![CDATA[ … ]]>`): a browser reads each as a
-/// comment to the first `>` (to the end if there is none), and shows
-/// nothing of it. Its length in bytes.
-fn bogus_comment(s: &str) -> Option<usize> {
-    let body = s.strip_prefix("<?").or_else(|| {
-        s.strip_prefix("<!")
-            .filter(|b| b.starts_with(|c: char| c.is_ascii_alphabetic() || c == '['))
-    })?;
-    Some(
-        body.find('>')
-            .map_or(s.len(), |e| s.len() - body.len() + e + 1),
-    )
-}
-
 /// An attribute's value (`""` for one without a value), by name.
 fn attr(attrs: &str, name: &str) -> Option<String> {
     let mut rest = attrs.trim_start_matches('/');
@@ -431,121 +396,6 @@ fn attr(attrs: &str, name: &str) -> Option<String> {
         }
         if key == name {
             return Some(value);
-        }
-    }
-}
-
-/// Whether an opening tag hides its content from a reader.
-fn hides(name: &str, attrs: &str) -> bool {
-    if VOID.contains(&name) {
-        return false;
-    }
-    if matches!(name, "script" | "style" | "template") || attr(attrs, "hidden").is_some() {
-        return true;
-    }
-    // A dialog is shown only when open.
-    if name == "dialog" && attr(attrs, "open").is_none() {
-        return true;
-    }
-    attr(attrs, "style").is_some_and(|style| css_hides(&style))
-}
-
-/// An inline style that shows nothing of the element.
-fn css_hides(style: &str) -> bool {
-    let style: String = style
-        .to_ascii_lowercase()
-        .chars()
-        .filter(|c| !c.is_whitespace())
-        .collect();
-    style.split(';').any(|decl| {
-        let decl = decl.trim_end_matches("!important");
-        matches!(
-            decl,
-            "display:none"
-                | "visibility:hidden"
-                | "visibility:collapse"
-                | "opacity:0"
-                | "font-size:0"
-                | "font-size:0px"
-                | "content-visibility:hidden"
-        )
-    })
-}
-
-/// Hiding state across the document's raw HTML, as in the rendered page.
-#[derive(Default)]
-struct Hider {
-    /// Where an open comment starts.
-    comment: Option<usize>,
-    /// The element hiding everything now, how deeply elements of its name
-    /// nest inside it, and where it starts.
-    hiding: Option<(String, usize, usize)>,
-}
-
-impl Hider {
-    fn feed(&mut self, html: &str, base: usize, hidden: &mut Vec<Range<usize>>) {
-        let mut i = 0;
-        while i < html.len() {
-            if let Some(start) = self.comment {
-                match html[i..].find("-->") {
-                    Some(e) => {
-                        hidden.push(start..base + i + e + 3);
-                        self.comment = None;
-                        i += e + 3;
-                        continue;
-                    }
-                    None => return,
-                }
-            }
-            let Some(lt) = html[i..].find('<') else {
-                return;
-            };
-            let at = i + lt;
-            if html[at..].starts_with("<!--") {
-                self.comment = Some(base + at);
-                i = at + 4;
-                continue;
-            }
-            if let Some(len) = bogus_comment(&html[at..]) {
-                hidden.push(base + at..base + at + len);
-                i = at + len;
-                continue;
-            }
-            let Some((len, closing, name, attrs)) = parse_tag(&html[at..]) else {
-                i = at + 1;
-                continue;
-            };
-            match &mut self.hiding {
-                Some((hiding, depth, start)) => {
-                    if *hiding == name {
-                        if closing {
-                            *depth -= 1;
-                            if *depth == 0 {
-                                hidden.push(*start..base + at + len);
-                                self.hiding = None;
-                            }
-                        } else {
-                            *depth += 1;
-                        }
-                    }
-                }
-                None => {
-                    if !closing && hides(&name, &attrs) {
-                        self.hiding = Some((name, 1, base + at));
-                    }
-                }
-            }
-            i = at + len;
-        }
-    }
-
-    /// What is still open hides to the end of the document.
-    fn finish(&mut self, end: usize, hidden: &mut Vec<Range<usize>>) {
-        if let Some(start) = self.comment.take() {
-            hidden.push(start..end);
-        }
-        if let Some((_, _, start)) = self.hiding.take() {
-            hidden.push(start..end);
         }
     }
 }

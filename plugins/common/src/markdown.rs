@@ -17,6 +17,8 @@ use pulldown_cmark::{Event, HeadingLevel, Options, Parser, Tag, TagEnd};
 
 use crate::text::{Normalized, is_bidi_control, joined_words, visible_words};
 use html::Hider;
+/// The source ranges a browser hides, by the same rules (`html.rs`).
+pub use html::{Hidden, hidden, hidden_ranges, layout_hides};
 
 /// A heading (ATX or setext).
 #[derive(Debug, Clone, PartialEq)]

@@ -14,7 +14,10 @@ heading, a definition in a comment, links with blank text, claims spaced
 by &#32; or blank characters, HTML <h1>-<h6>, closed and open <dialog>,
 inline styles that hide (and one that does not), the elements a browser
 does not show, inline HTML headings (after text, in a link's text, in a
-table row, one start tag ending another) — and one file per shape
+table row, one start tag ending another), citations hidden by faint, tiny
+or transparent styles, in closed <details>, <noscript> or media fallback,
+or by a style that hides only in some layouts, a `<` that starts no tag —
+and one file per shape
 alone (`shape-*.md`).
 """
 
@@ -32,6 +35,13 @@ CLAIMS = [
 ]
 # Link texts a reader does not see.
 BLANK_LINKS = ["[ ]", "[&nbsp;]", "[\u200b]", "[<!-- -->]"]
+# Inline styles that hide text whatever the layout, and some that hide it
+# only in some layouts (std/citation-coverage refuses those).
+FAINT = ["color:transparent", "opacity:0.01", "font:0/0 a", "color:rgba(0,0,0,0.0)",
+         "font-size:1px", "filter:opacity(0)"]
+LAYOUT = ["position:absolute;left:-9999px", "display:inline-block;transform:scale(0)",
+          "position:absolute;clip-path:inset(50%)",
+          "display:inline-block;width:0;height:0;overflow:hidden"]
 WORDS = "alpha beta gamma delta epsilon zeta eta theta iota kappa".split()
 
 
@@ -132,12 +142,22 @@ def block(r, k=None):
         lambda: (lambda n: f"[<h{n}>{t}</h{n}>](#x) {words(r, 2)}")(r.randint(1, 6)),
         lambda: f"| <h2>{t}</h2> |\n|---|\n| {words(r, 2)} |",
         lambda: f"<h3>{words(r, 1)}<h2>{t}</h2>",
+        # Issue 34, round 3: citations a reader does not see, by the shared
+        # reading's styles and elements; a style that hides only in some
+        # layouts; a `<` that starts no tag.
+        lambda: f"{r.choice(CLAIMS)}<span style=\"{r.choice(FAINT)}\"> [1]</span>.",
+        lambda: (lambda e: f"{r.choice(CLAIMS)}<{e}><summary></summary> [1]</{e}>.")(
+            r.choice(["details", "noscript", "video", "iframe", "audio", "object"])
+        ),
+        lambda: f"{r.choice(CLAIMS)}<span style=\"{r.choice(LAYOUT)}\"> [1]</span>.",
+        lambda: f"<p>Latency < 5 ms {words(r, 8)}.</p>",
+        lambda: f"<div>\nLatency < 5 ms.\n<h2>{t}</h2>\n</div>",
     ]
     return shapes[k % len(shapes)]()
 
 
 # How many shapes `block` has (one `shape-*.md` file each).
-SHAPES = 60
+SHAPES = 65
 
 
 def document(r):

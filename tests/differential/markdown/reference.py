@@ -53,7 +53,7 @@ LABELS = re.compile(r"(?<![A-Za-z0-9_])(UNSOURCED|INFERENCE)(?![A-Za-z0-9_])")
 # its <summary>, hidden here too: vcc's stricter reading).
 NOT_SHOWN = {"style", "script", "template", "noscript", "noembed", "noframes", "iframe",
              "title", "textarea", "datalist", "dialog", "details", "video", "audio", "object",
-             "canvas", "desc", "metadata", "head"}
+             "canvas", "desc", "metadata", "head", "rp"}
 
 
 def style_hides(style):
@@ -73,21 +73,75 @@ def style_hides(style):
             props[name] = value in ("hidden", "collapse")
         elif name == "content-visibility":
             props[name] = value == "hidden"
-        elif name in ("opacity", "font-size", "line-height", "height", "max-height", "width",
-                      "max-width"):
+        elif name in ("line-height", "height", "max-height", "width", "max-width"):
             try:
                 props[name] = bool(num) and float(num.group(1)) <= 0
             except ValueError:
                 props[name] = False
+        elif name == "opacity":
+            props[name] = bool(num) and float(num.group(1)) < 0.1
+        elif name == "filter":
+            props[name] = "opacity(0" in value.replace(" ", "")
+        elif name == "font-size":
+            props[name] = tiny(value)
+        elif name == "font":
+            size = next((t for t in value.split() if re.match(r"[-0-9.]", t)), None)
+            props[name] = size is not None and tiny(size.split("/")[0])
         elif name in ("color", "-webkit-text-fill-color"):
-            props[name] = value == "transparent" or value.replace(" ", "").endswith(",0)")
+            props[name] = transparent(value)
         elif name in ("clip", "clip-path"):
             props[name] = value not in ("auto", "none")
         elif name in ("text-indent", "left", "top", "margin-left", "margin-top"):
             props[name] = value.startswith("-")
+        elif name in ("right", "bottom"):
+            props[name] = value != "auto" and not (num and float(num.group(1)) == 0)
         elif name == "transform":
-            props[name] = "scale(0" in value or "scale(-0" in value
+            props[name] = value != "none"
     return any(props.values())
+
+
+def tiny(value):
+    """A font size no reader reads: under 4px, or a quarter of the parent's."""
+    m = re.fullmatch(r"(-?[0-9.]+)([a-z%]*)", value.strip())
+    if not m:
+        return False
+    try:
+        n = float(m.group(1))
+    except ValueError:
+        return False
+    unit = m.group(2)
+    if unit == "px" or n <= 0:
+        return n < 4
+    if unit == "%":
+        return n / 100 < 0.25
+    if unit in ("em", "rem"):
+        return n < 0.25
+    return False
+
+
+def transparent(value):
+    """A colour with an alpha under 0.1, however written."""
+    v = value.replace(" ", "")
+    if v == "transparent":
+        return True
+    if v.startswith("#"):
+        h = v[1:]
+        return (len(h) == 4 and h.endswith("0")) or (len(h) == 8 and h.endswith("00"))
+    m = re.fullmatch(r"[a-z]+\((.*)\)", v)
+    if not m:
+        return False
+    args = m.group(1)
+    if "/" in args:
+        alpha = args.rsplit("/", 1)[1]
+    elif args.count(",") == 3:
+        alpha = args.rsplit(",", 1)[1]
+    else:
+        return False
+    try:
+        share = float(alpha[:-1]) / 100 if alpha.endswith("%") else float(alpha)
+    except ValueError:
+        return False
+    return share < 0.1
 
 
 def ignorable(c):

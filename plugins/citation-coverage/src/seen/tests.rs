@@ -24,8 +24,33 @@ fn hidden_html_and_css_and_closed_dialogs_hide() {
     assert!(!Seen::read(open).is_hidden(open.find('#').unwrap()));
     let defined = Seen::read("Claim [2].\n\n[2]: https://example.com\n");
     assert_eq!(defined.definitions.len(), 1);
-    assert!(css_hides("Visibility : hidden !important"));
-    assert!(!css_hides("color: red"));
+}
+
+#[test]
+fn what_the_shared_reading_hides_cites_nothing() {
+    // Issue 34, round 3: each of these hid the only citation of a claim
+    // from a reader, and citation-coverage read it.
+    for hiding in [
+        "<span style=\"color:transparent\">",
+        "<span style=\"position:absolute;left:-9999px\">",
+        "<span style=\"display:inline-block;transform:scale(0)\">",
+        "<span style=\"position:absolute;clip-path:inset(50%)\">",
+        "<span style=\"display:inline-block;width:0;height:0;overflow:hidden\">",
+        "<span style=\"visibility : hidden !important\">",
+    ] {
+        let s = shown(&format!("A claim{hiding} [1]</span>."));
+        assert_eq!(s, "A claim.", "{hiding}");
+    }
+    for el in [
+        "details", "noscript", "video", "audio", "object", "iframe", "dialog",
+    ] {
+        let s = shown(&format!("A claim<{el}><summary></summary> [1]</{el}>."));
+        assert_eq!(s, "A claim.", "{el}");
+    }
+    assert_eq!(
+        shown("A claim<span style=\"color: red\"> [1]</span>."),
+        "A claim [1]."
+    );
 }
 
 #[test]

@@ -11,6 +11,10 @@ mod css;
 mod headings;
 
 pub use css::StyleScan;
+mod hidden;
+mod style;
+
+pub use hidden::{Hidden, hidden, hidden_ranges, layout_hides};
 
 /// Elements without content: a `hidden` one hides nothing after it.
 const VOID: [&str; 14] = [
@@ -33,10 +37,11 @@ const RAW_TEXT: [&str; 8] = [
 /// metadata (`svg` `desc`, `metadata`). `dialog` and `details` without
 /// `open` are here too (checked in `Hider::tag`): a closed `details` shows
 /// only its `summary`, and hiding that too is the stricter reading (its
-/// words do not count; a heading in it is still forbidden).
-const UA_HIDDEN: [&str; 11] = [
+/// words do not count; a heading in it is still forbidden). `rp` is the
+/// parenthesis a browser that shows ruby does not show.
+const UA_HIDDEN: [&str; 12] = [
     "template", "datalist", "dialog", "details", "video", "audio", "object", "canvas", "desc",
-    "metadata", "head",
+    "metadata", "head", "rp",
 ];
 
 /// Elements whose text is shown but is not prose (no claims).
@@ -118,7 +123,7 @@ impl Hider {
                     None => return out,
                 }
             }
-            let (text, tail) = match rest.find('<') {
+            let (text, tail) = match markup_at(rest) {
                 Some(i) => (&rest[..i], Some(&rest[i..])),
                 None => (rest, None),
             };
@@ -226,6 +231,11 @@ impl Hider {
 /// case, spaces, `!important`). A later declaration of
 /// the same property wins, as in CSS.
 pub fn style_hides(style: &str) -> bool {
+    if style.contains('\\') {
+        // An escape (`n\6f ne`) may spell any value: refused as hiding.
+        return true;
+    }
+    let style = style::without_comments(style);
     let mut hides = std::collections::BTreeMap::new();
     for decl in style.split(';') {
         let Some((name, value)) = decl.split_once(':') else {
@@ -243,16 +253,15 @@ pub fn style_hides(style: &str) -> bool {
             "display" => value == "none",
             "visibility" => value == "hidden" || value == "collapse",
             "content-visibility" => value == "hidden",
-            "opacity" | "font-size" | "height" | "max-height" | "width" | "max-width"
-            | "line-height" => zero(),
-            // Text drawn in no colour, or clipped or moved off the page.
-            "color" | "-webkit-text-fill-color" => {
-                value == "transparent" || value.replace(' ', "").ends_with(",0)")
-            }
+            "height" | "max-height" | "width" | "max-width" | "line-height" => zero(),
+            // Clipped or moved off the page.
             "clip" | "clip-path" => value != "auto" && value != "none",
             "text-indent" | "left" | "top" | "margin-left" | "margin-top" => negative(),
-            "transform" => value.contains("scale(0") || value.contains("scale(-0"),
-            _ => continue,
+            // Too faint, too small, no colour, transformed (`style.rs`).
+            _ => match style::hides(&name, value) {
+                Some(h) => h,
+                None => continue,
+            },
         };
         hides.insert(name, hidden);
     }
@@ -332,6 +341,21 @@ pub fn breaks_words(tag: &str) -> bool {
     parse_tag(&tag[..end]).is_some_and(|(_, name, _)| {
         BREAKS.contains(&name.as_str()) || name.as_bytes().first() == Some(&b'h') && name.len() == 2
     })
+}
+
+/// Where the first markup in `s` starts: a `<` a browser reads as the
+/// start of a tag (`<a`, `</a`) or of a comment, declaration or processing
+/// instruction (`<!`, `<?`). Any other `<` (`a < b`, `<3`) is text, shown
+/// as written: read as markup, it would hide the text after it.
+fn markup_at(s: &str) -> Option<usize> {
+    let bytes = s.as_bytes();
+    s.match_indices('<')
+        .map(|(i, _)| i)
+        .find(|&i| match bytes.get(i + 1) {
+            Some(c) if c.is_ascii_alphabetic() || *c == b'!' || *c == b'?' => true,
+            Some(b'/') => bytes.get(i + 2).is_some_and(u8::is_ascii_alphabetic),
+            _ => false,
+        })
 }
 
 /// Where the tag that `s` starts with ends (after its `>`), quotes
@@ -506,6 +530,11 @@ mod tests {
         assert_eq!(visible(&["<SPAN HIDDEN=until-found>x</span>y"]), "y");
         assert_eq!(visible(&["a <!-- b --> c"]), "a c");
         assert_eq!(visible(&["a <div unclosed"]), "a");
+        assert_eq!(
+            visible(&["<p>Latency < 5 ms, 2 </ 3 <3 in every region.</p>"]),
+            "Latency < 5 ms, 2 </ 3 <3 in every region.",
+            "a `<` that starts no markup is text"
+        );
     }
 
     #[test]
@@ -575,7 +604,7 @@ mod tests {
         );
         for el in [
             "dialog", "details", "datalist", "noembed", "noframes", "noscript", "title",
-            "textarea", "iframe", "video", "audio", "object", "canvas", "desc", "metadata",
+            "textarea", "iframe", "video", "audio", "object", "canvas", "desc", "metadata", "rp",
         ] {
             assert_eq!(
                 visible(&[&format!("<{el}>a <b>c</b></{el}>b")]),
