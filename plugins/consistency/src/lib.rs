@@ -32,6 +32,8 @@ mod anchors;
 mod defs;
 mod doc;
 mod html_ids;
+mod py_collect;
+mod py_config;
 mod py_defs;
 mod rs_defs;
 mod runners;
@@ -299,3 +301,5 @@ vcc_sdk::export_validator!(Consistency);
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_py;

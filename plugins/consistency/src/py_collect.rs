@@ -1,0 +1,663 @@
+//! Python tests as pytest collects *and runs* them. A test a trace matrix
+//! names counts only if a plain `pytest` run would collect it and run it;
+//! `py_defs.rs` decides that the name is bound, this module everything
+//! else, and refuses (naming the file, the line and why) a test that:
+//! - sits in a file pytest does not collect: its name matches no
+//!   `python_files` pattern, a folder on its way is a `norecursedirs` one
+//!   or a virtualenv, it is outside `testpaths`, or a `conftest.py` above
+//!   it lists it (or a folder of it) in `collect_ignore` /
+//!   `collect_ignore_glob` (see `py_config.rs` for the configuration);
+//! - is marked to be skipped or to be allowed to fail: `pytest.mark.skip`,
+//!   `skipif`, `xfail` (even with `run=True`: an xfail test may fail and
+//!   the run still passes), `unittest.skip*`, `expectedFailure` — on the
+//!   function, its class, a base class, or the module (`pytestmark`);
+//! - is decorated by anything but a mark or `mock.patch` (pytest collects
+//!   what the decorator returns, which vcc cannot tell), or is
+//!   parametrised by values vcc cannot count (an empty list skips it);
+//! - is in a class pytest does not collect: `__test__ = False`, a
+//!   constructor inherited from a base in the file, or a base vcc cannot
+//!   read (`dict`, an imported class: it may have a constructor);
+//! - may be skipped or never reached at run time: `skip`, `importorskip`,
+//!   `SkipTest`, `skipTest`, `exit`, `_exit` in its own body, in fixtures
+//!   and helpers of its file, in its classes, in module-level code, in a
+//!   `conftest.py` or a package `__init__.py` above it; a `conftest.py`
+//!   above it with a hook (`def pytest_…`) or `pytest_plugins`.
+//!
+//! Reading is on masked code (comments and strings blanked, `defs.rs`):
+//! a word in a string or comment changes nothing.
+
+use std::collections::BTreeSet;
+
+use vcc_plugin_common::regex;
+use vcc_sdk::{MOUNT, relative};
+
+use crate::defs::{Lang, mask};
+use crate::py_config::{self, CONFIG_FILES, Config, Found, glob};
+use crate::py_defs::logical_lines;
+
+/// What pytest reads around a test file: the configuration files and
+/// `conftest.py`/`__init__.py` of the folders above it, and the folders
+/// that are virtualenvs. Paths relative to the root.
+#[derive(Default)]
+pub struct Context {
+    pub configs: Vec<Found>,
+    /// (folder, text) of each `conftest.py` above the file.
+    pub conftests: Vec<(String, String)>,
+    /// (folder, text) of each `__init__.py` above the file.
+    pub inits: Vec<(String, String)>,
+    pub venvs: Vec<String>,
+}
+
+/// The context of the file at the guest path `path`. A file that exists
+/// but cannot be read is refused.
+pub fn gather(path: &str) -> Result<Context, String> {
+    let rel = relative(path);
+    let mut ctx = Context::default();
+    let mut dir = String::new();
+    let folders: Vec<&str> = rel.split('/').collect();
+    for k in 0..folders.len() {
+        if k > 0 {
+            if !dir.is_empty() {
+                dir.push('/');
+            }
+            dir.push_str(folders[k - 1]);
+        }
+        let at = |name: &str| {
+            if dir.is_empty() {
+                format!("{MOUNT}/{name}")
+            } else {
+                format!("{MOUNT}/{dir}/{name}")
+            }
+        };
+        let read = |name: &str| -> Result<Option<String>, String> {
+            let full = at(name);
+            if vcc_sdk::stat(&full).is_err() {
+                return Ok(None);
+            }
+            vcc_sdk::read_to_string(&full)
+                .map(Some)
+                .map_err(|e| format!("{}: {e}: pytest reads it, vcc cannot", relative(&full)))
+        };
+        for name in CONFIG_FILES {
+            if let Some(text) = read(name)? {
+                let s = py_config::settings(name, &text)
+                    .map_err(|e| format!("{}: {e}", relative(&at(name))))?;
+                if let Some(s) = s {
+                    ctx.configs.push((dir.clone(), name.to_string(), s));
+                }
+            }
+        }
+        if let Some(text) = read("conftest.py")? {
+            ctx.conftests.push((dir.clone(), text));
+        }
+        if k > 0
+            && let Some(text) = read("__init__.py")?
+        {
+            ctx.inits.push((dir.clone(), text));
+        }
+        if vcc_sdk::stat(&at("pyvenv.cfg")).is_ok() {
+            ctx.venvs.push(dir.clone());
+        }
+    }
+    Ok(ctx)
+}
+
+/// Words that skip a test, let it fail, or end the run before it — and
+/// dynamic code that could do so unseen (`getattr(pytest, "sk" + "ip")`,
+/// `eval`, `importlib`): where they are code (not strings or comments)
+/// around a test, vcc cannot tell the test runs.
+const SKIPPING: &str = r"\b(skip|skipif|skipIf|skipUnless|skipTest|SkipTest|Skipped|xfail|XFailed|importorskip|expectedFailure|__unittest_skip__|__unittest_expecting_failure__|__test__|exit|_exit|_pytest|outcomes|pytest_plugins|getattr|setattr|eval|exec|compile|globals|__import__|importlib|__dict__|__builtins__)\b";
+
+/// Bases a test class may have without vcc reading them.
+const KNOWN_BASES: &[&str] = &[
+    "object",
+    "TestCase",
+    "unittest.TestCase",
+    "IsolatedAsyncioTestCase",
+    "unittest.IsolatedAsyncioTestCase",
+];
+
+/// Whether the file at `rel` (relative to the root) is collected, and
+/// the test `segments` names in it (already resolved by `py_defs`) runs.
+pub fn runs(
+    ctx: &Context,
+    config: &Config,
+    rel: &str,
+    code: &str,
+    segments: &[&str],
+) -> Result<(), String> {
+    config.collects_file(rel)?;
+    if let Some(v) = ctx
+        .venvs
+        .iter()
+        .find(|v| v.is_empty() || rel.starts_with(&format!("{v}/")))
+    {
+        return Err(format!(
+            "the file is in a virtualenv (`{v}/pyvenv.cfg`), which pytest does not look into"
+        ));
+    }
+    for (dir, text) in &ctx.conftests {
+        conftest(dir, text, rel)?;
+    }
+    for (dir, text) in &ctx.inits {
+        let shown = format!("{}__init__.py", prefix(dir));
+        scan(&shown, text_lines(&mask(Lang::Python, text).code)?.iter())?;
+    }
+    let lines = text_lines(code)?;
+    let module = block(&lines, 0, lines.len());
+    test_in_module(config, rel, &lines, &module, segments)
+}
+
+fn prefix(dir: &str) -> String {
+    if dir.is_empty() {
+        String::new()
+    } else {
+        format!("{dir}/")
+    }
+}
+
+type Line = (u32, usize, String);
+
+fn text_lines(code: &str) -> Result<Vec<Line>, String> {
+    logical_lines(code).map_err(|e| format!("the file does not parse ({e})"))
+}
+
+/// Refuse the first line holding a word of `SKIPPING`, or a hook.
+fn scan<'a>(shown: &str, lines: impl Iterator<Item = &'a Line>) -> Result<(), String> {
+    let (Ok(words), Ok(hook)) = (
+        regex(SKIPPING, false),
+        regex(r"\bdef\s+(pytest_\w+)|\b(pytest_plugins)\b", false),
+    ) else {
+        return Err("internal: a pattern does not compile".into());
+    };
+    for (at, _, text) in lines {
+        if let Some(m) = words.find(text) {
+            return Err(format!(
+                "{shown} line {at} holds `{}`, which may skip the test, let it fail, keep pytest from collecting it, or end the run before it: vcc cannot tell the test runs",
+                m.as_str()
+            ));
+        }
+        if shown.ends_with("conftest.py")
+            && let Some(c) = hook.captures(text)
+            && let Some(m) = c.get(1).or_else(|| c.get(2))
+        {
+            return Err(format!(
+                "{shown} line {at} defines `{}`, which may deselect, skip or rewrite tests: vcc does not evaluate conftest hooks and plugins",
+                m.as_str()
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// A `conftest.py` in `dir` above the test file `rel`.
+fn conftest(dir: &str, text: &str, rel: &str) -> Result<(), String> {
+    let shown = format!("{}conftest.py", prefix(dir));
+    let masked = mask(Lang::Python, text);
+    let lines = text_lines(&masked.code).map_err(|e| format!("{shown}: {e}"))?;
+    let (Ok(assign), Ok(any)) = (
+        regex(r"(?m)^(collect_ignore(?:_glob)?)[ \t]*=[ \t]*", false),
+        regex(r"\bcollect_ignore(?:_glob)?\b", false),
+    ) else {
+        return Err("internal: a pattern does not compile".into());
+    };
+    let mut evaluated = 0;
+    for c in assign.captures_iter(&masked.code) {
+        let (Some(all), Some(name)) = (c.get(0), c.get(1)) else {
+            continue;
+        };
+        let start = all.end();
+        let b = masked.code.as_bytes();
+        let end = match b.get(start) {
+            Some(b'[' | b'(') => close_of(b, start),
+            _ => start,
+        };
+        let value = &masked.code[start..end];
+        let residue: String = value
+            .chars()
+            .filter(|c| !(c.is_whitespace() || "[](),\"'rRuU".contains(*c)))
+            .collect();
+        let line = masked.code[..start].matches('\n').count() + 1;
+        if end == start || !residue.is_empty() {
+            return Err(format!(
+                "{shown} line {line}: `{}` is not a list of plain strings, so vcc cannot tell which files pytest ignores",
+                name.as_str()
+            ));
+        }
+        evaluated += 1;
+        for (_, entry) in masked
+            .strings
+            .iter()
+            .filter(|(at, _)| (start..end).contains(at))
+        {
+            let path = format!("{}{}", prefix(dir), entry.trim_start_matches("./"));
+            let hit = if name.as_str() == "collect_ignore" {
+                rel == path || rel.starts_with(&format!("{}/", path.trim_end_matches('/')))
+            } else {
+                glob(&path, rel)
+            };
+            if hit {
+                return Err(format!(
+                    "{shown} line {line}: `{}` holds `{entry}`: pytest does not collect the file",
+                    name.as_str()
+                ));
+            }
+        }
+    }
+    if any.find_iter(&masked.code).count() != evaluated {
+        return Err(format!(
+            "{shown} changes `collect_ignore` in a way vcc does not evaluate (only `collect_ignore = [\"…\"]` at the top is read)"
+        ));
+    }
+    // What is left must not skip, exit or hook.
+    let no_assign: Vec<Line> = lines
+        .into_iter()
+        .filter(|(_, indent, t)| !(*indent == 0 && t.starts_with("collect_ignore")))
+        .collect();
+    scan(&shown, no_assign.iter())
+}
+
+/// The end (after the closing bracket) of the bracket opened at `open`.
+fn close_of(b: &[u8], open: usize) -> usize {
+    let mut depth = 0;
+    for (k, &c) in b.iter().enumerate().skip(open) {
+        match c {
+            b'(' | b'[' | b'{' => depth += 1,
+            b')' | b']' | b'}' => {
+                depth -= 1;
+                if depth == 0 {
+                    return k + 1;
+                }
+            }
+            _ => {}
+        }
+    }
+    b.len()
+}
+
+/// A `def` or `class` with its decorators, and the lines it spans.
+#[derive(Debug)]
+struct Item {
+    name: String,
+    class: bool,
+    /// Index of its `def`/`class` line.
+    head: usize,
+    decorators: Vec<usize>,
+    /// Lines `[from, to)`, decorators included.
+    span: (usize, usize),
+    members: Vec<Item>,
+}
+
+/// The items and the other statements (line indices) of the block
+/// `lines[from..to]`, whose first line sets its indentation.
+struct Block {
+    items: Vec<Item>,
+}
+
+fn block(lines: &[Line], from: usize, to: usize) -> Block {
+    let mut items = Vec::new();
+    let Some(base) = lines.get(from).map(|l| l.1) else {
+        return Block { items };
+    };
+    let mut pending: Vec<usize> = Vec::new();
+    let mut i = from;
+    while i < to {
+        let (_, indent, text) = &lines[i];
+        // The end of what this line opens: the next line at or left of it.
+        let mut end = i + 1;
+        while end < to && lines[end].1 > base {
+            end += 1;
+        }
+        if *indent != base {
+            i = end;
+            continue;
+        }
+        if text.starts_with('@') {
+            pending.push(i);
+            i += 1;
+            continue;
+        }
+        let words: Vec<&str> = text
+            .split(|c: char| !(c.is_alphanumeric() || c == '_'))
+            .filter(|w| !w.is_empty())
+            .collect();
+        let def = match (words.first(), words.get(1), words.get(2)) {
+            (Some(&"def"), Some(n), _) | (Some(&"async"), Some(&"def"), Some(n)) => {
+                Some((n.to_string(), false))
+            }
+            (Some(&"class"), Some(n), _) => Some((n.to_string(), true)),
+            _ => None,
+        };
+        if let Some((name, class)) = def {
+            let members = if class && i + 1 < end {
+                block(lines, i + 1, end).items
+            } else {
+                Vec::new()
+            };
+            let first = pending.first().copied().unwrap_or(i);
+            items.push(Item {
+                name,
+                class,
+                head: i,
+                decorators: std::mem::take(&mut pending),
+                span: (first, end),
+                members,
+            });
+        } else {
+            pending.clear();
+        }
+        i = end;
+    }
+    Block { items }
+}
+
+/// The test `segments` names, in the module read as `module`.
+fn test_in_module(
+    config: &Config,
+    rel: &str,
+    lines: &[Line],
+    module: &Block,
+    segments: &[&str],
+) -> Result<(), String> {
+    let names = &config.names;
+    let find = |name: &str| module.items.iter().rev().find(|i| i.name == name);
+    let is_unittest = |c: &Item| {
+        lines[c.head]
+            .2
+            .split(|ch: char| !(ch.is_alphanumeric() || ch == '_'))
+            .any(|w| w == "TestCase" || w == "IsolatedAsyncioTestCase")
+    };
+    let test_class = |c: &Item| c.class && (is_unittest(c) || names.class(&c.name));
+    // The class and the method (or neither) the name resolves to.
+    let (class, target): (Option<&Item>, Option<&Item>) = match segments {
+        [one] => match find(one) {
+            Some(i) if !i.class => (None, Some(i)),
+            Some(c) => (Some(c), None),
+            None => {
+                let c = module
+                    .items
+                    .iter()
+                    .find(|c| test_class(c) && c.members.iter().any(|m| m.name == *one));
+                (
+                    c,
+                    c.and_then(|c| c.members.iter().rev().find(|m| m.name == *one)),
+                )
+            }
+        },
+        [c, m] => {
+            let c = find(c);
+            (
+                c,
+                c.and_then(|c| c.members.iter().rev().find(|i| i.name == *m)),
+            )
+        }
+        _ => (None, None),
+    };
+    // Classes whose body counts: the class and its bases, checked.
+    let mut chain: Vec<&Item> = Vec::new();
+    if let Some(c) = class {
+        bases(rel, lines, module, c, &mut chain)?;
+    }
+    for c in &chain {
+        decorators(rel, lines, c)?;
+    }
+    if let Some(t) = target {
+        decorators(rel, lines, t)?;
+        if let Some((at, _, _)) = lines[t.head..t.span.1].iter().find(|(_, _, text)| {
+            text.split(|c: char| !(c.is_alphanumeric() || c == '_'))
+                .any(|w| w == "yield")
+        }) {
+            return Err(format!(
+                "{rel} line {at}: the test yields: pytest does not run a generator as a test"
+            ));
+        }
+    }
+    // Everything but the other tests: module code, fixtures and helpers,
+    // the chain's class bodies, the test itself.
+    let chain_names: BTreeSet<&str> = chain.iter().map(|c| c.name.as_str()).collect();
+    let mut skip = vec![false; lines.len()];
+    let mut leave_out =
+        |span: (usize, usize)| skip[span.0..span.1].iter_mut().for_each(|s| *s = true);
+    for item in &module.items {
+        let ours = target.is_some_and(|t| std::ptr::eq(t, item));
+        if item.class {
+            if chain_names.contains(item.name.as_str()) {
+                for m in &item.members {
+                    let ours = target.is_some_and(|t| std::ptr::eq(t, m));
+                    // Citing a class whole: all of its tests must run.
+                    if !m.class && target.is_some() && !ours && names.function(&m.name) {
+                        leave_out(m.span);
+                    }
+                }
+            } else if test_class(item) {
+                leave_out(item.span);
+            }
+        } else if !ours && names.function(&item.name) {
+            leave_out(item.span);
+        }
+    }
+    pytestmarks(rel, lines, &skip)?;
+    scan(
+        rel,
+        lines
+            .iter()
+            .zip(&skip)
+            .filter(|(_, s)| !**s)
+            .map(|(l, _)| l),
+    )
+}
+
+/// The class `c` and the bases it inherits from in the file, into
+/// `chain`; a base vcc cannot read, or a constructor, is refused.
+fn bases<'a>(
+    rel: &str,
+    lines: &[Line],
+    module: &'a Block,
+    c: &'a Item,
+    chain: &mut Vec<&'a Item>,
+) -> Result<(), String> {
+    if chain.iter().any(|k| std::ptr::eq(*k, c)) {
+        return Ok(());
+    }
+    chain.push(c);
+    let (at, _, head) = &lines[c.head];
+    if chain.len() > 1
+        && let Some(m) = c
+            .members
+            .iter()
+            .find(|m| m.name == "__init__" || m.name == "__new__")
+    {
+        return Err(format!(
+            "{rel} line {}: the test class inherits `{}` from `{}`: pytest does not collect a class with a constructor",
+            lines[m.head].0, m.name, c.name
+        ));
+    }
+    let Some(open) = head.find('(') else {
+        return Ok(());
+    };
+    let args = &head[open + 1..head.rfind(')').unwrap_or(head.len())];
+    for base in split_top(args) {
+        let base: String = base.chars().filter(|c| !c.is_whitespace()).collect();
+        if base.is_empty() || KNOWN_BASES.contains(&base.as_str()) {
+            continue;
+        }
+        match module
+            .items
+            .iter()
+            .find(|i| i.class && i.name == base && i.head < c.head)
+        {
+            Some(b) if !base.contains('=') => bases(rel, lines, module, b, chain)?,
+            _ => {
+                return Err(format!(
+                    "{rel} line {at}: `{}` derives from `{base}`, which vcc cannot read (a class of the file, `object` or `unittest.TestCase`): it may have a constructor, marks or `__test__`, and pytest would not run the test",
+                    c.name
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Arguments split on the commas outside brackets.
+fn split_top(s: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut depth = 0;
+    let mut last = 0;
+    for (i, c) in s.char_indices() {
+        match c {
+            '(' | '[' | '{' => depth += 1,
+            ')' | ']' | '}' => depth -= 1,
+            ',' if depth == 0 => {
+                out.push(&s[last..i]);
+                last = i + 1;
+            }
+            _ => {}
+        }
+    }
+    out.push(&s[last..]);
+    out.into_iter().filter(|a| !a.trim().is_empty()).collect()
+}
+
+/// The decorators of a test function or class: marks (not skip, skipif,
+/// xfail) and `mock.patch` return the test; anything else vcc cannot
+/// tell.
+fn decorators(rel: &str, lines: &[Line], item: &Item) -> Result<(), String> {
+    for &d in &item.decorators {
+        let (at, _, text) = &lines[d];
+        let text = text.trim_start_matches('@').trim();
+        let (head, args) = match text.find('(') {
+            Some(p) => (&text[..p], Some(&text[p..])),
+            None => (text, None),
+        };
+        let name: String = head.chars().filter(|c| !c.is_whitespace()).collect();
+        let last = name.rsplit('.').next().unwrap_or_default();
+        let mark = name.starts_with("pytest.mark.") || name.starts_with("mark.");
+        let why = match last {
+            "skip" | "skipif" | "skipIf" | "skipUnless" => {
+                Some("pytest collects the test and skips it, never runs it")
+            }
+            "xfail" | "expectedFailure" => {
+                Some("an expected failure may fail, or never run, and the run still passes")
+            }
+            "parametrize" if mark => match args.map(parameters) {
+                Some(Ok(())) => None,
+                Some(Err(why)) => return Err(format!("{rel} line {at}: `@{name}`: {why}")),
+                None => Some("a `parametrize` without arguments"),
+            },
+            _ if mark && name.matches('.').count() == name.starts_with("pytest.") as usize + 1 => {
+                None
+            }
+            _ if ["patch", "mock.patch", "unittest.mock.patch"]
+                .iter()
+                .any(|p| {
+                    name == *p
+                        || name
+                            .strip_prefix(p)
+                            .is_some_and(|r| [".object", ".dict", ".multiple"].contains(&r))
+                }) =>
+            {
+                None
+            }
+            _ => Some(
+                "pytest collects what the decorator returns, and vcc cannot tell it returns the test (only marks and `mock.patch` are read)",
+            ),
+        };
+        if let Some(why) = why {
+            return Err(format!(
+                "{rel} line {at}: `@{name}` on `{}`: {why}",
+                item.name
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// The arguments of `parametrize(…)`: the values must be a literal list
+/// or tuple with at least one element (an empty set skips the test).
+fn parameters(args: &str) -> Result<(), String> {
+    let inner = args
+        .trim()
+        .strip_prefix('(')
+        .and_then(|a| a.strip_suffix(')'))
+        .unwrap_or_default();
+    let all = split_top(inner);
+    let values = all
+        .iter()
+        .find_map(|a| {
+            a.trim()
+                .strip_prefix("argvalues")
+                .and_then(|r| r.trim().strip_prefix('='))
+        })
+        .or_else(|| all.iter().filter(|a| !is_keyword(a)).nth(1).copied())
+        .map(str::trim)
+        .unwrap_or_default();
+    let body = values
+        .strip_prefix('[')
+        .and_then(|v| v.strip_suffix(']'))
+        .or_else(|| values.strip_prefix('(').and_then(|v| v.strip_suffix(')')));
+    let words = |s: &str| {
+        s.split(|c: char| !(c.is_alphanumeric() || c == '_'))
+            .any(|w| w == "for")
+    };
+    match body {
+        Some(b) if !b.trim().is_empty() && !b.contains('*') && !words(b) => Ok(()),
+        _ => Err(
+            "its values are not a literal list vcc can count (an empty parameter set skips the test)"
+                .into(),
+        ),
+    }
+}
+
+fn is_keyword(arg: &str) -> bool {
+    let a = arg.trim();
+    let name_end = a
+        .find(|c: char| !(c.is_alphanumeric() || c == '_'))
+        .unwrap_or(a.len());
+    name_end > 0
+        && a[name_end..].trim_start().starts_with('=')
+        && !a[name_end..].trim_start().starts_with("==")
+}
+
+/// `pytestmark = …` in the lines that count: only marks vcc reads
+/// (skip and xfail ones are refused by `scan`).
+fn pytestmarks(rel: &str, lines: &[Line], skip: &[bool]) -> Result<(), String> {
+    let Ok(mark) = regex(r"^(?:pytest\s*\.\s*)?mark\s*\.\s*[A-Za-z_]\w*", false) else {
+        return Err("internal: a pattern does not compile".into());
+    };
+    for ((at, _, text), _) in lines.iter().zip(skip).filter(|(_, s)| !**s) {
+        if !text
+            .split(|c: char| !(c.is_alphanumeric() || c == '_'))
+            .any(|w| w == "pytestmark")
+        {
+            continue;
+        }
+        let refuse = || {
+            Err(format!(
+                "{rel} line {at}: `pytestmark` set to something vcc cannot read (only `pytestmark = pytest.mark.x` or a list of marks)"
+            ))
+        };
+        let Some(value) = text
+            .strip_prefix("pytestmark")
+            .and_then(|r| r.trim_start().strip_prefix('='))
+        else {
+            return refuse();
+        };
+        let mut rest = value.trim();
+        loop {
+            rest = rest.trim_start_matches(|c: char| c.is_whitespace() || "[](),".contains(c));
+            if rest.is_empty() {
+                break;
+            }
+            let Some(m) = mark.find(rest) else {
+                return refuse();
+            };
+            rest = &rest[m.end()..];
+            if rest.trim_start().starts_with('(') {
+                let t = rest.trim_start();
+                let end = close_of(t.as_bytes(), 0);
+                rest = &t[end..];
+            }
+        }
+    }
+    Ok(())
+}
