@@ -21,7 +21,8 @@
 //!   `SkipTest`, `skipTest`, `exit`, `_exit` in its own body, in fixtures
 //!   and helpers of its file, in its classes, in module-level code, in a
 //!   `conftest.py` or a package `__init__.py` above it; a `conftest.py`
-//!   above it with a hook (`def pytest_…`) or `pytest_plugins`.
+//!   above it naming a hook (`pytest_…`, defined or imported) or
+//!   `pytest_plugins`; `from x import *` in any of them.
 //!
 //! Reading is on masked code (comments and strings blanked, `defs.rs`):
 //! a word in a string or comment changes nothing.
@@ -164,13 +165,17 @@ fn text_lines(code: &str) -> Result<Vec<Line>, String> {
 
 /// Refuse the first line holding a word of `SKIPPING`, or a hook.
 fn scan<'a>(shown: &str, lines: impl Iterator<Item = &'a Line>) -> Result<(), String> {
-    let (Ok(words), Ok(hook)) = (
-        regex(SKIPPING, false),
-        regex(r"\bdef\s+(pytest_\w+)|\b(pytest_plugins)\b", false),
-    ) else {
+    let (Ok(words), Ok(hook)) = (regex(SKIPPING, false), regex(r"\b(pytest_\w+)\b", false)) else {
         return Err("internal: a pattern does not compile".into());
     };
     for (at, _, text) in lines {
+        // `from x import *` binds names vcc does not see: a fixture, a
+        // hook, `pytestmark`, or the test's own name.
+        if text.starts_with("from ") && text.trim_end().ends_with("import *") {
+            return Err(format!(
+                "{shown} line {at} imports `*`, which may bind a fixture, a hook, `pytestmark` or the test's name: vcc cannot tell the test runs"
+            ));
+        }
         if let Some(m) = words.find(text) {
             return Err(format!(
                 "{shown} line {at} holds `{}`, which may skip the test, let it fail, keep pytest from collecting it, or end the run before it: vcc cannot tell the test runs",
@@ -179,10 +184,10 @@ fn scan<'a>(shown: &str, lines: impl Iterator<Item = &'a Line>) -> Result<(), St
         }
         if shown.ends_with("conftest.py")
             && let Some(c) = hook.captures(text)
-            && let Some(m) = c.get(1).or_else(|| c.get(2))
+            && let Some(m) = c.get(1)
         {
             return Err(format!(
-                "{shown} line {at} defines `{}`, which may deselect, skip or rewrite tests: vcc does not evaluate conftest hooks and plugins",
+                "{shown} line {at} names `{}`, a hook or plugin list, which may deselect, skip or rewrite tests: vcc does not evaluate conftest hooks and plugins",
                 m.as_str()
             ));
         }

@@ -386,6 +386,22 @@ fn files_and_folders_pytest_does_not_collect() {
     refused(
         &[
             (T, body),
+            (
+                "conftest.py",
+                "from plugin import pytest_collection_modifyitems\n",
+            ),
+        ],
+        "tests/test_pages.py::test_size",
+        "`pytest_collection_modifyitems`",
+    );
+    refused(
+        &[(T, "from helpers import *\n\ndef test_size():\n    pass\n")],
+        "tests/test_pages.py::test_size",
+        "imports `*`",
+    );
+    refused(
+        &[
+            (T, body),
             ("tests/__init__.py", "import sys\nsys.exit(0)\n"),
         ],
         "tests/test_pages.py::test_size",
