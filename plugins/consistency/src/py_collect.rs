@@ -107,7 +107,7 @@ pub fn gather(path: &str) -> Result<Context, String> {
 /// dynamic code that could do so unseen (`getattr(pytest, "sk" + "ip")`,
 /// `eval`, `importlib`): where they are code (not strings or comments)
 /// around a test, vcc cannot tell the test runs.
-const SKIPPING: &str = r"\b(skip|skipif|skipIf|skipUnless|skipTest|SkipTest|Skipped|xfail|XFailed|importorskip|expectedFailure|__unittest_skip__|__unittest_expecting_failure__|__test__|exit|_exit|_pytest|outcomes|pytest_plugins|getattr|setattr|eval|exec|compile|globals|__import__|importlib|__dict__|__builtins__)\b";
+const SKIPPING: &str = r"\b(skip|skipif|skipIf|skipUnless|skipTest|SkipTest|Skipped|xfail|XFailed|importorskip|expectedFailure|__unittest_skip__|__unittest_expecting_failure__|__test__|exit|_exit|_pytest|outcomes|pytest_plugins|getattr|setattr|eval|exec|compile|globals|__import__|importlib|__dict__|__builtins__|__getattr__|__getattribute__|vars|locals|SystemExit)\b";
 
 /// Bases a test class may have without vcc reading them.
 const KNOWN_BASES: &[&str] = &[
@@ -486,12 +486,23 @@ fn bases<'a>(
         if base.is_empty() || KNOWN_BASES.contains(&base.as_str()) {
             continue;
         }
-        match module
+        // The base as bound when the class statement runs: the last
+        // class of that name before it, not rebound in between.
+        let found = module
             .items
             .iter()
-            .find(|i| i.class && i.name == base && i.head < c.head)
-        {
-            Some(b) if !base.contains('=') => bases(rel, lines, module, b, chain)?,
+            .rev()
+            .find(|i| i.name == base && i.head < c.head)
+            .filter(|b| b.class);
+        let rebound = |b: &Item| {
+            lines[b.span.1..c.head].iter().any(|(_, indent, t)| {
+                *indent == 0
+                    && t.split(|ch: char| !(ch.is_alphanumeric() || ch == '_'))
+                        .any(|w| w == base)
+            })
+        };
+        match found {
+            Some(b) if !rebound(b) => bases(rel, lines, module, b, chain)?,
             _ => {
                 return Err(format!(
                     "{rel} line {at}: `{}` derives from `{base}`, which vcc cannot read (a class of the file, `object` or `unittest.TestCase`): it may have a constructor, marks or `__test__`, and pytest would not run the test",
@@ -536,7 +547,10 @@ fn decorators(rel: &str, lines: &[Line], item: &Item) -> Result<(), String> {
         };
         let name: String = head.chars().filter(|c| !c.is_whitespace()).collect();
         let last = name.rsplit('.').next().unwrap_or_default();
-        let mark = name.starts_with("pytest.mark.") || name.starts_with("mark.");
+        // A mark is `pytest.mark.name` with a plain name: a dunder
+        // (`pytest.mark.__getattr__("skip")`) makes any mark.
+        let mark = (name.starts_with("pytest.mark.") || name.starts_with("mark."))
+            && !last.starts_with('_');
         let why = match last {
             "skip" | "skipif" | "skipIf" | "skipUnless" => {
                 Some("pytest collects the test and skips it, never runs it")
@@ -626,7 +640,7 @@ fn is_keyword(arg: &str) -> bool {
 /// `pytestmark = …` in the lines that count: only marks vcc reads
 /// (skip and xfail ones are refused by `scan`).
 fn pytestmarks(rel: &str, lines: &[Line], skip: &[bool]) -> Result<(), String> {
-    let Ok(mark) = regex(r"^(?:pytest\s*\.\s*)?mark\s*\.\s*[A-Za-z_]\w*", false) else {
+    let Ok(mark) = regex(r"^(?:pytest\s*\.\s*)?mark\s*\.\s*[A-Za-z]\w*", false) else {
         return Err("internal: a pattern does not compile".into());
     };
     for ((at, _, text), _) in lines.iter().zip(skip).filter(|(_, s)| !**s) {

@@ -164,7 +164,8 @@ fn ini(text: &str, section: &str, always: bool) -> Result<Option<Settings>, Stri
             continue;
         }
         if let Some(rest) = t.strip_prefix('[') {
-            let name = rest.split(']').next().unwrap_or_default().trim();
+            // As `iniconfig` reads it: `[ pytest ]` is another section.
+            let name = rest.split(']').next().unwrap_or_default();
             inside = name == section;
             found |= inside;
             last = None;
@@ -289,7 +290,7 @@ fn open_brackets(value: &str) -> i32 {
 /// A TOML value: a string (split on white space), an array of strings, a
 /// boolean or a number.
 fn toml_value(value: &str) -> Result<Vec<String>, String> {
-    if value.starts_with("\"\"\"") || value.starts_with("'''") || value.contains('{') {
+    if value.contains("\"\"\"") || value.contains("'''") || value.contains('{') {
         return Err("a multi-line string or inline table, which vcc does not read".into());
     }
     let array = value.starts_with('[');
@@ -433,6 +434,30 @@ impl Config {
             let refuse = |at: &u32, why: String| Err(format!("{shown} line {at}: {why}"));
             for (key, (at, values)) in s {
                 let no_brackets = || values.iter().all(|v| !v.contains('['));
+                let evaluated = [
+                    "python_files",
+                    "python_classes",
+                    "python_functions",
+                    "testpaths",
+                    "norecursedirs",
+                    "addopts",
+                ]
+                .contains(&key.as_str());
+                // pytest splits these as a shell does and keeps an INI
+                // `#`: a quote, an escape or a comment char is read one way
+                // by pytest and another by a reader; vcc does not guess.
+                if evaluated
+                    && let Some(v) = values
+                        .iter()
+                        .find(|v| v.contains(['#', ';', '"', '\'', '\\']))
+                {
+                    return refuse(
+                        at,
+                        format!(
+                            "`{key}` holds `{v}`, a quote, escape or comment character vcc does not read as pytest does"
+                        ),
+                    );
+                }
                 match key.as_str() {
                     "python_files" | "python_classes" | "python_functions" | "norecursedirs"
                         if !no_brackets() =>

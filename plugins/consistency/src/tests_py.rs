@@ -155,6 +155,14 @@ fn skip_and_xfail_marks_are_refused() {
             "`getattr`",
         ),
         (
+            "import pytest\n\n@pytest.mark.__getattr__(\"skip\")\ndef test_size():\n    pass\n",
+            "cannot tell it returns the test",
+        ),
+        (
+            "import pytest\npytestmark = pytest.mark.__getattr__(\"skip\")\n\ndef test_size():\n    pass\n",
+            "`pytestmark` set to something vcc cannot read",
+        ),
+        (
             "from _pytest.outcomes import Skipped\n\ndef test_size():\n    raise Skipped()\n",
             "`_pytest`",
         ),
@@ -250,6 +258,22 @@ fn classes_pytest_does_not_collect() {
         )],
         e,
         "inherits `__new__`",
+    );
+    refused(
+        &[(
+            T,
+            "class Base:\n    pass\n\nclass Base:\n    def __init__(self):\n        pass\n\nclass TestPages(Base):\n    def test_size(self):\n        pass\n",
+        )],
+        e,
+        "inherits `__init__` from `Base`",
+    );
+    refused(
+        &[(
+            T,
+            "class Base:\n    pass\n\nBase = dict\n\nclass TestPages(Base):\n    def test_size(self):\n        pass\n",
+        )],
+        e,
+        "derives from `Base`",
     );
     accepted(
         &[(
@@ -537,6 +561,34 @@ fn configuration_files_are_read() {
         ],
         e,
         "in a form vcc does not read",
+    );
+    refused(
+        &[
+            (T, body),
+            ("pytest.ini", "[pytest]\npython_functions = check_ # test\n"),
+        ],
+        e,
+        "a quote, escape or comment character",
+    );
+    // `[ pytest ]` is no section pytest reads: its names are not applied.
+    refused(
+        &[
+            ("tests/pages_check.py", body),
+            ("pytest.ini", "[ pytest ]\npython_files = *.py\n"),
+        ],
+        "tests/pages_check.py::test_size",
+        "python_files",
+    );
+    refused(
+        &[
+            (T, body),
+            (
+                "pytest.toml",
+                "[pytest]\npython_functions = [\"\"\"check\"\"\"]\n",
+            ),
+        ],
+        e,
+        "multi-line string",
     );
     // A setup.cfg or tox.ini without the section is no configuration.
     accepted(
