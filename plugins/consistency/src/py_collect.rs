@@ -235,9 +235,28 @@ fn conftest(dir: &str, text: &str, rel: &str) -> Result<(), String> {
             .iter()
             .filter(|(at, _)| (start..end).contains(at))
         {
-            let path = format!("{}{}", prefix(dir), entry.trim_start_matches("./"));
+            if entry.starts_with('/') {
+                return Err(format!(
+                    "{shown} line {line}: `{}` holds the absolute path `{entry}`, which vcc cannot place",
+                    name.as_str()
+                ));
+            }
+            // Relative to the conftest's folder, `.` and `..` resolved (a
+            // path above the root cannot be the test file).
+            let joined = format!("{}{entry}", prefix(dir));
+            let mut parts: Vec<&str> = Vec::new();
+            for part in joined.split('/') {
+                match part {
+                    "" | "." => {}
+                    ".." => {
+                        parts.pop();
+                    }
+                    p => parts.push(p),
+                }
+            }
+            let path = parts.join("/");
             let hit = if name.as_str() == "collect_ignore" {
-                rel == path || rel.starts_with(&format!("{}/", path.trim_end_matches('/')))
+                path.is_empty() || rel == path || rel.starts_with(&format!("{path}/"))
             } else {
                 glob(&path, rel)
             };

@@ -431,6 +431,19 @@ fn files_and_folders_pytest_does_not_collect() {
         "tests/test_pages.py::test_size",
         "tests/__init__.py line 2 holds `exit`",
     );
+    for ignore in ["../tests/test_pages.py", ".", "./"] {
+        refused(
+            &[
+                (T, body),
+                (
+                    "tests/conftest.py",
+                    &format!("collect_ignore = [\"{ignore}\"]\n"),
+                ),
+            ],
+            "tests/test_pages.py::test_size",
+            "pytest does not collect the file",
+        );
+    }
     accepted(
         &[
             (T, body),
