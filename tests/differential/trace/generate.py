@@ -29,6 +29,11 @@ CODE = {
         ("class test_target:\n    pass\n", True),
         ("class T:\n    def test_target(self):\n        pass\n", True),
         ("@decorator\ndef test_target():\n    pass\n", True),
+        # Defined, but a plain `pytest` run does not run it (vcc refuses).
+        ("import pytest\n\n@pytest.mark.skip\ndef test_target():\n    pass\n", True),
+        ("import pytest\npytestmark = pytest.mark.xfail\n\ndef test_target():\n    pass\n", True),
+        ("class TestT(dict):\n    def test_target(self):\n        pass\n", True),
+        ("class TestT:\n    __test__ = False\n\n    def test_target(self):\n        pass\n", True),
         ("# def test_target(): pass\n", False),
         ("x = 'def test_target(): pass'\n", False),
         ('"""\ndef test_target():\n    pass\n"""\n', False),
@@ -147,7 +152,8 @@ def case(rng):
         text = "".join(p for p, _ in pieces)
         if ext == "go" and len(pieces) > 1:
             text = "package p\n\n" + text.replace("package p\n\n", "")
-        name = f"src/target.{ext}"
+        # A Python test sits where pytest collects it (`test_*.py`).
+        name = "src/test_target.py" if ext == "py" else f"src/target.{ext}"
         fragment = NAME
         if rng.random() < 0.1:
             fragment = f"L{rng.randint(1, 8)}"
