@@ -22,7 +22,8 @@
 //!   and helpers of its file, in its classes, in module-level code, in a
 //!   `conftest.py` or a package `__init__.py` above it; a `conftest.py`
 //!   above it naming a hook (`pytest_…`, defined or imported) or
-//!   `pytest_plugins`; `from x import *` in any of them.
+//!   `pytest_plugins` (or a test module naming a hook such as
+//!   `pytest_generate_tests`); `from x import *` in any of them.
 //!
 //! Reading is on masked code (comments and strings blanked, `defs.rs`):
 //! a word in a string or comment changes nothing.
@@ -182,12 +183,13 @@ fn scan<'a>(shown: &str, lines: impl Iterator<Item = &'a Line>) -> Result<(), St
                 m.as_str()
             ));
         }
-        if shown.ends_with("conftest.py")
-            && let Some(c) = hook.captures(text)
+        // A hook in a conftest, or one pytest calls in a test module
+        // (`pytest_generate_tests` may parametrise the test with nothing).
+        if let Some(c) = hook.captures(text)
             && let Some(m) = c.get(1)
         {
             return Err(format!(
-                "{shown} line {at} names `{}`, a hook or plugin list, which may deselect, skip or rewrite tests: vcc does not evaluate conftest hooks and plugins",
+                "{shown} line {at} names `{}`, a hook or plugin list, which may deselect, skip or rewrite tests: vcc does not evaluate pytest hooks and plugins",
                 m.as_str()
             ));
         }

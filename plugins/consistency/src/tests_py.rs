@@ -163,6 +163,10 @@ fn skip_and_xfail_marks_are_refused() {
             "`pytestmark` set to something vcc cannot read",
         ),
         (
+            "def pytest_generate_tests(metafunc):\n    metafunc.parametrize(\"n\", [])\n\ndef test_size():\n    pass\n",
+            "`pytest_generate_tests`",
+        ),
+        (
             "from _pytest.outcomes import Skipped\n\ndef test_size():\n    raise Skipped()\n",
             "`_pytest`",
         ),
