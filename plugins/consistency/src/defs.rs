@@ -109,7 +109,18 @@ pub fn resolve(lang: Lang, path: &str, text: &str, name: &str, test: bool) -> Re
                     why
                 }
             })?;
-            py_collect::runs(&ctx, &config, relative(path), &masked.code, &segments)
+            py_collect::runs(&ctx, &config, relative(path), &masked.code, &segments)?;
+            py_collect::imports(path, &masked.code)?;
+            // A conftest's imports hand fixtures to the test the same way.
+            for (dir, text) in &ctx.conftests {
+                let conftest = if dir.is_empty() {
+                    format!("{}/conftest.py", vcc_sdk::MOUNT)
+                } else {
+                    format!("{}/{dir}/conftest.py", vcc_sdk::MOUNT)
+                };
+                py_collect::imports(&conftest, &mask(Lang::Python, text).code)?;
+            }
+            Ok(())
         }
         Lang::Rust => rs_defs::resolve(&rs_defs::read(&masked.code), &segments, test),
         Lang::Go if test => match segments[..] {

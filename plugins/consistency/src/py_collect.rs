@@ -701,3 +701,68 @@ fn pytestmarks(rel: &str, lines: &[Line], skip: &[bool]) -> Result<(), String> {
     }
     Ok(())
 }
+
+/// `from a.b import x` in the test module: a local module (found next to
+/// the test, or in a folder above it or its `src/`) that defines fixtures
+/// or hooks may hand the test an autouse or requested fixture that skips
+/// it; vcc does not follow fixtures into another module, so it refuses.
+/// A module not found in the deliverables is a library's.
+pub fn imports(path: &str, code: &str) -> Result<(), String> {
+    let rel = relative(path);
+    let dir = rel.rsplit_once('/').map_or("", |(d, _)| d);
+    let Ok(from) = regex(
+        r"(?m)^[ \t]*from[ \t]+(\.*)([A-Za-z_][\w.]*)?[ \t]+import\b",
+        false,
+    ) else {
+        return Err("internal: a pattern does not compile".into());
+    };
+    let Ok(defines) = regex(r"\b(fixture|yield_fixture|pytest_\w+|pytestmark)\b", false) else {
+        return Err("internal: a pattern does not compile".into());
+    };
+    for c in from.captures_iter(code) {
+        let dots = c.get(1).map_or(0, |m| m.as_str().len());
+        let module = c.get(2).map_or("", |m| m.as_str()).replace('.', "/");
+        let line = code[..c.get(0).map_or(0, |m| m.start())]
+            .matches('\n')
+            .count()
+            + 1;
+        // Folders the module may be found under.
+        let mut roots: Vec<String> = Vec::new();
+        if dots > 0 {
+            let mut d: Vec<&str> = dir.split('/').filter(|s| !s.is_empty()).collect();
+            for _ in 1..dots {
+                d.pop();
+            }
+            roots.push(d.join("/"));
+        } else {
+            let parts: Vec<&str> = dir.split('/').filter(|s| !s.is_empty()).collect();
+            for k in (0..=parts.len()).rev() {
+                let d = parts[..k].join("/");
+                roots.push(format!("{}src", prefix(&d)));
+                roots.push(d);
+            }
+        }
+        for root in roots {
+            let base = format!("{}{module}", prefix(&root));
+            let base = base.trim_end_matches('/');
+            for candidate in [format!("{base}.py"), format!("{base}/__init__.py")] {
+                let full = format!("{MOUNT}/{candidate}");
+                if vcc_sdk::stat(&full).is_err() {
+                    continue;
+                }
+                let text = vcc_sdk::read_to_string(&full).map_err(|e| {
+                    format!("{candidate}: {e}: the test imports it, vcc cannot read it")
+                })?;
+                let masked = mask(Lang::Python, &text);
+                if let Some(m) = defines.find(&masked.code) {
+                    let at = masked.code[..m.start()].matches('\n').count() + 1;
+                    return Err(format!(
+                        "{rel} line {line} imports from {candidate}, which names `{}` (line {at}): a fixture or hook there may skip the test, and vcc does not follow fixtures into another module",
+                        m.as_str()
+                    ));
+                }
+            }
+        }
+    }
+    Ok(())
+}

@@ -461,6 +461,57 @@ fn files_and_folders_pytest_does_not_collect() {
 }
 
 #[test]
+fn fixtures_imported_from_local_modules() {
+    let skipping =
+        "import pytest\n\n@pytest.fixture(autouse=True)\ndef auto():\n    pytest.skip(\"x\")\n";
+    let e = "tests/test_pages.py::test_size";
+    refused(
+        &[
+            (
+                T,
+                "from helpers import auto\n\ndef test_size():\n    pass\n",
+            ),
+            ("tests/helpers.py", skipping),
+        ],
+        e,
+        "tests/helpers.py, which names `fixture`",
+    );
+    refused(
+        &[
+            (T, "from .fx import auto\n\ndef test_size():\n    pass\n"),
+            ("tests/fx/__init__.py", skipping),
+        ],
+        e,
+        "tests/fx/__init__.py",
+    );
+    refused(
+        &[
+            (T, "from lib.fx import auto\n\ndef test_size():\n    pass\n"),
+            ("src/lib/fx.py", skipping),
+        ],
+        e,
+        "src/lib/fx.py",
+    );
+    refused(
+        &[
+            (T, "def test_size():\n    pass\n"),
+            ("conftest.py", "from tests.fx import auto\n"),
+            ("tests/fx.py", skipping),
+        ],
+        e,
+        "conftest.py line 1 imports from out/repo/tests/fx.py",
+    );
+    // The code under test, and libraries not in the deliverables, are fine.
+    accepted(
+        &[(
+            T,
+            "import os\nfrom pages import PAGE_SIZE\nfrom unittest import mock\n\ndef test_size():\n    assert PAGE_SIZE\n",
+        )],
+        e,
+    );
+}
+
+#[test]
 fn configuration_files_are_read() {
     let body = "def test_size():\n    pass\n\ndef check_size():\n    pass\n\nclass CheckPages:\n    def check_one(self):\n        pass\n";
     let e = "tests/test_pages.py::test_size";
