@@ -108,7 +108,7 @@ pub fn gather(path: &str) -> Result<Context, String> {
 /// dynamic code that could do so unseen (`getattr(pytest, "sk" + "ip")`,
 /// `eval`, `importlib`): where they are code (not strings or comments)
 /// around a test, vcc cannot tell the test runs.
-const SKIPPING: &str = r"\b(skip|skipif|skipIf|skipUnless|skipTest|SkipTest|Skipped|xfail|XFailed|importorskip|expectedFailure|__unittest_skip__|__unittest_expecting_failure__|__test__|exit|_exit|_pytest|outcomes|pytest_plugins|getattr|setattr|eval|exec|compile|globals|__import__|importlib|__dict__|__builtins__|__getattr__|__getattribute__|vars|locals|SystemExit)\b";
+const SKIPPING: &str = r"\b(skip|skipif|skipIf|skipUnless|skipTest|SkipTest|Skipped|xfail|XFailed|importorskip|expectedFailure|__unittest_skip__|__unittest_expecting_failure__|__test__|exit|_exit|_pytest|outcomes|pytest_plugins|getattr|setattr|eval|exec|compile|globals|__import__|importlib|__dict__|__builtins__|__getattr__|__getattribute__|vars|locals|SystemExit|global)\b";
 
 /// Bases a test class may have without vcc reading them.
 const KNOWN_BASES: &[&str] = &[
@@ -166,7 +166,16 @@ fn text_lines(code: &str) -> Result<Vec<Line>, String> {
 
 /// Refuse the first line holding a word of `SKIPPING`, or a hook.
 fn scan<'a>(shown: &str, lines: impl Iterator<Item = &'a Line>) -> Result<(), String> {
-    let (Ok(words), Ok(hook)) = (regex(SKIPPING, false), regex(r"\b(pytest_\w+)\b", false)) else {
+    scan_with(shown, SKIPPING, lines)
+}
+
+/// `scan` with the words of `pattern`.
+fn scan_with<'a>(
+    shown: &str,
+    pattern: &str,
+    lines: impl Iterator<Item = &'a Line>,
+) -> Result<(), String> {
+    let (Ok(words), Ok(hook)) = (regex(pattern, false), regex(r"\b(pytest_\w+)\b", false)) else {
         return Err("internal: a pattern does not compile".into());
     };
     for (at, _, text) in lines {
@@ -385,8 +394,80 @@ fn test_in_module(
     module: &Block,
     segments: &[&str],
 ) -> Result<(), String> {
-    let names = &config.names;
     let find = |name: &str| module.items.iter().rev().find(|i| i.name == name);
+    // The class and the method (or neither) the name resolves to; a bare
+    // method name: every class that has it (each must run it).
+    let pairs: Vec<(Option<&Item>, Option<&Item>)> = match segments {
+        [one] => match find(one) {
+            Some(i) if !i.class => vec![(None, Some(i))],
+            Some(c) => vec![(Some(c), None)],
+            None => module
+                .items
+                .iter()
+                .filter(|c| c.class)
+                .filter_map(|c| method(c, one).map(|m| (Some(c), Some(m))))
+                .collect(),
+        },
+        [c, m] => {
+            let c = find(c);
+            vec![(c, c.and_then(|c| method(c, m)))]
+        }
+        _ => Vec::new(),
+    };
+    for (class, target) in pairs {
+        one_test(config, rel, lines, module, class, target)?;
+    }
+    Ok(())
+}
+
+/// Whether the decorators of another test only mark it (a skip or xfail
+/// mark there concerns that test alone); a `@pytest.fixture(autouse=…)`
+/// or any other decorator may act on this one.
+fn inert(lines: &[Line], item: &Item) -> bool {
+    item.decorators.iter().all(|&d| {
+        let text = lines[d].2.trim_start_matches('@');
+        let head = text.split('(').next().unwrap_or_default();
+        let name: String = head.chars().filter(|c| !c.is_whitespace()).collect();
+        let last = name.rsplit('.').next().unwrap_or_default();
+        ((name.starts_with("pytest.mark.") || name.starts_with("mark.")) && !last.starts_with('_'))
+            || [
+                "unittest.skip",
+                "unittest.skipIf",
+                "unittest.skipUnless",
+                "unittest.expectedFailure",
+            ]
+            .contains(&name.as_str())
+    })
+}
+
+/// The last method (or member) `m` of class `c`.
+fn method<'a>(c: &'a Item, m: &str) -> Option<&'a Item> {
+    c.members.iter().rev().find(|i| i.name == m)
+}
+
+/// How much of a line is read: all of `SKIPPING`; only what acts at
+/// import (`AT_IMPORT`: the decorators, signature and class body of
+/// another test); nothing (another test's body).
+#[derive(Clone, Copy, PartialEq)]
+enum Read {
+    All,
+    AtImport,
+    Nothing,
+}
+
+/// Words that act on the whole module when the file is imported: ending
+/// the run, dynamic code, hooks.
+const AT_IMPORT: &str = r"\b(exit|_exit|_pytest|outcomes|pytest_plugins|getattr|setattr|eval|exec|compile|globals|__import__|importlib|__dict__|__builtins__|__getattr__|__getattribute__|vars|locals|SystemExit|global)\b";
+
+fn one_test(
+    config: &Config,
+    rel: &str,
+    lines: &[Line],
+    module: &Block,
+    class: Option<&Item>,
+    target: Option<&Item>,
+) -> Result<(), String> {
+    let names = &config.names;
     let is_unittest = |c: &Item| {
         lines[c.head]
             .2
@@ -394,31 +475,6 @@ fn test_in_module(
             .any(|w| w == "TestCase" || w == "IsolatedAsyncioTestCase")
     };
     let test_class = |c: &Item| c.class && (is_unittest(c) || names.class(&c.name));
-    // The class and the method (or neither) the name resolves to.
-    let (class, target): (Option<&Item>, Option<&Item>) = match segments {
-        [one] => match find(one) {
-            Some(i) if !i.class => (None, Some(i)),
-            Some(c) => (Some(c), None),
-            None => {
-                let c = module
-                    .items
-                    .iter()
-                    .find(|c| test_class(c) && c.members.iter().any(|m| m.name == *one));
-                (
-                    c,
-                    c.and_then(|c| c.members.iter().rev().find(|m| m.name == *one)),
-                )
-            }
-        },
-        [c, m] => {
-            let c = find(c);
-            (
-                c,
-                c.and_then(|c| c.members.iter().rev().find(|i| i.name == *m)),
-            )
-        }
-        _ => (None, None),
-    };
     // Classes whose body counts: the class and its bases, checked.
     let mut chain: Vec<&Item> = Vec::new();
     if let Some(c) = class {
@@ -438,37 +494,63 @@ fn test_in_module(
             ));
         }
     }
-    // Everything but the other tests: module code, fixtures and helpers,
-    // the chain's class bodies, the test itself.
+    // A name used anywhere but its own definition (a decorator, a base,
+    // a call) is no mere other test: read all of it.
+    let used_elsewhere = |name: &str| {
+        lines
+            .iter()
+            .flat_map(|(_, _, t)| t.split(|c: char| !(c.is_alphanumeric() || c == '_')))
+            .filter(|w| *w == name)
+            .count()
+            > 1
+    };
+    // Everything counts but other tests: their bodies do not run with
+    // this one, and of them only what acts at import is read.
     let chain_names: BTreeSet<&str> = chain.iter().map(|c| c.name.as_str()).collect();
-    let mut skip = vec![false; lines.len()];
-    let mut leave_out =
-        |span: (usize, usize)| skip[span.0..span.1].iter_mut().for_each(|s| *s = true);
+    let mut read = vec![Read::All; lines.len()];
+    let mut set = |from: usize, to: usize, r: Read| read[from..to].iter_mut().for_each(|x| *x = r);
+    let other_fn = |f: &Item| {
+        !f.class && names.function(&f.name) && !used_elsewhere(&f.name) && inert(lines, f)
+    };
     for item in &module.items {
-        let ours = target.is_some_and(|t| std::ptr::eq(t, item));
+        let ours = |f: &Item| target.is_some_and(|t| std::ptr::eq(t, f));
         if item.class {
-            if chain_names.contains(item.name.as_str()) {
-                for m in &item.members {
-                    let ours = target.is_some_and(|t| std::ptr::eq(t, m));
-                    // Citing a class whole: all of its tests must run.
-                    if !m.class && target.is_some() && !ours && names.function(&m.name) {
-                        leave_out(m.span);
-                    }
-                }
-            } else if test_class(item) {
-                leave_out(item.span);
+            let in_chain = chain_names.contains(item.name.as_str());
+            if !in_chain && test_class(item) && !used_elsewhere(&item.name) && inert(lines, item) {
+                set(item.span.0, item.span.1, Read::AtImport);
             }
-        } else if !ours && names.function(&item.name) {
-            leave_out(item.span);
+            if !in_chain && !test_class(item) {
+                continue;
+            }
+            for m in &item.members {
+                // Citing a class whole: all of its tests must run.
+                if (!in_chain || target.is_some()) && !ours(m) && other_fn(m) {
+                    set(m.span.0, m.span.1, Read::AtImport);
+                    set(m.head + 1, m.span.1, Read::Nothing);
+                }
+            }
+        } else if !ours(item) && other_fn(item) {
+            set(item.span.0, item.span.1, Read::AtImport);
+            set(item.head + 1, item.span.1, Read::Nothing);
         }
     }
-    pytestmarks(rel, lines, &skip)?;
+    let all: Vec<bool> = read.iter().map(|r| *r != Read::All).collect();
+    pytestmarks(rel, lines, &all)?;
     scan(
         rel,
         lines
             .iter()
-            .zip(&skip)
-            .filter(|(_, s)| !**s)
+            .zip(&read)
+            .filter(|(_, r)| **r == Read::All)
+            .map(|(l, _)| l),
+    )?;
+    scan_with(
+        rel,
+        AT_IMPORT,
+        lines
+            .iter()
+            .zip(&read)
+            .filter(|(_, r)| **r == Read::AtImport)
             .map(|(l, _)| l),
     )
 }

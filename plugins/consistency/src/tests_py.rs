@@ -221,6 +221,49 @@ fn skip_and_xfail_marks_are_refused() {
 }
 
 #[test]
+fn other_tests_count_only_for_what_they_do_at_import() {
+    let e = "tests/test_pages.py::test_size";
+    // Another test's skip mark or skip call concerns that test alone.
+    accepted(
+        &[(
+            T,
+            "import pytest\n\n@pytest.mark.skip\ndef test_other():\n    pytest.skip(\"x\")\n\nclass TestMore:\n    pytestmark = pytest.mark.xfail\n\n    def test_more(self):\n        pytest.skip()\n\ndef test_size():\n    pass\n",
+        )],
+        e,
+    );
+    for (src, why) in [
+        (
+            "import pytest\n\n@pytest.fixture(autouse=True)\ndef test_other():\n    pytest.skip(\"x\")\n\ndef test_size():\n    pass\n",
+            "line 5 holds `skip`",
+        ),
+        (
+            "import os\n\ndef test_other(x=os._exit(0)):\n    pass\n\ndef test_size():\n    pass\n",
+            "line 3 holds `_exit`",
+        ),
+        (
+            "import os\n\nclass TestOther:\n    os._exit(0)\n\ndef test_size():\n    pass\n",
+            "line 4 holds `_exit`",
+        ),
+        (
+            "import pytest\n\ndef test_helper(f):\n    pytest.skip(\"x\", allow_module_level=True)\n\n@test_helper\ndef test_other():\n    pass\n\ndef test_size():\n    pass\n",
+            "line 4 holds `skip`",
+        ),
+    ] {
+        refused(&[(T, src)], e, why);
+    }
+    // A bare method name two collected classes define: refused (which
+    // one runs is not told).
+    refused(
+        &[(
+            T,
+            "import unittest\n\nclass A(unittest.TestCase):\n    def test_size(self):\n        pass\n\n@unittest.skip(\"x\")\nclass B(A):\n    def test_size(self):\n        pass\n",
+        )],
+        e,
+        "not bound at module level",
+    );
+}
+
+#[test]
 fn classes_pytest_does_not_collect() {
     let e = "tests/test_pages.py::TestPages::test_size";
     refused(
