@@ -23,7 +23,7 @@ use vcc_plugin_common::regex;
 use vcc_sdk::relative;
 
 use crate::py_config::{Config, Names};
-use crate::{py_collect, py_defs, rs_defs, runners};
+use crate::{py_around, py_collect, py_defs, rs_defs, runners};
 
 #[derive(Clone, Copy, PartialEq, Debug)]
 pub enum Lang {
@@ -110,7 +110,7 @@ pub fn resolve(lang: Lang, path: &str, text: &str, name: &str, test: bool) -> Re
                 }
             })?;
             py_collect::runs(&ctx, &config, relative(path), &masked.code, &segments)?;
-            py_collect::imports(path, &masked.code)?;
+            py_around::imports(path, &masked.code)?;
             // A conftest's imports hand fixtures to the test the same way.
             for (dir, text) in &ctx.conftests {
                 let conftest = if dir.is_empty() {
@@ -118,7 +118,7 @@ pub fn resolve(lang: Lang, path: &str, text: &str, name: &str, test: bool) -> Re
                 } else {
                     format!("{}/{dir}/conftest.py", vcc_sdk::MOUNT)
                 };
-                py_collect::imports(&conftest, &mask(Lang::Python, text).code)?;
+                py_around::imports(&conftest, &mask(Lang::Python, text).code)?;
             }
             Ok(())
         }

@@ -32,6 +32,7 @@ mod anchors;
 mod defs;
 mod doc;
 mod html_ids;
+mod py_around;
 mod py_collect;
 mod py_config;
 mod py_defs;
