@@ -53,7 +53,7 @@ pub(crate) struct Masked {
     pub(crate) strings: Vec<(usize, String)>,
     /// A string or block comment never closed: not code its compiler
     /// reads, so it defines nothing.
-    broken: bool,
+    pub(crate) broken: bool,
 }
 
 /// Whether `name` is defined in `text` (see `resolve`), as anything.

@@ -160,3 +160,43 @@ pub fn imports(path: &str, code: &str) -> Result<(), String> {
     }
     Ok(())
 }
+
+/// A Python test file cited whole in the test column: pytest must collect
+/// it, and every test it collects from it must run (one skipped test in
+/// a file cited whole is a test that does not run), with at least one.
+pub fn whole_file(path: &str, text: &str) -> Result<(), String> {
+    let masked = mask(Lang::Python, text);
+    if masked.broken {
+        return Err("the file does not parse (a string never closed)".into());
+    }
+    let module = crate::py_defs::read(&masked.code)
+        .map_err(|e| format!("the file does not parse ({e}): pytest collects an error from it"))?;
+    let ctx = crate::py_collect::gather(path)?;
+    let config = crate::py_config::Config::new(&ctx.configs)?;
+    let tests: Vec<&String> = module
+        .keys()
+        .filter(|n| {
+            crate::py_defs::resolve_with(&module, &[n.as_str()], true, &config.names).is_ok()
+        })
+        .collect();
+    if tests.is_empty() {
+        return Err("it holds no test function or class pytest collects".into());
+    }
+    for name in tests {
+        crate::py_collect::runs(
+            &ctx,
+            &config,
+            relative(path),
+            &masked.code,
+            &[name.as_str()],
+        )?;
+    }
+    imports(path, &masked.code)?;
+    for (dir, text) in &ctx.conftests {
+        imports(
+            &format!("{MOUNT}/{}conftest.py", prefix(dir)),
+            &mask(Lang::Python, text).code,
+        )?;
+    }
+    Ok(())
+}

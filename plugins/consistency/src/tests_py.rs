@@ -555,6 +555,44 @@ fn fixtures_imported_from_local_modules() {
 }
 
 #[test]
+fn test_files_cited_whole() {
+    let e = "tests/test_pages.py";
+    accepted(
+        &[(
+            T,
+            "def test_size():\n    pass\n\nclass TestMore:\n    def test_more(self):\n        pass\n",
+        )],
+        e,
+    );
+    refused(
+        &[(
+            T,
+            "import pytest\n\ndef test_size():\n    pass\n\n@pytest.mark.skip\ndef test_other():\n    pass\n",
+        )],
+        e,
+        "`@pytest.mark.skip` on `test_other`",
+    );
+    refused(
+        &[(
+            T,
+            "import pytest\npytestmark = pytest.mark.skip\n\ndef test_size():\n    pass\n",
+        )],
+        e,
+        "holds `skip`",
+    );
+    refused(
+        &[(T, "def helper():\n    pass\n")],
+        e,
+        "no test function or class pytest collects",
+    );
+    refused(
+        &[("tests/pages_check.py", "def test_size():\n    pass\n")],
+        "tests/pages_check.py",
+        "python_files",
+    );
+}
+
+#[test]
 fn configuration_files_are_read() {
     let body = "def test_size():\n    pass\n\ndef check_size():\n    pass\n\nclass CheckPages:\n    def check_one(self):\n        pass\n";
     let e = "tests/test_pages.py::test_size";
