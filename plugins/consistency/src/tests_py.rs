@@ -88,7 +88,7 @@ fn plain_tests_still_pass() {
             ),
             (
                 "tests/conftest.py",
-                "import pytest\n\ncollect_ignore = [\"legacy\"]\n\n@pytest.fixture\ndef db():\n    yield 1\n",
+                "import pytest\nimport re\n\ncollect_ignore = [\"legacy\"]\nWORD = re.compile(\"x\")\n\n@pytest.fixture\ndef db():\n    yield 1\n",
             ),
             (
                 "pytest.ini",
@@ -165,6 +165,10 @@ fn skip_and_xfail_marks_are_refused() {
         (
             "def pytest_generate_tests(metafunc):\n    metafunc.parametrize(\"n\", [])\n\ndef test_size():\n    pass\n",
             "`pytest_generate_tests`",
+        ),
+        (
+            "CODE = compile(\"import pytest; pytest.skip()\", \"x\", \"exec\")\n\ndef test_size():\n    pass\n",
+            "holds `compile`",
         ),
         (
             "from _pytest.outcomes import Skipped\n\ndef test_size():\n    raise Skipped()\n",
