@@ -20,7 +20,10 @@
 
 use vcc_plugin_common::regex;
 
-use crate::{js_reg, py_defs, rs_defs, runners};
+use vcc_sdk::relative;
+
+use crate::py_config::{Config, Names};
+use crate::{js_reg, py_around, py_collect, py_defs, rs_defs, runners};
 
 #[derive(Clone, Copy, PartialEq, Debug)]
 pub enum Lang {
@@ -45,12 +48,12 @@ impl Lang {
 
 /// Code with comments and string contents blanked (same byte offsets), and
 /// each string literal's (offset of its opening quote, contents).
-struct Masked {
-    code: String,
-    strings: Vec<(usize, String)>,
+pub(crate) struct Masked {
+    pub(crate) code: String,
+    pub(crate) strings: Vec<(usize, String)>,
     /// A string or block comment never closed: not code its compiler
     /// reads, so it defines nothing.
-    broken: bool,
+    pub(crate) broken: bool,
 }
 
 /// Whether `name` is defined in `text` (see `resolve`), as anything.
@@ -89,7 +92,35 @@ pub fn resolve(lang: Lang, path: &str, text: &str, name: &str, test: bool) -> Re
             let module = py_defs::read(&masked.code).map_err(|e| {
                 format!("the file does not parse ({e}): pytest collects an error from it, no test")
             })?;
-            py_defs::resolve(&module, &segments, test)
+            if !test {
+                return py_defs::resolve_with(&module, &segments, test, &Names::default());
+            }
+            // A test: as a plain `pytest` run collects and runs it, with
+            // the configuration and conftest files above it.
+            let ctx = py_collect::gather(path)?;
+            let config = Config::new(&ctx.configs)?;
+            py_defs::resolve_with(&module, &segments, test, &config.names).map_err(|why| {
+                // Collected under pytest's default names: say which
+                // configuration changed them.
+                let default = py_defs::resolve_with(&module, &segments, test, &Names::default());
+                if default.is_ok() && !config.name_settings.is_empty() {
+                    format!("{why} ({})", config.name_settings.join("; "))
+                } else {
+                    why
+                }
+            })?;
+            py_collect::runs(&ctx, &config, relative(path), &masked.code, &segments)?;
+            py_around::imports(path, &masked.code)?;
+            // A conftest's imports hand fixtures to the test the same way.
+            for (dir, text) in &ctx.conftests {
+                let conftest = if dir.is_empty() {
+                    format!("{}/conftest.py", vcc_sdk::MOUNT)
+                } else {
+                    format!("{}/{dir}/conftest.py", vcc_sdk::MOUNT)
+                };
+                py_around::imports(&conftest, &mask(Lang::Python, text).code)?;
+            }
+            Ok(())
         }
         Lang::Rust => rs_defs::resolve(&rs_defs::read(&masked.code), &segments, test),
         Lang::Go if test => match segments[..] {
@@ -176,7 +207,7 @@ pub fn masked_code(lang: Lang, text: &str) -> Option<String> {
 
 /// Blank comments and string contents. Unterminated comments and strings
 /// run to the end: what follows is not code.
-fn mask(lang: Lang, text: &str) -> Masked {
+pub(crate) fn mask(lang: Lang, text: &str) -> Masked {
     let b = text.as_bytes();
     let mut code = Vec::with_capacity(b.len());
     let mut strings = Vec::new();

@@ -36,6 +36,9 @@ mod gfm;
 mod html_ids;
 mod js_match;
 mod js_reg;
+mod py_around;
+mod py_collect;
+mod py_config;
 mod py_defs;
 mod rs_crate;
 mod rs_defs;
@@ -304,5 +307,7 @@ vcc_sdk::export_validator!(Consistency);
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_py;
 #[cfg(test)]
 mod tests_rgj;

@@ -11,6 +11,8 @@ use std::collections::BTreeMap;
 
 use vcc_plugin_common::regex;
 
+use crate::py_config::Names;
+
 #[derive(Clone, Debug, PartialEq)]
 pub enum Binding {
     Func,
@@ -41,7 +43,7 @@ enum Scope {
 pub fn read(code: &str) -> Result<BTreeMap<String, Binding>, String> {
     let mut module: BTreeMap<String, Binding> = BTreeMap::new();
     let mut stack: Vec<(usize, Scope)> = Vec::new();
-    for (indent, line) in logical_lines(code)? {
+    for (_, indent, line) in logical_lines(code)? {
         while stack.last().is_some_and(|(i, _)| *i >= indent) {
             stack.pop();
         }
@@ -70,8 +72,13 @@ pub fn read(code: &str) -> Result<BTreeMap<String, Binding>, String> {
         if let (Some(kind), Some(name)) = (def, name) {
             let is_class = matches!(kind, Scope::Class(_));
             let binding = if is_class {
+                // A `TestCase` base, or a class of the module that is one.
+                let unittest = words.iter().skip(2).any(|w| {
+                    ["TestCase", "IsolatedAsyncioTestCase"].contains(w)
+                        || matches!(module.get(*w), Some(Binding::Class(c)) if c.unittest)
+                });
                 Binding::Class(Class {
-                    unittest: words.iter().skip(2).any(|w| *w == "TestCase"),
+                    unittest,
                     ..Class::default()
                 })
             } else {
@@ -203,12 +210,12 @@ fn bound_names(line: &str) -> Vec<String> {
     out
 }
 
-/// Logical lines (brackets and `\` join physical lines) with their
-/// indentation in columns; blank lines left out.
-fn logical_lines(code: &str) -> Result<Vec<(usize, String)>, String> {
+/// Logical lines (brackets and `\` join physical lines) with their first
+/// physical line's number and indentation in columns; blank lines left out.
+pub(crate) fn logical_lines(code: &str) -> Result<Vec<(u32, usize, String)>, String> {
     let mut out = Vec::new();
     let mut depth = 0i32;
-    let mut current: Option<(usize, String)> = None;
+    let mut current: Option<(u32, usize, String)> = None;
     for (n, line) in code.lines().enumerate() {
         if current.is_none() {
             if line.trim().is_empty() {
@@ -221,7 +228,7 @@ fn logical_lines(code: &str) -> Result<Vec<(usize, String)>, String> {
                     0,
                     |col, c| if c == '\t' { col / 8 * 8 + 8 } else { col + 1 },
                 );
-            current = Some((indent, String::new()));
+            current = Some((n as u32 + 1, indent, String::new()));
         }
         for c in line.chars() {
             match c {
@@ -236,15 +243,15 @@ fn logical_lines(code: &str) -> Result<Vec<(usize, String)>, String> {
                 ));
             }
         }
-        if let Some((_, text)) = current.as_mut() {
+        if let Some((_, _, text)) = current.as_mut() {
             text.push(' ');
             text.push_str(line.trim());
         }
         if depth == 0
             && !line.trim_end().ends_with('\\')
-            && let Some((indent, text)) = current.take()
+            && let Some((at, indent, text)) = current.take()
         {
-            out.push((indent, text.trim().to_string()));
+            out.push((at, indent, text.trim().to_string()));
         }
     }
     if depth != 0 {
@@ -256,41 +263,63 @@ fn logical_lines(code: &str) -> Result<Vec<(usize, String)>, String> {
 
 /// Whether `name` (`f`, `C`, `C::m`; a pytest parameter suffix already
 /// dropped) resolves in the module; `test`: as pytest collects a test.
+#[cfg(test)]
 pub fn resolve(
     module: &BTreeMap<String, Binding>,
     segments: &[&str],
     test: bool,
 ) -> Result<(), String> {
-    let collected = "pytest collects `test*` functions and `Test*` classes (without `__init__`) or `unittest.TestCase` subclasses bound at module level when the module is imported, and their `test*` methods";
+    resolve_with(module, segments, test, &Names::default())
+}
+
+/// `resolve` with the test names pytest's configuration collects
+/// (`python_functions`, `python_classes`; see `py_collect.rs`).
+pub fn resolve_with(
+    module: &BTreeMap<String, Binding>,
+    segments: &[&str],
+    test: bool,
+    names: &Names,
+) -> Result<(), String> {
+    let collected = "pytest collects `test*` functions and `Test*` classes (or the names `python_functions`/`python_classes` of its configuration set; without `__init__`) or `unittest.TestCase` subclasses bound at module level when the module is imported, and their `test*` methods";
     let first = segments.first().copied().unwrap_or_default();
     let not_there = || {
         format!(
             "`{first}` is not bound at module level once the module is imported (nested in a function or a block, deleted or rebound); {collected}"
         )
     };
-    let collects = |name: &str, c: &Class| c.unittest || (name.starts_with("Test") && !c.has_init);
+    let collects = |name: &str, c: &Class| c.unittest || (names.class(name) && !c.has_init);
+    // unittest's loader runs `test*` methods of a `TestCase`, whatever
+    // pytest's `python_functions` says.
+    let method = |c: &Class, m: &str| {
+        if c.unittest {
+            m.starts_with("test")
+        } else {
+            names.function(m)
+        }
+    };
     match (module.get(first), segments.len()) {
         // A bare test name that is no module-level function: a `test*`
         // method of a class its runner collects (unittest's own layout,
         // `tests/test_x.py::test_y` for `class XTests(TestCase)`), if
         // exactly one such class has it.
         (None | Some(Binding::Other), 1)
-            if first.starts_with("test")
-                && module
-                    .iter()
-                    .filter(|(n, b)| match b {
-                        Binding::Class(c) => {
-                            collects(n, c) && c.members.get(first) == Some(&Binding::Func)
-                        }
-                        _ => false,
-                    })
-                    .count()
-                    == 1 =>
+            if module
+                .iter()
+                .filter(|(n, b)| match b {
+                    Binding::Class(c) => {
+                        collects(n, c)
+                            && method(c, first)
+                            && c.members.get(first) == Some(&Binding::Func)
+                    }
+                    _ => false,
+                })
+                .count()
+                == 1 =>
         {
             Ok(())
         }
         (Some(Binding::Func), 1) => {
-            if test && !first.starts_with("test") {
+            if test && !names.function(first) {
                 return Err(format!("`{first}` is no test: {collected}"));
             }
             Ok(())
@@ -306,7 +335,7 @@ pub fn resolve(
             }
             let m = segments[1];
             match c.members.get(m) {
-                Some(Binding::Func) if !test || m.starts_with("test") => Ok(()),
+                Some(Binding::Func) if !test || method(c, m) => Ok(()),
                 Some(Binding::Func) => Err(format!("`{m}` is no test method: {collected}")),
                 _ => Err(format!(
                     "`{m}` is not a method of class `{first}` (methods of other or base classes do not count)"

@@ -282,6 +282,16 @@ impl Tracer<'_> {
                         relative(&full)
                     ));
                 }
+                // A Python test file cited whole: every test it holds runs.
+                if test && Lang::of(&full) == Some(Lang::Python) {
+                    let text = vcc_sdk::read_to_string(&full)?;
+                    return crate::py_around::whole_file(&full, &text).map_err(|why| {
+                        format!(
+                            "names the Python test file {} whole, and pytest does not run every test in it: {why}",
+                            relative(&full)
+                        )
+                    });
+                }
                 return Ok(());
             };
             let text = vcc_sdk::read_to_string(&full)?;

@@ -32,6 +32,11 @@ CODE = {
         ("class test_target:\n    pass\n", True),
         ("class T:\n    def test_target(self):\n        pass\n", True),
         ("@decorator\ndef test_target():\n    pass\n", True),
+        # Defined, but a plain `pytest` run does not run it (vcc refuses).
+        ("import pytest\n\n@pytest.mark.skip\ndef test_target():\n    pass\n", True),
+        ("import pytest\npytestmark = pytest.mark.xfail\n\ndef test_target():\n    pass\n", True),
+        ("class TestT(dict):\n    def test_target(self):\n        pass\n", True),
+        ("class TestT:\n    __test__ = False\n\n    def test_target(self):\n        pass\n", True),
         ("# def test_target(): pass\n", False),
         ("x = 'def test_target(): pass'\n", False),
         ('"""\ndef test_target():\n    pass\n"""\n', False),
@@ -153,9 +158,10 @@ def case(rng):
             text = "package p\n\n" + text.replace("package p\n\n", "")
         # Where the runner builds and runs tests (std/consistency refuses
         # a test anywhere else): a module of a cargo package, a Jest/Vitest
-        # test file.
+        # test file, a file pytest collects (`test_*.py`).
         name = {"rs": "src/target.rs", "js": "src/target.test.js", "ts": "src/target.test.ts",
-                "go": "src/target_test.go"}.get(ext, f"src/target.{ext}")
+                "go": "src/target_test.go",
+                "py": "src/test_target.py"}.get(ext, f"src/target.{ext}")
         files = {name: text}
         if ext == "rs":
             files["Cargo.toml"] = CARGO

@@ -1,0 +1,3 @@
+class TestPages(dict):
+    def test_size(self):
+        assert False

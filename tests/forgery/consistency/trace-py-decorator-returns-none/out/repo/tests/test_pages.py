@@ -1,0 +1,7 @@
+def later(f):
+    return None
+
+
+@later
+def test_size():
+    assert False
