@@ -6,6 +6,7 @@ use vcc_plugin_common::LineIndex;
 use vcc_plugin_common::markdown::{self, title_key};
 
 use crate::seen;
+use crate::shown::{self, Unshown};
 
 /// One heading's list items, by line.
 pub struct Section {
@@ -37,6 +38,9 @@ pub struct Doc {
     pub tables: Vec<Table>,
     /// Text lines outside code and comments, by line.
     pub lines: Vec<(u32, String)>,
+    /// What makes the shown text a guess (`shown.rs`): the document is
+    /// refused.
+    pub unshown: Vec<Unshown>,
 }
 
 impl Doc {
@@ -46,6 +50,7 @@ impl Doc {
             statements: Vec::new(),
             tables: Vec::new(),
             lines: Vec::new(),
+            unshown: Vec::new(),
         };
         let mut fence: Option<&str> = None;
         let mut comment = false;
@@ -97,6 +102,7 @@ impl Doc {
         }
         let reading = markdown::read(text);
         let lines = LineIndex::new(text);
+        doc.unshown = shown::unshown(text, &reading, &lines);
         doc.sections = sections(text, &reading, &lines);
         doc.statements = statements(&reading, &lines);
         // GFM table cells and struck text, as GitHub shows them (`gfm.rs`).

@@ -44,6 +44,7 @@ mod rs_crate;
 mod rs_defs;
 mod runners;
 mod seen;
+mod shown;
 mod trace;
 mod tracer;
 
@@ -165,6 +166,18 @@ impl Validator for Consistency {
             return Ok(nothing(params.allow_empty, "no document among the targets"));
         }
         let mut findings = Findings::default();
+        // A document whose shown text is a guess (`shown.rs`) is refused,
+        // whichever check reads it: a visible failure, never a quiet pass.
+        for d in &docs {
+            for u in &d.doc.unshown {
+                findings.push(
+                    Finding::new(u.message)
+                        .path(&d.path)
+                        .line(u.line)
+                        .rule(u.rule),
+                );
+            }
+        }
         if params.scope {
             scope(&docs, &mut findings);
         }

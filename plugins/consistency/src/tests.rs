@@ -6,7 +6,7 @@ use super::*;
 use vcc_sdk::native::Files;
 use vcc_sdk::{MOUNT, Status};
 
-fn run(files: &[(&str, &str, &str)], params: &str) -> Outcome {
+pub(crate) fn run(files: &[(&str, &str, &str)], params: &str) -> Outcome {
     let mut f = Files::default();
     let mut ids = Vec::new();
     for (id, path, text) in files {
@@ -23,7 +23,7 @@ fn run(files: &[(&str, &str, &str)], params: &str) -> Outcome {
         .unwrap()
 }
 
-fn rules(o: &Outcome) -> Vec<String> {
+pub(crate) fn rules(o: &Outcome) -> Vec<String> {
     o.findings.iter().filter_map(|f| f.rule.clone()).collect()
 }
 
