@@ -150,7 +150,8 @@ impl Validator for Consistency {
         for path in &paths {
             if is_document(path) {
                 let text = vcc_sdk::read_to_string(path)?;
-                let doc = Doc::parse(&text);
+                let mut doc = Doc::parse(&text);
+                doc.unshown.extend(shown::in_plain_text(path, &text));
                 docs.push(Read {
                     path: path.clone(),
                     doc,

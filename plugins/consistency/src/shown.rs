@@ -14,6 +14,12 @@
 //! - CSS that puts text on the page the markup does not hold
 //!   (`::before { content: "not " }`: `generated_text`).
 //!
+//! - in a plain-text document (`.txt`, `.rst`), markup a Markdown renderer
+//!   hides (a comment, `<span hidden>`): every plain-text reader sees it,
+//!   the Markdown reading the checks share leaves it out
+//!   (`markdown::hidden(..).ranges`), so `must <span hidden>not</span>
+//!   log` in notes.txt was a MUST.
+//!
 //! Each is a finding at its line (rules `layout-hidden`, `hiding-style`,
 //! `generated-content`, as citation-coverage, markdown-sections and
 //! text-match name them), for whichever check reads the document: scope,
@@ -33,6 +39,23 @@ pub struct Unshown {
 const LAYOUT: &str = "an inline style that hides text only in some layouts (`left:-9999px`, `width:0`, `clip-path`, `transform: scale(0)`, …): whether a reader sees the statement or scope item in it cannot be told from the markup, so the document is refused";
 const HIDING: &str = "a style sheet that may hide content by selector (a `<style>` rule with `display:none` or the like, `@import`, `<link rel=stylesheet>`): the statements and scope items a reader sees cannot be told from the markup, so the document is refused";
 const GENERATED: &str = "CSS that puts text on the page the markup does not hold (`content` on `::before`/`::after`, `quotes`, a string list marker, `@counter-style`, `@font-face`), or reorders it (`unicode-bidi`, `direction` in a style sheet): the statements a reader sees cannot be told from the markup, so the document is refused";
+
+const PLAIN: &str = "markup a Markdown renderer hides (an HTML comment, a hidden element), in a plain-text document: a plain-text reader sees it, read as Markdown it is left out, so the document is refused";
+
+/// In a plain-text document (not `.md`/`.markdown`), the first markup the
+/// Markdown reading hides: a plain-text reader sees it.
+pub fn in_plain_text(path: &str, text: &str) -> Option<Unshown> {
+    let lower = path.to_lowercase();
+    if lower.ends_with(".md") || lower.ends_with(".markdown") {
+        return None;
+    }
+    let first = markdown::hidden(text).ranges.first()?.start;
+    Some(Unshown {
+        line: LineIndex::new(text).line(first),
+        rule: "hidden-in-plain-text",
+        message: PLAIN,
+    })
+}
 
 /// What makes `text`'s shown text a guess, in document order: the first
 /// element hidden only by layout, the first hiding style sheet and the
@@ -62,6 +85,17 @@ pub fn unshown(text: &str, reading: &Reading, lines: &LineIndex) -> Vec<Unshown>
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn markup_a_renderer_hides_is_refused_in_plain_text_only() {
+        let text = "Design\n\nThe server must <span hidden>not</span> log.\n";
+        let u = in_plain_text("docs/b.txt", text).map(|u| (u.line, u.rule));
+        assert_eq!(u, Some((3, "hidden-in-plain-text")));
+        assert!(in_plain_text("docs/b.rst", "x\n<!-- not -->\n").is_some());
+        assert!(in_plain_text("docs/b.md", text).is_none());
+        assert!(in_plain_text("docs/b.MARKDOWN", text).is_none());
+        assert!(in_plain_text("docs/b.txt", "a < b and c > d, <b>bold</b>\n").is_none());
+    }
 
     fn rules(text: &str) -> Vec<(u32, &'static str)> {
         let reading = markdown::read(text);
