@@ -23,7 +23,10 @@
 //!
 //! Scope items and statements are read as rendered (CommonMark, HTML
 //! blocks' prose, character references decoded, comments left out) and
-//! their words compared as a reader tells them apart (`seen.rs`).
+//! their words compared as a reader tells them apart (`seen.rs`). A
+//! document whose shown text cannot be told from its markup (a style that
+//! hides only in some layouts, a hiding style sheet, generated text, or
+//! hidden markup in plain text) is refused at its line (`shown.rs`).
 //!
 //! Documents are the `.md`, `.markdown`, `.txt` and `.rst` files of the
 //! targets (and of `specification`); code is never read as prose.
