@@ -303,7 +303,7 @@ fn toml_value(value: &str) -> Result<Vec<String>, String> {
             '"' | '\'' => {
                 let mut s = String::new();
                 let mut closed = false;
-                while let Some(d) = chars.next() {
+                for d in chars.by_ref() {
                     if d == c {
                         closed = true;
                         break;
