@@ -76,10 +76,82 @@ pub fn runs(lang: Lang, full: &str, entry: &str, fs: &dyn Fs) -> Result<(), Stri
     match lang {
         Lang::Rust => rs_crate::compiled(full, fs),
         // Whole or by line, the file must be one `go test` compiles.
-        Lang::Go => go_walks(entry).and_then(|()| runners::go_file(full, &fs.read(full)?)),
+        Lang::Go => {
+            go_walks(entry)?;
+            let text = fs.read(full)?;
+            runners::go_file(full, &text)?;
+            go_module(full, entry, fs)?;
+            go_package(full, &text, fs)
+        }
         Lang::Js => js_match::matched(full, fs),
         Lang::Python => Ok(()),
     }
+}
+
+/// The module `go test ./...` (run in the folder the entry was resolved
+/// against) tests: the nearest `go.mod` above the file must be in that
+/// folder or above it (a `go.mod` below it is another module, which
+/// `./...` does not enter), and no `go.work` may choose the modules.
+fn go_module(full: &str, entry: &str, fs: &dyn Fs) -> Result<(), String> {
+    let root = full
+        .strip_suffix(entry.trim_start_matches("./"))
+        .unwrap_or("")
+        .trim_end_matches('/');
+    let mut dir = dir_of(full);
+    let mut module: Option<String> = None;
+    loop {
+        let work = join(dir, "go.work");
+        if fs.exists(&work) {
+            return Err(format!(
+                "{} chooses the modules `go test` builds, which vcc does not evaluate: it cannot tell the test runs",
+                vcc_sdk::relative(&work)
+            ));
+        }
+        let m = join(dir, "go.mod");
+        if module.is_none() && fs.exists(&m) {
+            if dir.len() > root.len() {
+                return Err(format!(
+                    "{} makes its folder another module, which `go test ./...` from `{}` does not enter",
+                    vcc_sdk::relative(&m),
+                    if root.is_empty() {
+                        "."
+                    } else {
+                        vcc_sdk::relative(root)
+                    }
+                ));
+            }
+            module = Some(m);
+        }
+        match dir.rsplit_once('/') {
+            Some((d, _)) if !d.is_empty() => dir = d,
+            _ => break,
+        }
+    }
+    if module.is_none() {
+        return Err(
+            "no `go.mod` in its folder or above: `go test ./...` stops (go.mod file not found)"
+                .into(),
+        );
+    }
+    Ok(())
+}
+
+/// The file and the other `_test.go` files of its folder (one package's
+/// test binary: a `TestMain` or an `init` in any of them applies).
+fn go_package(full: &str, text: &str, fs: &dyn Fs) -> Result<(), String> {
+    let folder = dir_of(full);
+    let mut files = vec![(full.to_string(), text.to_string())];
+    for f in fs.files() {
+        if f != full && dir_of(f) == folder && f.ends_with("_test.go") {
+            files.push((f.clone(), fs.read(f)?));
+        }
+    }
+    for (f, text) in &files {
+        let code = crate::defs::masked_code(Lang::Go, text)
+            .ok_or_else(|| format!("{}: a string or comment never closes", vcc_sdk::relative(f)))?;
+        crate::not_run::go(text, &code).map_err(|e| format!("{} {e}", vcc_sdk::relative(f)))?;
+    }
+    Ok(())
 }
 
 /// Folders and files `go test ./...` never compiles.

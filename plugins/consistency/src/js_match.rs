@@ -12,7 +12,11 @@
 //! `testMatch` / `include` is read when it is a plain array of string
 //! literals; any other form, or a key that moves the tests (`testRegex`,
 //! `roots`, `projects`, `testPathIgnorePatterns`, `rootDir`, `exclude`,
-//! `dir`, `root`, `workspace`), is refused: vcc does not decide it.
+//! `dir`, `root`, `workspace`), code or a runner chosen out of sight
+//! (`setupFiles`, `setupFilesAfterEnv`, `globalSetup`, `preset`,
+//! `modulePathIgnorePatterns`, `testRunner`, `runner`, `testNamePattern`)
+//! or a `vitest.workspace.*` / `vitest.projects.*` file, is refused: vcc
+//! does not decide it.
 
 use vcc_plugin_common::regex;
 
@@ -34,7 +38,21 @@ const UNDECIDED: &[&str] = &[
     "dir",
     "root",
     "workspace",
+    // Code run before the tests (it may redefine `test`), a preset (its
+    // own testMatch), a replaced runner, a name filter, and Jest's
+    // module-path ignore (its haste map drops the files) decide what
+    // runs out of vcc's sight.
+    "setupFiles",
+    "setupFilesAfterEnv",
+    "globalSetup",
+    "preset",
+    "modulePathIgnorePatterns",
+    "testRunner",
+    "runner",
+    "testNamePattern",
 ];
+/// Files beside a Vitest configuration that choose its projects.
+const WORKSPACE_FILES: &[&str] = &["vitest.workspace.", "vitest.projects."];
 
 /// One runner's configuration: where it is, and its test patterns.
 struct Runner {
@@ -46,6 +64,13 @@ struct Runner {
 /// `Ok` when the runner (or runners) configured for `full` run it.
 pub fn matched(full: &str, fs: &dyn Fs) -> Result<(), String> {
     let rel = full.trim_start_matches('/');
+    // The cited file is among the deliverables (the entry resolved in
+    // it): read its describe callbacks.
+    if fs.exists(full)
+        && let Some(code) = crate::defs::masked_code(crate::defs::Lang::Js, &fs.read(full)?)
+    {
+        crate::not_run::js(&code).map_err(|e| format!("{} {e}", vcc_sdk::relative(full)))?;
+    }
     if let Some(d) = rel
         .split('/')
         .rev()
@@ -110,6 +135,12 @@ fn configured(full: &str, fs: &dyn Fs) -> Result<Vec<Runner>, String> {
             let Some(name) = f.strip_prefix(&prefix).filter(|n| !n.contains('/')) else {
                 continue;
             };
+            if WORKSPACE_FILES.iter().any(|w| name.starts_with(w)) {
+                return Err(format!(
+                    "{} chooses the projects Vitest runs, which vcc does not evaluate: it cannot tell whether Vitest runs this file",
+                    vcc_sdk::relative(f)
+                ));
+            }
             let (runner, key, defaults) = if name.starts_with("jest.config.") {
                 ("Jest", "testMatch", JEST)
             } else if name.starts_with("vitest.config.") || name.starts_with("vite.config.") {

@@ -39,6 +39,7 @@ mod gfm;
 mod html_ids;
 mod js_match;
 mod js_reg;
+mod not_run;
 mod py_around;
 mod py_collect;
 mod py_config;
@@ -328,3 +329,5 @@ mod tests;
 mod tests_py;
 #[cfg(test)]
 mod tests_rgj;
+#[cfg(test)]
+mod tests_run;

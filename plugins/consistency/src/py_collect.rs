@@ -98,7 +98,11 @@ pub fn gather(path: &str) -> Result<Context, String> {
         {
             ctx.inits.push((dir.clone(), text));
         }
-        if vcc_sdk::stat(&at("pyvenv.cfg")).is_ok() {
+        // pytest's `_in_venv` also takes a folder holding
+        // `conda-meta/history` for an environment it does not enter.
+        if vcc_sdk::stat(&at("pyvenv.cfg")).is_ok()
+            || vcc_sdk::stat(&at("conda-meta/history")).is_ok()
+        {
             ctx.venvs.push(dir.clone());
         }
     }
@@ -130,13 +134,21 @@ pub fn runs(
     segments: &[&str],
 ) -> Result<(), String> {
     config.collects_file(rel)?;
+    // pytest never collects inside `__pycache__`, whatever the settings.
+    if rel.split('/').rev().skip(1).any(|d| d == "__pycache__") {
+        return Err("in a `__pycache__` folder, which pytest never looks into".into());
+    }
+    crate::not_run::python(code).map_err(|e| format!("{rel} {e}"))?;
+    config
+        .unregistered_mark(code)
+        .map_err(|e| format!("{rel} {e}"))?;
     if let Some(v) = ctx
         .venvs
         .iter()
         .find(|v| v.is_empty() || rel.starts_with(&format!("{v}/")))
     {
         return Err(format!(
-            "the file is in a virtualenv (`{v}/pyvenv.cfg`), which pytest does not look into"
+            "the file is in a virtualenv or conda environment (`{v}/pyvenv.cfg` or `{v}/conda-meta/history`), which pytest does not look into"
         ));
     }
     for (dir, text) in &ctx.conftests {
@@ -405,6 +417,15 @@ fn one_test(
     }
     if let Some(t) = target {
         decorators(rel, lines, t)?;
+        // pytest runs no `async def` test itself (pytest 9 fails it,
+        // older ones skip it); a plugin may, and vcc does not read which
+        // is installed. unittest's IsolatedAsyncioTestCase runs its own.
+        if lines[t.head].2.starts_with("async ") && !class.is_some_and(is_unittest) {
+            return Err(format!(
+                "{rel} line {}: an `async def` test, which pytest runs only through a plugin (pytest-asyncio, anyio…): vcc cannot tell one is installed and configured",
+                lines[t.head].0
+            ));
+        }
         if let Some((at, _, _)) = lines[t.head..t.span.1].iter().find(|(_, _, text)| {
             text.split(|c: char| !(c.is_alphanumeric() || c == '_'))
                 .any(|w| w == "yield")

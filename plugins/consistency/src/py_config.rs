@@ -15,6 +15,10 @@
 //! only reporting, logging or warnings are read and let be (`HARMLESS`).
 //! Any other setting — a plugin's, `-k`, `-m`, `--ignore`, `--deselect`,
 //! `-p`… — may deselect or skip tests: vcc cannot tell, so it refuses.
+//! So are settings that may stop the run before the test (`STOPPING`:
+//! `minversion`, `required_plugins`, strict marks, a `filterwarnings`
+//! entry `error…`) and `-x`, `--exitfirst`, `--maxfail`,
+//! `--strict-markers` in `addopts`.
 
 use std::collections::BTreeMap;
 
@@ -35,9 +39,7 @@ pub const CONFIG_FILES: &[&str] = &[
 /// Settings that change reporting, logging, warnings or plugin loading
 /// checks, never which tests are collected or whether they run.
 const HARMLESS: &[&str] = &[
-    "minversion",
     "markers",
-    "filterwarnings",
     "log_cli",
     "log_cli_level",
     "log_cli_format",
@@ -58,16 +60,12 @@ const HARMLESS: &[&str] = &[
     "console_output_style",
     "cache_dir",
     "xfail_strict",
-    "required_plugins",
     "doctest_optionflags",
     "doctest_encoding",
     "pythonpath",
     "tmp_path_retention_count",
     "tmp_path_retention_policy",
     "faulthandler_timeout",
-    "strict",
-    "strict_markers",
-    "strict_config",
     "verbosity_assertions",
     "verbosity_test_cases",
     "truncation_limit_lines",
@@ -80,7 +78,20 @@ const HARMLESS: &[&str] = &[
     "timeout",
 ];
 
-/// `addopts` options that select, skip and ignore nothing.
+/// Settings that stop pytest at start-up or at collection when their
+/// condition fails (`required_plugins`, `minversion`, strictness about
+/// marks and settings, warnings made errors).
+const STOPPING: &[&str] = &[
+    "minversion",
+    "required_plugins",
+    "strict",
+    "strict_config",
+    "filterwarnings",
+];
+
+/// `addopts` options that select, skip and ignore nothing, and do not
+/// stop the run (`-x`, `--maxfail` end it at another test's failure;
+/// `--strict-markers` at an unregistered mark).
 const HARMLESS_OPTS: &[&str] = &[
     "-v",
     "-vv",
@@ -89,14 +100,9 @@ const HARMLESS_OPTS: &[&str] = &[
     "-qq",
     "-s",
     "-l",
-    "-x",
     "--verbose",
     "--quiet",
     "--showlocals",
-    "--exitfirst",
-    "--strict",
-    "--strict-markers",
-    "--strict-config",
     "--no-header",
     "--no-summary",
     "--doctest-modules",
@@ -109,10 +115,19 @@ const HARMLESS_OPT_VALUES: &[&str] = &[
     "--durations-min=",
     "--capture=",
     "--import-mode=",
-    "--maxfail=",
     "--junitxml=",
     "--cov=",
     "--cov-report=",
+];
+
+/// Marks pytest registers itself.
+const BUILTIN_MARKS: &[&str] = &[
+    "parametrize",
+    "skip",
+    "skipif",
+    "xfail",
+    "usefixtures",
+    "filterwarnings",
 ];
 
 const DEFAULT_FILES: &[&str] = &["test_*.py", "*_test.py"];
@@ -409,6 +424,12 @@ pub struct Config {
     /// (folder of the configuration, `testpaths` under it).
     testpaths: Vec<(String, Vec<String>)>,
     norecurse: Vec<String>,
+    /// Where strict markers were set (`--strict-markers`, `--strict`,
+    /// `strict_markers = true`): an unregistered mark is then an error at
+    /// collection.
+    strict_marks: Option<String>,
+    /// The marks `markers` registers, with pytest's own.
+    markers: Vec<String>,
 }
 
 /// One configuration file found: its folder (relative to the root), its
@@ -425,6 +446,8 @@ impl Config {
         let mut name_settings = Vec::new();
         let mut testpaths = Vec::new();
         let mut norecurse: Vec<String> = DEFAULT_NORECURSE.iter().map(|s| s.to_string()).collect();
+        let mut strict_marks = None;
+        let mut markers: Vec<String> = BUILTIN_MARKS.iter().map(|m| m.to_string()).collect();
         for (dir, file, s) in found {
             let shown = if dir.is_empty() {
                 file.clone()
@@ -481,9 +504,28 @@ impl Config {
                     }
                     "python_files" | "python_classes" | "python_functions" | "testpaths"
                     | "norecursedirs" => {}
+                    "strict_markers" if values.iter().all(|v| v.eq_ignore_ascii_case("false")) => {}
+                    "strict_markers" => {
+                        strict_marks = Some(format!("{shown} line {at} sets `strict_markers`"));
+                    }
+                    "markers" => {
+                        // `name: description` or `name(args): description`.
+                        markers.extend(values.iter().filter_map(|v| {
+                            let n = v.split([':', '(']).next()?.trim();
+                            (!n.is_empty()).then(|| n.to_string())
+                        }));
+                    }
                     "addopts" => {
+                        if let Some(o) = values
+                            .iter()
+                            .find(|o| *o == "--strict-markers" || *o == "--strict")
+                        {
+                            strict_marks =
+                                Some(format!("{shown} line {at}: `addopts` holds `{o}`"));
+                        }
                         if let Some(bad) = values.iter().find(|o| {
-                            !HARMLESS_OPTS.contains(&o.as_str())
+                            !["--strict-markers", "--strict"].contains(&o.as_str())
+                                && !HARMLESS_OPTS.contains(&o.as_str())
                                 && !HARMLESS_OPT_VALUES.iter().any(|p| o.starts_with(p))
                                 && !is_report_chars(o)
                         }) {
@@ -494,6 +536,18 @@ impl Config {
                                 ),
                             );
                         }
+                    }
+                    // A warning turned into an error fails collection
+                    // (a module's import-time warning) or the test.
+                    "filterwarnings"
+                        if values.iter().all(|v| !v.trim_start().starts_with("error")) => {}
+                    k if STOPPING.contains(&k) => {
+                        return refuse(
+                            at,
+                            format!(
+                                "`{k}` may stop pytest before or during the run (a missing plugin, an older pytest, an unregistered mark, a warning made an error): vcc cannot tell the test runs"
+                            ),
+                        );
                     }
                     k if HARMLESS.contains(&k) => {}
                     k => {
@@ -539,7 +593,33 @@ impl Config {
             files,
             testpaths,
             norecurse,
+            strict_marks,
+            markers,
         })
+    }
+
+    /// Under strict markers, the first mark in the masked `code` of a test
+    /// module that no `markers` entry registers (pytest errors at
+    /// collection: no test of the module runs).
+    pub fn unregistered_mark(&self, code: &str) -> Result<(), String> {
+        let Some(at) = &self.strict_marks else {
+            return Ok(());
+        };
+        let Ok(re) = vcc_plugin_common::regex(r"\bmark\s*\.\s*([A-Za-z_]\w*)", false) else {
+            return Err("internal: a pattern does not compile".into());
+        };
+        for c in re.captures_iter(code) {
+            if let Some(m) = c.get(1)
+                && !self.markers.iter().any(|k| k == m.as_str())
+            {
+                let line = code[..m.start()].matches('\n').count() + 1;
+                return Err(format!(
+                    "line {line} uses the mark `{}`, which no `markers` entry registers, and {at} (strict markers): pytest stops at collection",
+                    m.as_str()
+                ));
+            }
+        }
+        Ok(())
     }
 
     /// Whether a plain `pytest` run collects the file at `rel` (relative

@@ -39,6 +39,18 @@ pub fn compiled(file: &str, fs: &dyn Fs) -> Result<(), String> {
         }
     }
     let roots = roots(&package, fs);
+    // The cited file, and the crate roots whose inner attributes (a
+    // custom test framework) apply to every test of the crate.
+    for f in roots
+        .iter()
+        .filter(|r| r.ends_with("lib.rs") || r.ends_with("main.rs"))
+        .chain([&file.to_string()])
+    {
+        let Ok(text) = fs.read(f) else { continue };
+        let code = crate::defs::masked_code(crate::defs::Lang::Rust, &text)
+            .ok_or_else(|| format!("{}: a string or comment never closes", vcc_sdk::relative(f)))?;
+        crate::not_run::rust(&code).map_err(|e| format!("{} {e}", vcc_sdk::relative(f)))?;
+    }
     if roots.iter().any(|r| r == file) {
         return Ok(());
     }

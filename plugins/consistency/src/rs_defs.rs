@@ -248,7 +248,12 @@ pub fn resolve(items: &[Item], segments: &[&str], test: bool) -> Result<(), Stri
             let h = attr_head(a);
             h == "test" || h.ends_with("::test")
         });
-        let ignored = it.attrs.iter().any(|a| attr_head(a) == "ignore");
+        // `#[should_panic]` passes only when the body fails: the Rust
+        // expected failure, refused as Python's xfail is.
+        let ignored = it
+            .attrs
+            .iter()
+            .any(|a| attr_head(a) == "ignore" || attr_head(a) == "should_panic");
         let undecided = it.attrs.iter().chain(&it.outer).find(|a| {
             let h = attr_head(a);
             h == "cfg_attr" || (h == "cfg" && a.as_str() != "cfg(test)")
@@ -256,7 +261,7 @@ pub fn resolve(items: &[Item], segments: &[&str], test: bool) -> Result<(), Stri
         match (is_test, ignored, undecided) {
             (true, false, None) => return Ok(()),
             (false, ..) => why = "a fn without `#[test]`: the test harness does not run it".into(),
-            (_, true, _) => why = "`#[ignore]`d: `cargo test` does not run it".into(),
+            (_, true, _) => why = "`#[ignore]`d (`cargo test` does not run it) or `#[should_panic]` (it passes when its body fails)".into(),
             (_, _, Some(a)) => {
                 why = format!(
                     "under `#[{a}]`, which vcc does not decide (only `cfg(test)` is): it may never be compiled"

@@ -32,9 +32,33 @@ const GOOS: &[&str] = &[
     "windows",
     "zos",
 ];
+/// Every GOARCH the go tool knows (go/build's `knownArch`, including
+/// those no port exists for: a suffix of one still excludes the file).
 const GOARCH: &[&str] = &[
-    "386", "amd64", "arm", "arm64", "loong64", "mips", "mipsle", "mips64", "mips64le", "ppc64",
-    "ppc64le", "riscv64", "s390x", "wasm",
+    "386",
+    "amd64",
+    "amd64p32",
+    "arm",
+    "armbe",
+    "arm64",
+    "arm64be",
+    "loong64",
+    "mips",
+    "mipsle",
+    "mips64",
+    "mips64le",
+    "mips64p32",
+    "mips64p32le",
+    "ppc",
+    "ppc64",
+    "ppc64le",
+    "riscv",
+    "riscv64",
+    "s390",
+    "s390x",
+    "sparc",
+    "sparc64",
+    "wasm",
 ];
 
 /// Whether `go test` compiles the file at `path` as a test file: a

@@ -239,6 +239,8 @@ fn entries_resolve_to_definitions_in_each_language() {
             "repo/web/page.test.ts",
             "test('pages hold 100 records', () => {});\nexport const size = (n: number) => n;\n",
         ),
+        // `go test ./...` needs a module around the test file.
+        ("repo/go.mod", "module page\n"),
         (
             "repo/go/page_test.go",
             "package page\n\nfunc TestSize(t *testing.T) {}\n",

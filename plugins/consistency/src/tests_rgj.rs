@@ -141,6 +141,8 @@ fn go_folders_the_go_tool_skips() {
         "pkg/pages_windows_test.go",
     ];
     let mut files: Vec<(&str, &str)> = paths.iter().map(|p| (*p, src)).collect();
+    // `go test ./...` needs a module around the test files.
+    files.push(("go.mod", "module m\n"));
     files.push((
         "pkg/tagged_test.go",
         "//go:build integration\n\npackage p\n",

@@ -163,6 +163,9 @@ def case(rng):
                 "go": "src/target_test.go",
                 "py": "src/test_target.py"}.get(ext, f"src/target.{ext}")
         files = {name: text}
+        if ext == "go":
+            # `go test ./...` needs a module around the test file.
+            files["go.mod"] = "module target\n\ngo 1.22\n"
         if ext == "rs":
             files["Cargo.toml"] = CARGO
             files["src/lib.rs"] = "mod target;\n"

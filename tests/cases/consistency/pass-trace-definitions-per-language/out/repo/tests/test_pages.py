@@ -7,5 +7,5 @@ class TestPages:
         assert n <= 100
 
 
-async def test_last_page():
+def test_last_page():
     pass

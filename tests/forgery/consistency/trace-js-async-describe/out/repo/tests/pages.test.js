@@ -1,0 +1,4 @@
+describe('a', async () => {
+  await null;
+  test('test_size', () => {});
+});

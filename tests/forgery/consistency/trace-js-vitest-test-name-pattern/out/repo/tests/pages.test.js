@@ -1,0 +1,1 @@
+test('test_size', () => { throw new Error('x'); });

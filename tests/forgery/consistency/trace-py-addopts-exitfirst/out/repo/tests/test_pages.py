@@ -1,0 +1,6 @@
+def test_a():
+    assert False
+
+
+def test_size():
+    assert 100 <= 100

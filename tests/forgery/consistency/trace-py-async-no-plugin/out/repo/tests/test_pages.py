@@ -1,0 +1,2 @@
+async def test_size():
+    assert 100 <= 100
