@@ -15,6 +15,11 @@
 //! text on the page (`::before { content: "\54 ODO" }`) is refused
 //! (`generated-content`), and CSS that may change the case of letters
 //! (`text-transform`) makes forbidden patterns match whatever the case.
+//! Files a reader sees rendered are also read rendered (`shown::reading`):
+//! Markdown and its dialects and HTML pages as a browser shows them
+//! (`page.rs`: attribute text, form controls, CDATA, ruby), `.rst` with its
+//! escapes, notebooks by their cells (`dialects.rs`); CSS that draws
+//! letters closer than written is refused (`closed-spacing`).
 
 mod dialects;
 mod page;
