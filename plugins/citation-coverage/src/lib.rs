@@ -156,6 +156,10 @@ impl Validator for CitationCoverage {
             for claim in &doc.claims {
                 let mut has_source = false;
                 for m in pattern.find_iter(&claim.text) {
+                    // A link to nowhere, or a URL with no host, cites nothing.
+                    if points_nowhere(m.as_str()) {
+                        continue;
+                    }
                     match doc.resolves(m.as_str()) {
                         Some(false) if params.require_resolved => {
                             unresolved.push((claim.line, m.as_str().to_string()));
@@ -311,6 +315,49 @@ impl Doc {
         }
         let numbers = marker_numbers(inner)?;
         Some(!numbers.is_empty() && numbers.iter().all(|n| self.entries.contains(n)))
+    }
+}
+
+/// Whether a citation leads a reader nowhere: a Markdown link whose
+/// destination is empty in any spelling (`()`, `(<>)`, `( <> "t")`), is
+/// `#` alone or a `javascript:` URL, or a URL without a host
+/// (`https://`, `[x](https://)`): no browser opens a source there.
+fn points_nowhere(citation: &str) -> bool {
+    let target = match citation.find("](") {
+        Some(i) if citation.starts_with('[') && citation.ends_with(')') => {
+            let inner = citation[i + 2..citation.len() - 1].trim();
+            let dest = match inner.strip_prefix('<') {
+                Some(rest) => rest.split('>').next().unwrap_or(""),
+                None => inner.split_whitespace().next().unwrap_or(""),
+            };
+            let dest = dest.trim();
+            if dest.is_empty()
+                || dest.chars().all(|c| c == '#')
+                || dest.to_ascii_lowercase().starts_with("javascript:")
+            {
+                return true;
+            }
+            dest
+        }
+        _ => citation,
+    };
+    let lower = target.to_ascii_lowercase();
+    let after = ["https://", "http://"]
+        .iter()
+        .find_map(|s| lower.strip_prefix(s));
+    match after {
+        // The host runs to the first `/`, `?`, `#` or `:`; it must hold a
+        // letter or digit (`https://)` has none).
+        Some(rest) => !rest
+            .split(['/', '?', '#', ':'])
+            .next()
+            .unwrap_or("")
+            .split('@')
+            .next_back()
+            .unwrap_or("")
+            .chars()
+            .any(|c| c.is_alphanumeric()),
+        None => false,
     }
 }
 
@@ -570,6 +617,44 @@ mod tests {
                 ),
                 (6, "Every customer asked for filtering UNSOURCED"),
                 (7, "Filtering by date is the most requested option"),
+            ]
+        );
+    }
+
+    #[test]
+    fn links_to_nowhere_and_hostless_urls_do_not_cite() {
+        for c in [
+            "[x](<>)",
+            "[x](< >)",
+            "[x](<> \"t\")",
+            "[x](#)",
+            "[x](JavaScript:void(0))",
+            "[x](https://)",
+            "https://).",
+            "http://",
+            "https://:80/x",
+        ] {
+            assert!(points_nowhere(c), "{c}");
+        }
+        for c in [
+            "[x](https://x.org)",
+            "https://x.org/a).",
+            "[x](./refs.md)",
+            "[1]",
+        ] {
+            assert!(!points_nowhere(c), "{c}");
+        }
+    }
+
+    #[test]
+    fn alt_text_and_captions_are_claims() {
+        let doc = "# R\n\n<img src=\"m.png\" alt=\"The migration removed every legacy endpoint.\">\n\n<table><caption>Latency fell by half in March.</caption><tr><td>a b c d e</td></tr></table>\n";
+        let claims: Vec<String> = read(doc, 4).claims.into_iter().map(|c| c.text).collect();
+        assert_eq!(
+            claims,
+            vec![
+                "The migration removed every legacy endpoint.",
+                "Latency fell by half in March."
             ]
         );
     }

@@ -200,6 +200,8 @@ pub fn visible(chars: &[(usize, char)], block: bool) -> (String, Vec<usize>) {
     let mut out = Out::default();
     // How many elements that are not prose are open now.
     let mut not_prose = 0usize;
+    // Inside a `<caption>` of a table (not prose around it).
+    let mut caption = false;
     // An open `<a href>`: where its text starts in `out`, and its target.
     let mut anchor: Option<(usize, String)> = None;
     let mut i = 0;
@@ -220,6 +222,43 @@ pub fn visible(chars: &[(usize, char)], block: bool) -> (String, Vec<usize>) {
                     } else {
                         not_prose + 1
                     };
+                }
+                // A `<caption>` is a sentence shown above its table: prose.
+                if block && name == "caption" {
+                    if !closing && !caption && not_prose > 0 {
+                        not_prose -= 1;
+                        caption = true;
+                    } else if closing && caption {
+                        not_prose += 1;
+                        caption = false;
+                    }
+                }
+                // An image that does not load shows its `alt` text, a form
+                // control its `value` or `placeholder`: text a reader
+                // reads, in place, so its words are a claim's. Never a
+                // citation (the image may load, the text is no link):
+                // brackets and colons in it are read as blanks.
+                if !closing && not_prose == 0 && ["img", "input", "area"].contains(&name.as_str()) {
+                    for a in ["alt", "value", "placeholder"] {
+                        if let Some(v) = attr(&attrs, a) {
+                            out.push(' ', i);
+                            let shown: Vec<(usize, char)> = v.chars().map(|c| (i, c)).collect();
+                            let mut k = 0;
+                            while k < shown.len() {
+                                match entity(&shown[k..]) {
+                                    Some((d, len)) if shown[k].1 == '&' => {
+                                        out.push_char(no_citing(d), i);
+                                        k += len;
+                                    }
+                                    _ => {
+                                        out.push_char(no_citing(shown[k].1), i);
+                                        k += 1;
+                                    }
+                                }
+                            }
+                            out.push(' ', i);
+                        }
+                    }
                 }
                 if name == "a"
                     && !closing
@@ -259,6 +298,11 @@ pub fn visible(chars: &[(usize, char)], block: bool) -> (String, Vec<usize>) {
         i += 1;
     }
     drop_blank_links(out.text, out.map)
+}
+
+/// A character of shown attribute text, made unable to form a citation.
+fn no_citing(c: char) -> char {
+    if "[]():<>".contains(c) { ' ' } else { c }
 }
 
 #[derive(Default)]

@@ -15,7 +15,14 @@
 //! text on the page (`::before { content: "\54 ODO" }`) is refused
 //! (`generated-content`), and CSS that may change the case of letters
 //! (`text-transform`) makes forbidden patterns match whatever the case.
+//! Files a reader sees rendered are also read rendered (`shown::reading`):
+//! Markdown and its dialects and HTML pages as a browser shows them
+//! (`page.rs`: attribute text, form controls, CDATA, ruby), `.rst` with its
+//! escapes, notebooks by their cells (`dialects.rs`); CSS that draws
+//! letters closer than written is refused (`closed-spacing`).
 
+mod dialects;
+mod page;
 mod shown;
 mod skeleton;
 
@@ -231,8 +238,19 @@ impl Validator for TextMatch {
                 continue;
             };
             // Rendered only when something must not be found in it.
-            let rendered = (shown::is_markdown(path) && !ready.must_not.is_empty())
-                .then(|| Rendered::of(&text));
+            let rendered = if ready.must_not.is_empty() {
+                None
+            } else {
+                shown::reading(path, &text)
+            };
+            if let Some(at) = rendered.as_ref().and_then(|r| r.spaced) {
+                findings.push(
+                    Finding::new("CSS that draws letters closer than written (a negative `word-spacing`, `letter-spacing`, margin, indent or offset): `TO DO` may be shown as `TODO`, so the words a reader sees cannot be told from the text to search it for forbidden text; refused")
+                        .path(path)
+                        .line(LineIndex::new(&text).line(at))
+                        .rule("closed-spacing"),
+                );
+            }
             if let Some(at) = rendered.as_ref().and_then(|r| r.generated) {
                 findings.push(
                     Finding::new("CSS that puts text on the page the markup does not hold (`content` on `::before`/`::after`, `quotes`, a string list marker, `@counter-style`, `@font-face`), or reorders it (`unicode-bidi`, `direction` in a style sheet): the text a reader sees cannot be told from the markup, so it cannot be searched for forbidden text; refused")
@@ -367,7 +385,7 @@ fn seen_as(how: u8) -> &'static str {
         1 => " (once invisible characters are removed and NFKC applied)",
         2 => " (as its UTS #39 confusable skeleton: a look-alike character)",
         3 => {
-            " (in the text as rendered from Markdown: character references decoded, markup removed)"
+            " (in the text as rendered: character references and escapes decoded, markup removed, the text of `alt`/`value`/`placeholder` attributes, form controls and CDATA read, ruby annotations left out)"
         }
         _ => "",
     }
@@ -715,7 +733,7 @@ mod tests {
             got,
             vec![("must-not-match", Some(3)), ("bidi-control", Some(5))]
         );
-        assert!(problems[0].message.contains("rendered from Markdown"));
+        assert!(problems[0].message.contains("as rendered"));
     }
 
     #[test]

@@ -3,6 +3,7 @@
 //! Source"), and, in a Markdown file, the rendered text (`T&#79;DO` is
 //! shown as `TODO`).
 
+use crate::{dialects, page};
 use vcc_plugin_common::markdown;
 use vcc_plugin_common::text::is_bidi_control;
 
@@ -22,6 +23,9 @@ pub struct Rendered {
     /// (`text-transform: uppercase`): forbidden text is then matched
     /// whatever its case.
     pub recased: Option<usize>,
+    /// Where CSS draws letters closer than written (a negative
+    /// `word-spacing`): the words a reader sees cannot be told.
+    pub spaced: Option<usize>,
 }
 
 /// A bidi embedding, override or isolate control.
@@ -29,15 +33,93 @@ pub fn is_bidi_control_char(c: char) -> bool {
     is_bidi_control(c)
 }
 
-/// Whether a path is read as Markdown by its consumers.
+/// Whether a path is read as Markdown by its consumers: Markdown, and
+/// the dialects whose prose is Markdown or renders character references
+/// and HTML as Markdown does (MDX, Quarto, R Markdown, AsciiDoc,
+/// Livebook).
 pub fn is_markdown(path: &str) -> bool {
+    ends_with_any(
+        path,
+        &[
+            ".md",
+            ".markdown",
+            ".mdown",
+            ".mkd",
+            ".mkdn",
+            ".mdwn",
+            ".mdtxt",
+            ".mdtext",
+            ".mdx",
+            ".qmd",
+            ".rmd",
+            ".rmarkdown",
+            ".adoc",
+            ".asciidoc",
+            ".livemd",
+        ],
+    )
+}
+
+fn ends_with_any(path: &str, exts: &[&str]) -> bool {
     let lower = path.to_ascii_lowercase();
-    [".md", ".markdown", ".mdown", ".mkd", ".mkdn"]
-        .iter()
-        .any(|ext| lower.ends_with(ext))
+    exts.iter().any(|ext| lower.ends_with(ext))
+}
+
+/// Whether a path is a page a browser renders.
+pub fn is_html(path: &str) -> bool {
+    ends_with_any(path, &[".html", ".htm", ".xhtml", ".shtml", ".svg"])
+}
+
+/// The rendered readings of the file at `path`, when its consumers render
+/// it: Markdown (and its dialects) and HTML read both as Markdown and as
+/// a browser shows the page (`page`); reStructuredText with its escapes
+/// applied; a Jupyter notebook's cells decoded, Markdown cells rendered.
+pub fn reading(path: &str, text: &str) -> Option<Rendered> {
+    let lower = path.to_ascii_lowercase();
+    if is_markdown(path) || is_html(path) {
+        let mut r = Rendered::of(text);
+        r.lines.extend(page::lines(text, is_markdown(path)));
+        r.spaced = dialects::closed_spacing(text);
+        r.lines.sort_by_key(|(at, _)| *at);
+        return Some(r);
+    }
+    if lower.ends_with(".rst") || lower.ends_with(".rest") {
+        return Some(Rendered::from_lines(dialects::rst_lines(text)));
+    }
+    if lower.ends_with(".ipynb") {
+        let cells = dialects::notebook_cells(text)?;
+        let mut r = Rendered::from_lines(Vec::new());
+        for (at, source, markdown) in cells {
+            let placed = |lines: Vec<(usize, String)>| lines.into_iter().map(move |(_, l)| (at, l));
+            r.lines.extend(source.lines().map(|l| (at, l.to_string())));
+            if markdown {
+                let cell = Rendered::of(&source);
+                r.generated = r.generated.or(cell.generated.map(|_| at));
+                r.recased = r.recased.or(cell.recased.map(|_| at));
+                r.spaced = r.spaced.or(dialects::closed_spacing(&source).map(|_| at));
+                r.bidi_tags.extend(cell.bidi_tags.iter().map(|_| at));
+                r.lines.extend(placed(cell.lines));
+                r.lines.extend(placed(page::lines(&source, true)));
+            }
+        }
+        r.bidi_tags.sort_unstable();
+        r.bidi_tags.dedup();
+        return Some(r);
+    }
+    None
 }
 
 impl Rendered {
+    fn from_lines(lines: Vec<(usize, String)>) -> Rendered {
+        Rendered {
+            lines,
+            bidi_tags: Vec::new(),
+            generated: None,
+            recased: None,
+            spaced: None,
+        }
+    }
+
     pub fn of(text: &str) -> Rendered {
         let reading = markdown::read(text);
         let mut lines = Vec::new();
@@ -74,6 +156,7 @@ impl Rendered {
             bidi_tags,
             generated: reading.generated_text,
             recased: reading.case_transform,
+            spaced: None,
         }
     }
 }

@@ -68,7 +68,7 @@ fn citations_need_visible_text() {
     ] {
         let s = shown(text);
         assert!(
-            !s.contains("http") && !s.contains("[1]"),
+            !s.contains("://") && !s.contains("[1]"),
             "{text:?} -> {s:?}"
         );
     }
