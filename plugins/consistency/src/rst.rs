@@ -51,20 +51,14 @@ pub fn unrendered(path: &str, text: &str) -> Option<Unshown> {
 /// after a non-space (a grid table's `| cell |` has spaces inside).
 fn substitution(line: &str) -> bool {
     let b = line.as_bytes();
-    let mut i = 0;
-    while i < b.len() {
-        if b[i] == b'|'
+    (0..b.len()).any(|i| {
+        let opens = b[i] == b'|'
             && b.get(i + 1)
-                .is_some_and(|c| !c.is_ascii_whitespace() && *c != b'|')
-        {
-            if let Some(len) = line[i + 1..].find('|') {
-                let end = i + 1 + len;
-                if !b[end - 1].is_ascii_whitespace() {
-                    return true;
-                }
-            }
-        }
-        i += 1;
-    }
-    false
+                .is_some_and(|c| !c.is_ascii_whitespace() && *c != b'|');
+        // The closing bar, after a non-space.
+        opens
+            && line[i + 1..]
+                .find('|')
+                .is_some_and(|len| !b[i + len].is_ascii_whitespace())
+    })
 }
