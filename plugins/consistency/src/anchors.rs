@@ -37,7 +37,7 @@ pub fn defines(path: &str, text: &str, fragment: &str) -> bool {
         .sections
         .iter()
         // A raw HTML heading gets no id from a renderer.
-        .any(|s| !s.html && heading_defines(&s.title, fragment));
+        .any(|s| !s.html && !s.label && heading_defines(&s.title, fragment));
     heading
         || html_ids::ids(&read).iter().any(|a| a == fragment)
         || d.lines.iter().any(|(_, line)| {

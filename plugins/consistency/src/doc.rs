@@ -14,6 +14,8 @@ pub struct Section {
     /// An HTML heading (`<h2>`): a section to a reader, but no anchor
     /// (renderers give raw HTML headings no id).
     pub html: bool,
+    /// A label paragraph (`**Out of scope:**`), not a heading: no anchor.
+    pub label: bool,
     pub items: Vec<(u32, String)>,
 }
 
@@ -38,6 +40,9 @@ pub struct Doc {
     pub tables: Vec<Table>,
     /// Text lines outside code and comments, by line.
     pub lines: Vec<(u32, String)>,
+    /// The rendered text of paragraphs, headings and HTML blocks, folded
+    /// for requirement ids (`ids.rs`), by line.
+    pub shown: Vec<(u32, String)>,
     /// What makes the shown text a guess (`shown.rs`): the document is
     /// refused.
     pub unshown: Vec<Unshown>,
@@ -50,6 +55,7 @@ impl Doc {
             statements: Vec::new(),
             tables: Vec::new(),
             lines: Vec::new(),
+            shown: Vec::new(),
             unshown: Vec::new(),
         };
         let mut fence: Option<&str> = None;
@@ -104,6 +110,7 @@ impl Doc {
         let lines = LineIndex::new(text);
         doc.unshown = shown::unshown(text, &reading, &lines);
         doc.sections = sections(text, &reading, &lines);
+        doc.shown = crate::ids::shown(text, &reading, &lines);
         doc.statements = statements(&reading, &lines);
         // GFM table cells and struck text, as GitHub shows them (`gfm.rs`).
         let more = crate::gfm::statements(text, &reading, &lines, &doc.statements);
@@ -116,8 +123,7 @@ impl Doc {
 /// rendered text (character references decoded, comments and hidden HTML
 /// left out, a sentence running over lines read whole) and each HTML
 /// block's prose (`<p>The API must not …</p>` is a paragraph to a
-/// reader). Headings are titles, not claims. A sentence's line is the
-/// line it starts on.
+/// reader), and each heading. A sentence's line is the line it starts on.
 pub(crate) fn statements(reading: &markdown::Reading, lines: &LineIndex) -> Vec<Statement> {
     let mut out = Vec::new();
     for p in &reading.paragraphs {
@@ -134,6 +140,14 @@ pub(crate) fn statements(reading: &markdown::Reading, lines: &LineIndex) -> Vec<
             lines.line(at)
         };
         for (line, sentence) in sentences_over(&rendered, line_of) {
+            out.extend(statement(line, &sentence));
+        }
+    }
+    // A heading is read as a claim too: `## The server must not log every
+    // token.` says so to a reader.
+    for h in reading.headings.iter().filter(|h| !h.hidden) {
+        let line = lines.line(h.range.start);
+        for (line, sentence) in sentences_over(&[h.title.as_str()], |_| line) {
             out.extend(statement(line, &sentence));
         }
     }
@@ -186,15 +200,22 @@ pub(crate) fn sentences_over(lines: &[&str], line_of: impl Fn(usize) -> u32) -> 
 /// one. Items are their rendered text (character references decoded,
 /// comments left out); titles are normalised as text-match reads text
 /// (invisible characters removed, NFKC).
+///
+/// A section holds the items of its sub-sections too (`### Features`
+/// under `## Out of Scope` is out of scope to a reader), and a paragraph
+/// that is only a short label ending in `:` (`**Out of scope:**`) opens
+/// a section below every heading: it introduces the list after it as a
+/// heading would. Such a label is no anchor.
 fn sections(text: &str, reading: &markdown::Reading, lines: &LineIndex) -> Vec<Section> {
-    // (title, start, end of the heading, from HTML) in document order.
-    let mut heads: Vec<(String, usize, usize, bool)> = reading
+    // (title, start, end of the heading, from HTML, level) in document
+    // order; a label is level 7.
+    let mut heads: Vec<(String, usize, usize, bool, u8)> = reading
         .headings
         .iter()
         .filter(|h| !h.hidden)
         .map(|h| {
             let html = html_heading(&text[h.range.start..]);
-            (h.title.clone(), h.range.start, h.range.end, html)
+            (h.title.clone(), h.range.start, h.range.end, html, h.level)
         })
         .collect();
     // The shared reading finds HTML headings too; one it did not (an
@@ -203,15 +224,25 @@ fn sections(text: &str, reading: &markdown::Reading, lines: &LineIndex) -> Vec<S
         let line_end = text[*at..].find('\n').map_or(text.len(), |n| at + n);
         let known = heads.iter().any(|h| (*at..=line_end).contains(&h.1));
         if html_heading(&text[*at..]) && !known {
-            heads.push((prose.trim().to_string(), *at, *at + 1, true));
+            let level = text[*at..].trim_start().as_bytes()[2] - b'0';
+            heads.push((prose.trim().to_string(), *at, *at + 1, true, level));
+        }
+    }
+    for p in reading.paragraphs.iter().filter(|p| !p.in_list) {
+        if let Some(label) = label(&p.text) {
+            heads.push((label.to_string(), p.range.start, p.range.end, true, LABEL));
         }
     }
     heads.sort_by_key(|h| h.1);
     heads
         .iter()
         .enumerate()
-        .map(|(i, (title, _, head_end, html))| {
-            let end = heads.get(i + 1).map_or(text.len(), |n| n.1);
+        .map(|(i, (title, _, head_end, html, level))| {
+            // Up to the next heading of the same level or above.
+            let end = heads[i + 1..]
+                .iter()
+                .find(|n| n.4 <= *level)
+                .map_or(text.len(), |n| n.1);
             let items = reading
                 .paragraphs
                 .iter()
@@ -224,10 +255,24 @@ fn sections(text: &str, reading: &markdown::Reading, lines: &LineIndex) -> Vec<S
             Section {
                 title: title_key(title),
                 html: *html,
+                label: *level == LABEL,
                 items,
             }
         })
         .collect()
+}
+
+/// The level of a label paragraph: below every heading.
+const LABEL: u8 = 7;
+
+/// A paragraph that only labels what follows: one line of at most six
+/// words ending in `:` (`**Out of scope:**`, `Non-goals:`), the label
+/// without it.
+fn label(rendered: &str) -> Option<&str> {
+    let t = rendered.trim();
+    let body = t.strip_suffix(':')?.trim_end();
+    let short = !body.is_empty() && !body.contains('\n') && body.split_whitespace().count() <= 6;
+    short.then_some(body)
 }
 
 /// An HTML block that opens with a heading element (`<h2>`, `<H3 id=x>`).
@@ -254,23 +299,48 @@ fn is_rule(cells: &[String]) -> bool {
 }
 
 /// `The API must not return 500` → subject `api`, predicate `return 500`,
-/// negated. Only a sentence with exactly one modal is a statement: two
-/// modals are two claims vcc would have to tell apart.
-pub(crate) fn statement(line: u32, sentence: &str) -> Option<Statement> {
+/// negated. Only a sentence or clause with exactly one modal is a
+/// statement: two modals are two claims vcc would have to tell apart.
+/// The whole sentence is read, and so is each of its clauses
+/// (`clauses`): `Also, the server must not log` and `The client must
+/// retry and the server must not log` state `server must not log` to a
+/// reader, whatever comes before it.
+pub(crate) fn statement(line: u32, sentence: &str) -> Vec<Statement> {
+    let mut out: Vec<Statement> = Vec::new();
+    let parts = clauses(sentence);
+    let first = parts.first().copied().unwrap_or("");
+    let found = std::iter::once(one(line, sentence, sentence, ""))
+        .chain(parts.iter().map(|c| one(line, sentence, c, first)));
+    for s in found.flatten() {
+        if !out.iter().any(|o| o.key == s.key && o.negated == s.negated) {
+            out.push(s);
+        }
+    }
+    out
+}
+
+/// The statement of one clause of `sentence`; a clause with no subject
+/// (`The server, when idle, must not log`) takes `fallback`'s words (the
+/// sentence's first clause) when that holds no modal.
+fn one(line: u32, sentence: &str, clause: &str, fallback: &str) -> Option<Statement> {
     // Words as compared: invisible characters removed, NFKC, each word its
     // UTS #39 skeleton (`mսst nоt` with an Armenian and a Cyrillic letter
-    // reads `must not`).
-    let folded = seen::words(sentence);
-    let words: Vec<&str> = folded.iter().map(String::as_str).collect();
+    // reads `must not`); contractions spelled out (`mustn't`).
+    let words = modal_words(clause);
     let (must, shall) = (seen::word("must"), seen::word("shall"));
     let (not, never) = (seen::word("not"), seen::word("never"));
-    let positions: Vec<usize> = (0..words.len())
-        .filter(|&i| words[i] == must || words[i] == shall)
-        .collect();
+    let modal = |w: &String| *w == must || *w == shall;
+    let positions: Vec<usize> = (0..words.len()).filter(|&i| modal(&words[i])).collect();
     let [at] = positions[..] else { return None };
     let negated = words.get(at + 1).is_some_and(|w| *w == not || *w == never);
     let rest = if negated { at + 2 } else { at + 1 };
-    let subject = words[..at].join(" ");
+    let mut subject = words[..at].join(" ");
+    if subject.is_empty() && !fallback.is_empty() {
+        let before = modal_words(fallback);
+        if !before.iter().any(modal) {
+            subject = before.join(" ");
+        }
+    }
     let predicate = words[rest.min(words.len())..].join(" ");
     if subject.is_empty() || predicate.is_empty() {
         return None;
@@ -281,6 +351,61 @@ pub(crate) fn statement(line: u32, sentence: &str) -> Option<Statement> {
         key: (subject, predicate),
         negated,
     })
+}
+
+/// The compared words of `text` (`seen::words`) with the negative
+/// contractions of the modals spelled out: `mustn't`, `mustn’t`, `shan't`
+/// (split at the apostrophe into `mustn` `t`) read `must not`, `shall
+/// not`, as every reader reads them.
+fn modal_words(text: &str) -> Vec<String> {
+    let words = seen::words(text);
+    let t = seen::word("t");
+    let spelled = [
+        (seen::word("mustn"), "must"),
+        (seen::word("mustnt"), "must"),
+        (seen::word("shan"), "shall"),
+        (seen::word("shant"), "shall"),
+    ];
+    let mut out = Vec::with_capacity(words.len());
+    let mut i = 0;
+    while i < words.len() {
+        let w = &words[i];
+        let apostrophe = words.get(i + 1) == Some(&t);
+        match spelled.iter().find(|(c, _)| c == w) {
+            Some((c, modal)) if apostrophe || !c.ends_with('n') => {
+                out.push(seen::word(modal));
+                out.push(seen::word("not"));
+                i += if apostrophe { 2 } else { 1 };
+            }
+            _ => {
+                out.push(w.clone());
+                i += 1;
+            }
+        }
+    }
+    out
+}
+
+/// A sentence's clauses: split at `,` `;` `:` dashes and brackets, and
+/// before `and`, `but`, `or`, `while`, `whereas`, `so`, `then`.
+fn clauses(sentence: &str) -> Vec<&str> {
+    const JOINS: [&str; 7] = ["and", "but", "or", "while", "whereas", "so", "then"];
+    let mut out = Vec::new();
+    for part in sentence.split([',', ';', ':', '\u{2014}', '\u{2013}', '(', ')']) {
+        let mut start = 0;
+        let mut at = 0;
+        for w in part.split(' ') {
+            if at > 0 && JOINS.iter().any(|j| w.eq_ignore_ascii_case(j)) {
+                out.push(&part[start..at]);
+                // The joining word belongs to neither clause.
+                start = at + w.len() + 1;
+            }
+            at += w.len() + 1;
+        }
+        out.push(&part[start.min(part.len())..]);
+    }
+    out.retain(|c| !c.trim().is_empty());
+    out
 }
 
 /// Lower case, Markdown emphasis, code and links reduced to their text,
@@ -383,7 +508,11 @@ mod tests {
             3
         );
         assert!(negated("```\nThe server must not log.\n```\n").is_empty());
-        assert!(negated("# The server must not log\n").is_empty(), "a title");
+        assert_eq!(
+            negated("# The server must not log every token\n"),
+            vec![server.clone()],
+            "a heading states it too"
+        );
     }
 
     #[test]

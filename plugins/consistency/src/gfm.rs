@@ -3,7 +3,8 @@
 //! - a GFM table's cells: each cell is read like a paragraph, so `| The
 //!   server must not log every token. |` is a statement (CommonMark reads
 //!   the whole table as one paragraph of pipes).
-//! - struck text (`~~always~~`, `<del>`, `<s>`, `<strike>`, in a
+//! - struck text (`~~always~~`, `<del>`, `<s>`, `<strike>`, an element
+//!   styled `text-decoration: line-through`, in a
 //!   paragraph, a list item, a table cell or an HTML block): a renderer
 //!   shows it deleted, so the document is read again with it blanked out
 //!   (same offsets, same lines). The statement as written (struck words kept, as a plain-text
@@ -108,5 +109,21 @@ fn struck(text: &str) -> Vec<Range<usize>> {
             out.extend(re.find_iter(text).map(|m| m.range()));
         }
     }
+    // An element styled `text-decoration: line-through` shows struck out
+    // exactly as `<del>` does.
+    for tag in STYLED {
+        if let Ok(re) = regex(
+            &format!(r"(?is)<{tag}\s[^>]*line-through[^>]*>.*?</{tag}\s*>"),
+            false,
+        ) {
+            out.extend(re.find_iter(text).map(|m| m.range()));
+        }
+    }
     out
 }
+
+/// Elements whose inline style may strike their text out.
+const STYLED: [&str; 18] = [
+    "span", "div", "p", "em", "strong", "b", "i", "u", "font", "a", "code", "mark", "small", "q",
+    "cite", "label", "li", "td",
+];

@@ -16,17 +16,22 @@
 //! - **Scope**: an item listed under "Out of Scope" / "Non-goals" in one
 //!   document that is listed, after normalisation, under "In Scope" /
 //!   "Scope" / "Objectives" / "Goals" in another. Items are compared
-//!   whole, never by substring.
+//!   whole, never by substring; titles without their number, with the
+//!   items of sub-sections and of label paragraphs (`**Out of scope:**`).
 //! - **Negated requirements**: a MUST/SHALL statement and a MUST NOT/SHALL
 //!   NOT statement with the same subject and the same predicate. Two
 //!   documents that both say different things "must not be logged" agree.
+//!   Contractions (`mustn't`), each clause of a sentence and headings are
+//!   read (`doc::statement`).
 //!
 //! Scope items and statements are read as rendered (CommonMark, HTML
 //! blocks' prose, character references decoded, comments left out) and
 //! their words compared as a reader tells them apart (`seen.rs`). A
 //! document whose shown text cannot be told from its markup (a style that
 //! hides only in some layouts, a hiding style sheet, generated text, or
-//! hidden markup in plain text) is refused at its line (`shown.rs`).
+//! hidden markup in plain text) is refused at its line (`shown.rs`), as
+//! is reStructuredText vcc does not render (`rst.rs`). Requirement ids
+//! are matched on the text as shown (`ids.rs`).
 //!
 //! Documents are the `.md`, `.markdown`, `.txt` and `.rst` files of the
 //! targets (and of `specification`); code is never read as prose.
@@ -37,6 +42,7 @@ mod discovery;
 mod doc;
 mod gfm;
 mod html_ids;
+mod ids;
 mod js_match;
 mod js_reg;
 mod not_run;
@@ -46,6 +52,7 @@ mod py_config;
 mod py_defs;
 mod rs_crate;
 mod rs_defs;
+mod rst;
 mod runners;
 mod seen;
 mod shown;
@@ -156,6 +163,7 @@ impl Validator for Consistency {
                 let text = vcc_sdk::read_to_string(path)?;
                 let mut doc = Doc::parse(&text);
                 doc.unshown.extend(shown::in_plain_text(path, &text));
+                doc.unshown.extend(rst::unrendered(path, &text));
                 docs.push(Read {
                     path: path.clone(),
                     doc,
@@ -237,7 +245,7 @@ fn scope(docs: &[Read], findings: &mut Findings) {
             .sections
             .iter()
             .filter(|s| {
-                let title = seen::key(&s.title);
+                let title = seen::key(unnumbered(&s.title));
                 headings.iter().any(|h| seen::key(h) == title)
             })
             .flat_map(|s| s.items.iter())
@@ -270,6 +278,29 @@ fn scope(docs: &[Read], findings: &mut Findings) {
     }
 }
 
+/// A section title without its number: `3. Out of Scope`, `2.1 Goals`,
+/// `IV. Non-goals`, `B) Scope` name the section a reader looks for.
+fn unnumbered(title: &str) -> &str {
+    let t = title.trim_start();
+    let first = t.split_whitespace().next().unwrap_or("");
+    if first.len() == t.len() {
+        return t;
+    }
+    let digits = first.chars().any(|c| c.is_ascii_digit())
+        && first
+            .chars()
+            .all(|c| c.is_ascii_digit() || matches!(c, '.' | ')'));
+    let marked = first.strip_suffix(['.', ')']).is_some_and(|m| {
+        let roman = !m.is_empty() && m.chars().all(|c| "IVXLCivxlc".contains(c));
+        roman || (m.len() == 1 && m.chars().all(|c| c.is_ascii_alphabetic()))
+    });
+    if digits || marked {
+        t[first.len()..].trim_start()
+    } else {
+        t
+    }
+}
+
 /// A MUST and a MUST NOT on the same subject and predicate.
 fn negations(docs: &[Read], findings: &mut Findings) {
     let mut positive: BTreeMap<&(String, String), (&Read, u32, &str)> = BTreeMap::new();
@@ -278,9 +309,14 @@ fn negations(docs: &[Read], findings: &mut Findings) {
             positive.entry(&s.key).or_insert((d, s.line, &s.text));
         }
     }
+    // One finding a line: a sentence read whole and clause by clause
+    // (`doc::statement`) may match twice.
+    let mut seen_lines = BTreeSet::new();
     for d in docs {
         for s in d.doc.statements.iter().filter(|s| s.negated) {
-            if let Some((other, line, text)) = positive.get(&s.key) {
+            if let Some((other, line, text)) = positive.get(&s.key)
+                && seen_lines.insert((&d.path, s.line))
+            {
                 findings.push(
                     Finding::new(format!(
                         "`{}` contradicts `{}` ({}:{line})",
@@ -325,6 +361,8 @@ vcc_sdk::export_validator!(Consistency);
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_ids;
 #[cfg(test)]
 mod tests_py;
 #[cfg(test)]

@@ -19,7 +19,7 @@ use vcc_sdk::{Criterion, Finding, MOUNT, relative};
 
 use crate::defs::{self, Lang};
 use crate::trace::{self, Matrix};
-use crate::{Read, anchors, discovery, is_document};
+use crate::{Read, anchors, discovery, ids, is_document};
 
 /// Folders a matrix's relative paths may be written against: the root,
 /// and the folder of each target deliverable (a mapped repository).
@@ -117,7 +117,14 @@ impl Tracer<'_> {
                 .filter(|t| trace::from_table(&d.path, t).is_none())
                 .flat_map(|t| t.rows.iter().map(|(l, cells)| (*l, cells.join(" "))))
                 .collect::<Vec<_>>();
-            for (line, text) in text_lines.chain(table_rows.iter().map(|(l, t)| (*l, t.as_str()))) {
+            // Each source line as written and folded, then the rendered
+            // text (`ids.rs`): an id a reader sees is an id.
+            let folded: Vec<(u32, String)> = text_lines
+                .chain(table_rows.iter().map(|(l, t)| (*l, t.as_str())))
+                .flat_map(|(l, t)| [(l, t.to_string()), (l, ids::fold(t))])
+                .chain(d.doc.shown.iter().cloned())
+                .collect();
+            for (line, text) in folded.iter().map(|(l, t)| (*l, t.as_str())) {
                 for m in self.pattern.find_iter(text) {
                     ids.entry(m.as_str().to_string())
                         .or_insert((d.path.clone(), line));
@@ -171,9 +178,11 @@ impl Tracer<'_> {
         }
         let rows: Vec<&trace::Row> = matrices.iter().flat_map(|m| m.rows.iter()).collect();
         for r in &rows {
+            // Folded as the specification's ids are (`ids.rs`).
+            let requirement = ids::fold(&r.requirement);
             let named: Vec<&str> = self
                 .pattern
-                .find_iter(&r.requirement)
+                .find_iter(&requirement)
                 .map(|m| m.as_str())
                 .collect();
             if named.is_empty() || named.iter().any(|n| !ids.contains_key(*n)) {
@@ -207,7 +216,7 @@ impl Tracer<'_> {
                 .iter()
                 .filter(|r| {
                     self.pattern
-                        .find_iter(&r.requirement)
+                        .find_iter(&ids::fold(&r.requirement))
                         .any(|m| m.as_str() == id)
                 })
                 .collect();
@@ -258,6 +267,17 @@ impl Tracer<'_> {
             if let Some(what) = forbidden.get(&full, &info.digest) {
                 return Err(format!(
                     "points into {what} ({}): an entry must name code or a document that defines what it cites, never the matrix or the specification",
+                    relative(&full)
+                ));
+            }
+            // An empty implementation (no bytes, or white space only)
+            // implements nothing.
+            let blank = info.size == 0
+                || (info.size < 64
+                    && vcc_sdk::read_to_string(&full).is_ok_and(|t| t.trim().is_empty()));
+            if !test && blank {
+                return Err(format!(
+                    "is an empty file ({}): an implementation entry must name a file that holds code",
                     relative(&full)
                 ));
             }

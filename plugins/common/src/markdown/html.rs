@@ -16,6 +16,8 @@ mod style;
 
 pub use hidden::{Hidden, hidden, hidden_ranges, layout_hides};
 
+use std::borrow::Cow;
+
 /// Elements without content: a `hidden` one hides nothing after it.
 const VOID: [&str; 14] = [
     "area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track",
@@ -197,7 +199,10 @@ impl Hider {
                         && !(matches!(name.as_str(), "dialog" | "details")
                             && attr(attrs, "open").is_some()))
                     || (!void && attr(attrs, "hidden").is_some())
-                    || (!void && attr(attrs, "style").flatten().is_some_and(style_hides));
+                    || (!void
+                        && attr(attrs, "style")
+                            .flatten()
+                            .is_some_and(|s| style_hides(&s)));
                 if !closing && hides {
                     self.hiding = Some((name, 1));
                     return None;
@@ -215,6 +220,7 @@ impl Hider {
                     self.link.take().map(|href| format!("]({href})"))
                 } else {
                     let href = attr(attrs, "href").flatten()?;
+                    let href = href.as_ref();
                     self.link = Some(href.replace(char::is_whitespace, ""));
                     Some("[".to_string())
                 }
@@ -231,8 +237,10 @@ impl Hider {
 /// case, spaces, `!important`). A later declaration of
 /// the same property wins, as in CSS.
 pub fn style_hides(style: &str) -> bool {
-    if style.contains('\\') {
-        // An escape (`n\6f ne`) may spell any value: refused as hiding.
+    if style.contains('\\') || style.contains('&') {
+        // An escape (`n\6f ne`) may spell any value: refused as hiding. So
+        // may a character reference left undecoded (`&colon;`, `&#58` with
+        // no `;`: a browser knows more of them than `decode_entities`).
         return true;
     }
     let style = style::without_comments(style);
@@ -393,8 +401,23 @@ fn parse_tag(tag: &str) -> Option<(bool, String, &str)> {
 }
 
 /// An attribute of a tag: `None` if absent, `Some(None)` without a
-/// value, `Some(Some(value))` with one (quotes removed).
-fn attr<'a>(attrs: &'a str, wanted: &str) -> Option<Option<&'a str>> {
+/// value, `Some(Some(value))` with one (quotes removed, character
+/// references decoded: a browser decodes `display&#58;none` before CSS
+/// reads it, so every reader of an attribute sees the decoded value).
+fn attr<'a>(attrs: &'a str, wanted: &str) -> Option<Option<Cow<'a, str>>> {
+    raw_attr(attrs, wanted).map(|v| {
+        v.map(|v| {
+            if v.contains('&') {
+                Cow::Owned(decode_entities(v))
+            } else {
+                Cow::Borrowed(v)
+            }
+        })
+    })
+}
+
+/// An attribute's value as written (see `attr`).
+fn raw_attr<'a>(attrs: &'a str, wanted: &str) -> Option<Option<&'a str>> {
     let mut rest = attrs;
     loop {
         rest = rest.trim_start_matches(|c: char| c.is_whitespace() || c == '/');
@@ -564,6 +587,21 @@ mod tests {
         assert!(h.hidden());
         h.feed("</div>");
         assert!(!h.hidden());
+    }
+
+    #[test]
+    fn style_attributes_are_read_with_their_character_references_decoded() {
+        // A browser decodes the attribute before CSS reads it.
+        for style in ["display&#58;none", "display&#x3A;none", "&#100;isplay:none"] {
+            let html = format!("<span style=\"{style}\">a</span>b");
+            assert_eq!(visible(&[&html]), "b", "{style}");
+        }
+        // A reference `decode_entities` does not know may spell anything.
+        for style in ["display&colon;none", "display&#58none"] {
+            let html = format!("<span style=\"{style}\">a</span>b");
+            assert_eq!(visible(&[&html]), "b", "{style}");
+        }
+        assert_eq!(visible(&["<span style=\"color&#58;red\">a</span>b"]), "ab");
     }
 
     #[test]

@@ -10,7 +10,7 @@
 //! removed and CSS escapes decoded (`\63 ontent` is `content`), as a
 //! browser tokenises it.
 
-use super::{attr, css_may_hide, decode_entities, find_ascii_ci, parse_tag, tag_end};
+use super::{attr, css_may_hide, find_ascii_ci, parse_tag, tag_end};
 
 /// Scans the raw HTML of a document, piece by piece, for CSS that puts
 /// text on the page or changes its case.
@@ -116,8 +116,8 @@ impl StyleScan {
             self.style = Some((String::new(), at));
         }
         if let Some(Some(style)) = attr(attrs, "style") {
-            // An attribute's character references are decoded first.
-            let css = plain(&decode_entities(style));
+            // `attr` has decoded the attribute's character references.
+            let css = plain(&style);
             if generates_text(&css) {
                 self.generated.get_or_insert(at);
             }

@@ -149,7 +149,7 @@ impl Walk {
                 (false, true) => {
                     self.from = Some(start);
                     let style = parse_tag(unit).and_then(|(_, _, attrs)| attr(attrs, "style"));
-                    if style.flatten().is_some_and(layout_hides) {
+                    if style.flatten().is_some_and(|s| layout_hides(&s)) {
                         self.by_layout.push(start);
                     }
                 }

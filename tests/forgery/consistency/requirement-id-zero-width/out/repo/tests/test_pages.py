@@ -1,0 +1,2 @@
+def test_size():
+    assert 100 <= 100
