@@ -18,7 +18,7 @@ use pulldown_cmark::{Event, HeadingLevel, Options, Parser, Tag, TagEnd};
 use crate::text::{Normalized, is_bidi_control, joined_words, visible_words};
 use html::Hider;
 /// The source ranges a browser hides, by the same rules (`html.rs`).
-pub use html::{Hidden, hidden, hidden_ranges, layout_hides};
+pub use html::{Hidden, element_text, hidden, hidden_ranges, layout_hides};
 
 /// A heading (ATX or setext).
 #[derive(Debug, Clone, PartialEq)]
@@ -34,6 +34,11 @@ pub struct Heading {
     /// override element (`<bdo>`, `dir="rtl"`): a browser shows other
     /// letters or another order than the bytes ("Trojan Source").
     pub bidi: bool,
+    /// Its title with the text a browser may also show in it (an image's
+    /// `alt`, an `<input>`'s value, `<textarea>` or `<object>` fallback
+    /// content, an `<iframe srcdoc>`), when that differs from `title`: a
+    /// forbidden title is looked for in it too.
+    pub maybe_title: Option<String>,
 }
 
 /// A paragraph (explicit, or the text of a tight list item).
@@ -96,6 +101,15 @@ pub struct Reading {
     /// written (`text-transform`, small capitals): a forbidden word is
     /// then to be matched whatever its case.
     pub case_transform: Option<usize>,
+    /// Where CSS first appears that may show boxes in another order than
+    /// the markup (`order`, a reversed `flex-direction`, grid placement):
+    /// the order of sections a reader sees cannot be told from it.
+    pub reordered: Option<usize>,
+    /// The YAML front matter the document starts with (`---` … `---`),
+    /// which GitHub shows as a table and site generators strip: no
+    /// heading in it is a section (one is kept as hidden, so it is still
+    /// forbidden), no word in it counts.
+    pub front_matter: Option<Range<usize>>,
 }
 
 impl Reading {
@@ -141,6 +155,9 @@ pub fn read(text: &str) -> Reading {
     let mut part_at: Option<usize> = None;
     // (level, title, start, hidden, bidi override tag seen)
     let mut heading: Option<(u8, String, usize, bool, bool)> = None;
+    // Text a browser may also show in the open Markdown heading (an
+    // image's alt, an `<input>`'s value).
+    let mut heading_maybe = String::new();
     let mut para: Option<Open> = None;
     let mut html_block: Option<(String, usize)> = None;
     let (mut lists, mut quotes, mut code) = (0usize, 0usize, false);
@@ -253,6 +270,7 @@ pub fn read(text: &str) -> Reading {
                             let shown = std::iter::once(h).collect();
                             html_headings(shown, range.clone(), &mut part_at, &mut out);
                         }
+                        heading_maybe.clear();
                         heading = Some((
                             level_number(level),
                             String::new(),
@@ -283,9 +301,11 @@ pub fn read(text: &str) -> Reading {
                 match tag {
                     TagEnd::Heading(_) => {
                         if let Some((level, title, start, hidden, tag)) = heading.take() {
+                            let maybe = std::mem::take(&mut heading_maybe);
                             out.headings.push(Heading {
                                 level,
                                 bidi: tag || title.chars().any(is_bidi_control),
+                                maybe_title: maybe_title(&title, &maybe),
                                 title: title.trim().to_string(),
                                 range: start..range.end,
                                 hidden,
@@ -338,6 +358,9 @@ pub fn read(text: &str) -> Reading {
                 if hider.hiding_css {
                     out.hiding_style.get_or_insert(range.start);
                 }
+                if heading.is_some() {
+                    heading_maybe.push_str(&shown.maybe);
+                }
                 html_headings(shown.headings, range.clone(), &mut part_at, &mut out);
                 if hider.heading_has_text() {
                     part_at.get_or_insert(range.start);
@@ -366,6 +389,10 @@ pub fn read(text: &str) -> Reading {
             }
             Event::Text(t) | Event::Code(t) => {
                 if images > 0 {
+                    // An image's alt text is shown when it does not load.
+                    if heading.is_some() {
+                        heading_maybe.push_str(&t);
+                    }
                     continue;
                 }
                 styles.text(&t);
@@ -383,8 +410,25 @@ pub fn read(text: &str) -> Reading {
                     }
                     continue;
                 }
+                // `<div/hidden>` is text to CommonMark, but an HTML
+                // parser given it raw reads the `/` as a space and hides
+                // the div (html5lib): read as HTML, the stricter reading.
+                // The parser splits text at `<`: the tag starts one byte
+                // before this text.
+                let lt = text[..range.start].ends_with('<') && !t.starts_with('<');
+                let from = range.start - usize::from(lt);
+                let raw = if lt {
+                    text.get(from..range.end).unwrap_or(&t)
+                } else {
+                    &t
+                };
+                let words = if slash_tag(raw) {
+                    html::decode_entities(&hider.feed(raw).text)
+                } else {
+                    t.to_string()
+                };
                 out.words
-                    .push((range.start, joined_words(&t, &mut open_word)));
+                    .push((range.start, joined_words(&words, &mut open_word)));
                 if in_html_heading {
                     // Shown in the HTML heading, not in the Markdown
                     // heading or paragraph around it (a browser closes
@@ -394,6 +438,7 @@ pub fn read(text: &str) -> Reading {
                     }
                 } else if let Some((_, title, ..)) = heading.as_mut() {
                     title.push_str(&t);
+                    heading_maybe.push_str(&t);
                 } else if let Some(p) = para.as_mut() {
                     p.text.push_str(&t);
                 }
@@ -409,6 +454,7 @@ pub fn read(text: &str) -> Reading {
                     }
                 } else if let Some((_, title, ..)) = heading.as_mut() {
                     title.push(' ');
+                    heading_maybe.push(' ');
                 } else if let Some(p) = para.as_mut() {
                     p.text.push('\n');
                 }
@@ -434,13 +480,66 @@ pub fn read(text: &str) -> Reading {
         (a, b) => a.or(b),
     };
     out.case_transform = styles.case;
+    out.reordered = styles.reorder;
     if let Some(h) = hider.end_heading() {
         let shown = std::iter::once(h).collect();
         html_headings(shown, text.len()..text.len(), &mut part_at, &mut out);
     }
     // HTML headings are pushed when their block ends: back in order.
     out.headings.sort_by_key(|h| h.range.start);
+    if let Some(end) = front_matter(text) {
+        for h in out.headings.iter_mut().filter(|h| h.range.start < end) {
+            h.hidden = true;
+        }
+        out.words.retain(|(at, _)| *at >= end);
+        out.paragraphs.retain(|p| p.range.start >= end);
+        out.html_prose.retain(|(at, _)| *at >= end);
+        out.front_matter = Some(0..end);
+    }
     out
+}
+
+/// Where the YAML front matter `text` starts with ends: a first line
+/// `---`, up to a line `---` or `...` (as Jekyll, Hugo, MkDocs and GitHub
+/// read it); `None` without one.
+pub fn front_matter(text: &str) -> Option<usize> {
+    let mut lines = text.split_inclusive('\n');
+    let first = lines.next()?;
+    if first.trim_end() != "---" {
+        return None;
+    }
+    let mut at = first.len();
+    for line in lines {
+        at += line.len();
+        if matches!(line.trim_end(), "---" | "...") {
+            return Some(at.min(text.len()));
+        }
+    }
+    None
+}
+
+/// Whether text holds what an HTML parser reads as a start tag with
+/// attributes after a `/` (`<div/hidden>`), which CommonMark leaves as
+/// text.
+fn slash_tag(text: &str) -> bool {
+    text.match_indices('<').any(|(i, _)| {
+        let rest = &text[i + 1..];
+        let name = rest
+            .find(|c: char| !c.is_ascii_alphanumeric())
+            .unwrap_or(rest.len());
+        rest.starts_with(|c: char| c.is_ascii_alphabetic())
+            && rest[name..].starts_with('/')
+            && !rest[name..].starts_with("/>")
+            && rest[name..].contains('>')
+    })
+}
+
+/// A heading's title with the text a browser may also show in it, when
+/// that differs from the title.
+fn maybe_title(title: &str, maybe: &str) -> Option<String> {
+    let maybe = maybe.split_whitespace().collect::<Vec<_>>().join(" ");
+    let title = title.split_whitespace().collect::<Vec<_>>().join(" ");
+    (maybe != title && !maybe.is_empty()).then_some(maybe)
 }
 
 /// HTML headings (`<h2>TODO</h2>`) ended in a piece of the document at
@@ -457,6 +556,7 @@ fn html_headings(
         out.headings.push(Heading {
             level: h.level,
             bidi: h.bidi || h.title.chars().any(is_bidi_control),
+            maybe_title: maybe_title(&h.title, &h.maybe),
             title: h.title,
             range: start..range.end,
             hidden: h.hidden,

@@ -98,6 +98,10 @@ struct Heading {
     hidden: bool,
     /// Holds a bidi control or override: shown otherwise than its bytes.
     bidi: bool,
+    /// The title with the text a browser may also show in it (an image's
+    /// alt, an `<input>`'s value, fallback content): a forbidden title is
+    /// looked for in it too.
+    maybe_title: Option<String>,
 }
 
 const LABEL_LEVEL: u8 = 7;
@@ -171,6 +175,15 @@ impl Validator for MarkdownSections {
                         .path(path)
                         .line(LineIndex::new(&text).line(at))
                         .rule("hiding-style"),
+                );
+            }
+            if let Some(at) = reading.reordered.filter(|_| params.ordered) {
+                // `order:2` on the first section shows it second.
+                findings.push(
+                    Finding::new("CSS that may show boxes in another order than the markup (`order`, a reversed `flex-direction`, grid placement, `float:right`) with `ordered: true`: the order of the sections a reader sees cannot be told from the markup, so the file is refused")
+                        .path(path)
+                        .line(LineIndex::new(&text).line(at))
+                        .rule("reordered-layout"),
                 );
             }
             let headings = headings(&text, params.labels);
@@ -322,17 +335,22 @@ fn check_shown(headings: &[Heading], params: &Params, recased: bool) -> Vec<Prob
         }
     }
     let forbid_case = params.case_sensitive && !recased;
+    // The title as written, and with what a browser may show besides.
+    let titles = |h: &Heading| {
+        let maybe = h.maybe_title.clone();
+        std::iter::once(h.title.clone()).chain(maybe)
+    };
     let find_look_alike = |title: &str| {
         let want = skeleton_key(title, forbid_case);
         headings
             .iter()
-            .position(|h| skeleton_key(&h.title, forbid_case) == want)
+            .position(|h| titles(h).any(|t| skeleton_key(&t, forbid_case) == want))
     };
     let find_forbidden = |title: &str| {
         let want = normalize(title, forbid_case);
         headings
             .iter()
-            .position(|h| normalize(&h.title, forbid_case) == want)
+            .position(|h| titles(h).any(|t| normalize(&t, forbid_case) == want))
     };
     for title in &params.forbidden {
         // Hidden ones too.
@@ -354,11 +372,29 @@ fn check_shown(headings: &[Heading], params: &Params, recased: bool) -> Vec<Prob
 fn headings(text: &str, labels: bool) -> Vec<Heading> {
     let lines = LineIndex::new(text);
     let reading = markdown::read(text);
-    // (level, title, source range, hidden, bidi)
-    let mut found: Vec<(u8, String, std::ops::Range<usize>, bool, bool)> = reading
+    // (level, title, source range, hidden, bidi, maybe title)
+    type Found = (
+        u8,
+        String,
+        std::ops::Range<usize>,
+        bool,
+        bool,
+        Option<String>,
+    );
+    let mut found: Vec<Found> = reading
         .headings
         .iter()
-        .map(|h| (h.level, h.title.clone(), h.range.clone(), h.hidden, h.bidi))
+        .map(|h| {
+            let maybe = h.maybe_title.clone();
+            (
+                h.level,
+                h.title.clone(),
+                h.range.clone(),
+                h.hidden,
+                h.bidi,
+                maybe,
+            )
+        })
         .collect();
     if labels {
         for p in &reading.paragraphs {
@@ -370,6 +406,7 @@ fn headings(text: &str, labels: bool) -> Vec<Heading> {
                     p.range.clone(),
                     false,
                     trimmed.chars().any(is_bidi_control),
+                    None,
                 ));
             }
         }
@@ -377,7 +414,7 @@ fn headings(text: &str, labels: bool) -> Vec<Heading> {
     }
     (0..found.len())
         .map(|i| {
-            let (level, title, range, hidden, bidi) = &found[i];
+            let (level, title, range, hidden, bidi, maybe) = &found[i];
             // The body runs to the next heading of the same or a higher level.
             let body_end = found[i + 1..]
                 .iter()
@@ -391,6 +428,7 @@ fn headings(text: &str, labels: bool) -> Vec<Heading> {
                 words: reading.words_in(body_start..body_end),
                 hidden: *hidden,
                 bidi: *bidi,
+                maybe_title: maybe.clone(),
             }
         })
         .collect()
@@ -549,6 +587,35 @@ mod tests {
         }
         let doc = "# Testing\n\nDone.\n\n<div style=\"display:none\">\nmany hidden words here\n</div>\n\n<dialog>\nmore hidden words\n</dialog>\n\n<p>Done <span style=\"visibility: hidden\">and these</span>.</p>\n";
         assert_eq!(headings(doc, false)[0].words, 2, "`Done.` twice");
+    }
+
+    #[test]
+    fn titles_a_browser_may_show_are_forbidden_but_meet_nothing() {
+        for doc in [
+            "# Notes\n\n<h2><input value=\"TODO\"></h2>\n",
+            "# Notes\n\n<h2><img src=\"missing.png\" alt=\"TODO\"></h2>\n",
+            "# Notes\n\n<h2><textarea>TODO</textarea></h2>\n",
+            "# Notes\n\n<h2><object data=\"m.png\">TODO</object></h2>\n",
+            "# Notes\n\n<h2><iframe srcdoc=\"TODO\"></iframe></h2>\n",
+            "# Notes\n\n<h2><svg><text><![CDATA[TODO]]></text></svg></h2>\n",
+            "# Notes\n\n## ![TODO](missing.png)\n",
+        ] {
+            let p = check(
+                &headings(doc, false),
+                &params(json!({"forbidden": ["TODO"]})),
+            );
+            assert_eq!(rules(&p), vec!["forbidden-section"], "{doc:?}");
+        }
+        let p = check(
+            &headings("<h2><input value=\"Testing\"></h2>\n", false),
+            &params(json!({"required": ["Testing"]})),
+        );
+        assert_eq!(rules(&p), vec!["missing-section"]);
+        let p = check(
+            &headings("---\nTesting:\n---\n\nsome words\n", false),
+            &params(json!({"required": ["Testing"]})),
+        );
+        assert_eq!(rules(&p), vec!["missing-section"], "front matter");
     }
 
     #[test]

@@ -8,7 +8,10 @@
 //! a paragraph, `</div>` hides the paragraph.
 
 mod css;
+mod elements;
 mod headings;
+
+pub use elements::element_text;
 
 pub use css::StyleScan;
 mod hidden;
@@ -41,10 +44,63 @@ const RAW_TEXT: [&str; 8] = [
 /// only its `summary`, and hiding that too is the stricter reading (its
 /// words do not count; a heading in it is still forbidden). `rp` is the
 /// parenthesis a browser that shows ruby does not show.
-const UA_HIDDEN: [&str; 12] = [
-    "template", "datalist", "dialog", "details", "video", "audio", "object", "canvas", "desc",
-    "metadata", "head", "rp",
+/// `select` (a closed one shows only its selected option: none of its
+/// text is read, the stricter reading), `progress` and `meter` (drawn as
+/// a bar: their content is fallback no browser shows) and MathML's
+/// `annotation`/`annotation-xml` (`<semantics>` renders only its first
+/// child) are here too.
+const UA_HIDDEN: [&str; 17] = [
+    "template",
+    "datalist",
+    "dialog",
+    "details",
+    "video",
+    "audio",
+    "object",
+    "canvas",
+    "desc",
+    "metadata",
+    "head",
+    "rp",
+    "select",
+    "progress",
+    "meter",
+    "annotation",
+    "annotation-xml",
 ];
+
+/// Attributes that style an element as CSS does (SVG presentation
+/// attributes, `width`/`height`, `<font color>`): `<svg display="none">`,
+/// `<svg width="0" height="0">` hide like the style they spell.
+const PRESENTATION: [&str; 12] = [
+    "display",
+    "visibility",
+    "opacity",
+    "fill-opacity",
+    "font-size",
+    "fill",
+    "color",
+    "transform",
+    "width",
+    "height",
+    "filter",
+    "mask",
+];
+
+/// The style of an element: its presentation attributes (`PRESENTATION`)
+/// as declarations, then its `style` attribute, which wins over them.
+pub(super) fn element_style(attrs: &str) -> Option<String> {
+    let mut style = String::new();
+    for name in PRESENTATION {
+        if let Some(Some(value)) = attr(attrs, name) {
+            style.push_str(&format!("{name}:{value};"));
+        }
+    }
+    if let Some(Some(inline)) = attr(attrs, "style") {
+        style.push_str(&inline);
+    }
+    (!style.is_empty()).then_some(style)
+}
 
 /// Elements whose text is shown but is not prose (no claims).
 const NOT_PROSE: [&str; 5] = ["pre", "code", "table", "kbd", "samp"];
@@ -62,6 +118,9 @@ pub struct Hider {
     heading: Option<HtmlHeading>,
     /// How many parts of the open heading were taken out (`split_heading`).
     heading_parts: usize,
+    /// How deeply SVG or MathML (foreign content) is open now: a CDATA
+    /// section there is text.
+    foreign: usize,
     /// A style sheet seen so far may hide content by selector (a `<style>`
     /// rule with a hiding declaration, `@import`, `<link rel=stylesheet>`):
     /// what a reader sees can no longer be told from the markup.
@@ -80,6 +139,10 @@ pub struct HtmlHeading {
     /// Holds a bidi override (`<bdo>`, `dir="rtl"`): shown otherwise than
     /// its bytes.
     pub bidi: bool,
+    /// Its title with the text a browser may also show in it (an image's
+    /// `alt`, a form control's value, fallback content, a frame's
+    /// `srcdoc`: `elements.rs`), for forbidden titles.
+    pub maybe: String,
 }
 
 /// What a reader sees of a piece of HTML.
@@ -93,6 +156,9 @@ pub struct Shown {
     pub prose: String,
     /// The HTML headings closed in this piece.
     pub headings: Vec<HtmlHeading>,
+    /// Text a browser may show in this piece besides `text` (an image's
+    /// `alt`, a form control's value, a frame's `srcdoc`: `elements.rs`).
+    pub maybe: String,
 }
 
 impl Hider {
@@ -114,6 +180,13 @@ impl Hider {
                 // Nothing inside is markup until the closing tag.
                 let close = format!("</{name}");
                 let found = find_ascii_ci(rest, &close);
+                let inside = &rest[..found.unwrap_or(rest.len())];
+                if elements::FALLBACK.contains(&name.as_str())
+                    && let Some(h) = self.heading.as_mut()
+                {
+                    // `<h2><textarea>TODO</textarea></h2>` shows TODO.
+                    h.maybe.push_str(inside);
+                }
                 if name == "style" && css_may_hide(&rest[..found.unwrap_or(rest.len())]) {
                     self.hiding_css = true;
                 }
@@ -130,10 +203,14 @@ impl Hider {
                 None => (rest, None),
             };
             let hidden = self.hidden();
-            if let Some(h) = self.heading.as_mut()
-                && (h.hidden || !hidden)
-            {
-                h.title.push_str(text);
+            let fallback = self.fallback();
+            if let Some(h) = self.heading.as_mut() {
+                if h.hidden || !hidden {
+                    h.title.push_str(text);
+                    h.maybe.push_str(text);
+                } else if fallback {
+                    h.maybe.push_str(text);
+                }
             }
             if !self.hidden() {
                 out.text.push_str(text);
@@ -142,6 +219,15 @@ impl Hider {
                 }
             }
             let Some(tail) = tail else { return out };
+            if self.foreign > 0
+                && let Some(cdata) = tail.strip_prefix("<![CDATA[")
+            {
+                // In SVG or MathML a CDATA section is text, shown as such.
+                let end = cdata.find("]]>").unwrap_or(cdata.len());
+                self.shown_text(&cdata[..end], &mut out);
+                rest = cdata.get(end + 3..).unwrap_or("");
+                continue;
+            }
             // An inline tag joins the text around it (`Ri<b>s</b>ks` is
             // one word); a block or a line break separates it.
             if breaks_words(tail) || tail.starts_with("<!") || tail.starts_with("<?") {
@@ -155,6 +241,7 @@ impl Hider {
             };
             let Some(end) = end else { return out };
             self.track_heading(&tail[..end], &mut out);
+            self.track_element(&tail[..end], &mut out);
             if let Some(mark) = self.tag(&tail[..end]) {
                 // `[text](href)`, as a citation pattern expects it.
                 let kept = out.prose.trim_end().len();
@@ -199,10 +286,17 @@ impl Hider {
                         && !(matches!(name.as_str(), "dialog" | "details")
                             && attr(attrs, "open").is_some()))
                     || (!void && attr(attrs, "hidden").is_some())
-                    || (!void
-                        && attr(attrs, "style")
-                            .flatten()
-                            .is_some_and(|s| style_hides(&s)));
+                    || (!void && element_style(attrs).is_some_and(|s| style_hides(&s)));
+                if !closing
+                    && matches!(name.as_str(), "col" | "colgroup")
+                    && element_style(attrs).is_some_and(|s| style_hides(&s))
+                {
+                    // A column's style hides its cells
+                    // (`visibility:collapse`): the whole table is read as
+                    // hidden, the stricter reading.
+                    self.hiding = Some(("table".to_string(), 1));
+                    return None;
+                }
                 if !closing && hides {
                     self.hiding = Some((name, 1));
                     return None;
@@ -229,13 +323,13 @@ impl Hider {
     }
 }
 
-/// Whether an inline style hides the element's text: `display:none`,
-/// `visibility:hidden|collapse`, `content-visibility:hidden`, a zero
-/// `opacity`, `font-size`, `line-height`, `height` or `width`, a
-/// transparent `color`, any `clip`/`clip-path`, a negative `text-indent`,
-/// `left`, `top` or margin (moved off the page), `transform: scale(0)` (any
-/// case, spaces, `!important`). A later declaration of
-/// the same property wins, as in CSS.
+/// Whether an inline style hides the element's text, surely or in some
+/// layout (`style::seen`): `display:none`, `visibility:hidden|collapse`,
+/// a faint `opacity`, a tiny `font-size`, a transparent `color`, a zero
+/// size, a clip, a mask, a filter, a negative offset, a transform, or any
+/// property or value vcc does not know as shown (any case, spaces,
+/// `!important`). A later declaration of the same property wins, as in
+/// CSS.
 pub fn style_hides(style: &str) -> bool {
     if style.contains('\\') || style.contains('&') {
         // An escape (`n\6f ne`) may spell any value: refused as hiding. So
@@ -243,37 +337,27 @@ pub fn style_hides(style: &str) -> bool {
         // no `;`: a browser knows more of them than `decode_entities`).
         return true;
     }
+    style_effects(style)
+        .values()
+        .any(|s| *s != style::Seen::Shown)
+}
+
+/// What each property of an inline style does (the last declaration of
+/// a property wins).
+fn style_effects(style: &str) -> std::collections::BTreeMap<String, style::Seen> {
     let style = style::without_comments(style);
-    let mut hides = std::collections::BTreeMap::new();
+    let mut effects = std::collections::BTreeMap::new();
     for decl in style.split(';') {
         let Some((name, value)) = decl.split_once(':') else {
             continue;
         };
         let name = name.trim().to_ascii_lowercase();
         let value = value.to_ascii_lowercase().replace("!important", "");
-        let value = value.trim();
-        let zero = || {
-            let num = value.trim_end_matches(|c: char| c.is_ascii_alphabetic() || c == '%');
-            num.parse::<f64>().is_ok_and(|n| n <= 0.0)
-        };
-        let negative = || value.starts_with('-');
-        let hidden = match name.as_str() {
-            "display" => value == "none",
-            "visibility" => value == "hidden" || value == "collapse",
-            "content-visibility" => value == "hidden",
-            "height" | "max-height" | "width" | "max-width" | "line-height" => zero(),
-            // Clipped or moved off the page.
-            "clip" | "clip-path" => value != "auto" && value != "none",
-            "text-indent" | "left" | "top" | "margin-left" | "margin-top" => negative(),
-            // Too faint, too small, no colour, transformed (`style.rs`).
-            _ => match style::hides(&name, value) {
-                Some(h) => h,
-                None => continue,
-            },
-        };
-        hides.insert(name, hidden);
+        let value = value.split_whitespace().collect::<Vec<_>>().join(" ");
+        let seen = style::seen(&name, &value);
+        effects.insert(name, seen);
     }
-    hides.values().any(|h| *h)
+    effects
 }
 
 /// Whether a style sheet may hide content: a rule whose declarations

@@ -215,3 +215,71 @@ fn css_that_generates_or_recases_text_is_located() {
     let r = read(doc);
     assert_eq!((r.generated_text, r.case_transform), (None, None));
 }
+
+#[test]
+fn round4_hidden_words_and_headings() {
+    let words = |doc: &str| read(doc).words.iter().map(|(_, n)| n).sum::<usize>();
+    // Styles vcc cannot read as shown hide (refused as layout-hidden where
+    // hiding is the lenient reading).
+    for style in [
+        "opacity:5%",
+        "font-size:calc(0px)",
+        "scale:0",
+        "zoom:0.01",
+        "position:absolute;inset:-99999px auto auto -99999px",
+        "mask-image:linear-gradient(transparent,transparent)",
+        "filter:blur(40px)",
+        "color:color-mix(in srgb, red 0%, transparent)",
+        "font-size:var(--x)",
+    ] {
+        assert_eq!(
+            words(&format!("<div style=\"{style}\">a b c</div>\n")),
+            0,
+            "{style}"
+        );
+    }
+    for style in [
+        "font-weight:bold",
+        "margin:0 auto",
+        "color:#333",
+        "font-size:small",
+    ] {
+        assert_eq!(
+            words(&format!("<div style=\"{style}\">a b c</div>\n")),
+            3,
+            "{style}"
+        );
+    }
+    for html in [
+        "<progress>a b c</progress>",
+        "<select><option>a b c</option></select>",
+        "<math><semantics><mi>x</mi><annotation>a b c</annotation></semantics></math>",
+        "<svg display=\"none\"><text>a b c</text></svg>",
+        "<svg width=\"0\" height=\"0\"><text>a b c</text></svg>",
+        "<table><colgroup><col style=\"visibility:collapse\"></colgroup><tr><td>a b c</td></tr></table>",
+    ] {
+        let n = words(&format!("{html}\n"));
+        assert!(n <= 1, "{html}: {n}");
+    }
+    assert_eq!(words("Done.\n\n<div/hidden>a b c</div>\n"), 1);
+    // Front matter: no section, no words; a heading in it still forbidden.
+    let r = read("---\nTesting:\n---\n\na b c\n\n# Notes\n");
+    assert_eq!(r.front_matter, Some(0..17));
+    assert!(r.headings.iter().any(|h| h.title == "Testing:" && h.hidden));
+    assert!(r.headings.iter().any(|h| h.title == "Notes" && !h.hidden));
+    assert_eq!(front_matter("# x\n---\n"), None);
+    // What a browser may show in a heading besides its text.
+    let r = read("## Done <img src=\"x.png\" alt=\"TODO\">\n\n<h2><input value=\"TODO\"></h2>\n");
+    let maybe: Vec<_> = r
+        .headings
+        .iter()
+        .map(|h| h.maybe_title.as_deref())
+        .collect();
+    assert_eq!(maybe, vec![Some("Done TODO"), Some("TODO")]);
+    assert!(
+        read("<div style=\"display:flex;flex-direction:column-reverse\">\n")
+            .reordered
+            .is_some()
+    );
+    assert!(read("<div style=\"display:flex\">\n").reordered.is_none());
+}

@@ -25,6 +25,10 @@ pub struct StyleScan {
     /// Where the first style sheet is that may hide content by selector,
     /// escapes decoded, wherever it is (inside a hidden element too).
     pub hiding: Option<usize>,
+    /// Where the first CSS is that may show boxes in another order than
+    /// the markup (`order`, a reversed `flex-direction`, grid placement:
+    /// `moves_boxes`).
+    pub reorder: Option<usize>,
 }
 
 impl StyleScan {
@@ -99,6 +103,9 @@ impl StyleScan {
             if css_may_hide(&css) {
                 self.hiding.get_or_insert(at);
             }
+            if moves_boxes(&css) {
+                self.reorder.get_or_insert(at);
+            }
             if changes_case(&css) {
                 self.case.get_or_insert(at);
             }
@@ -123,6 +130,9 @@ impl StyleScan {
             }
             if changes_case(&css) {
                 self.case.get_or_insert(at);
+            }
+            if moves_boxes(&css) {
+                self.reorder.get_or_insert(at);
             }
         }
     }
@@ -219,6 +229,23 @@ pub fn reorders_text(css: &str) -> bool {
     })
 }
 
+/// Whether CSS (`plain`) may show boxes in another order than the markup
+/// (round 4: two sections in a flex column with `order:2`/`order:1`): an
+/// `order`, a reversed `flex-direction`/`flex-flow`, a grid placement
+/// (`grid-row`, `grid-column`, `grid-area`), `float: right`.
+pub fn moves_boxes(css: &str) -> bool {
+    declarations(css).any(|(name, value)| match name.as_str() {
+        "order" => !value.parse::<f64>().is_ok_and(|n| n == 0.0),
+        "flex-direction" | "flex-flow" | "box-direction" | "-webkit-box-direction" => {
+            value.contains("reverse")
+        }
+        "grid-row" | "grid-column" | "grid-area" | "grid-row-start" | "grid-row-end"
+        | "grid-column-start" | "grid-column-end" => value != "auto",
+        "float" => value == "right" || value == "inline-end",
+        _ => false,
+    })
+}
+
 /// Whether CSS (`plain`) may show letters in another case than written:
 /// a `text-transform` other than `none`, small or other capitals
 /// (`font-variant`, the `font` shorthand, `font-feature-settings`).
@@ -263,6 +290,27 @@ mod tests {
             "p::before { content: none } a::after { content: \"\" } ul { list-style: disc }"
         )));
         assert!(!generates_text(&plain("p { color: red }")));
+    }
+
+    #[test]
+    fn box_order_is_found_in_sheets_and_attributes() {
+        let mut s = StyleScan::default();
+        s.html("<section style=\"order:2\">", 7);
+        assert_eq!(s.reorder, Some(7));
+        for css in [
+            ".a { flex-direction: column-reverse }",
+            "x{flex-flow:row-reverse wrap}",
+            "x { grid-row: 1 }",
+        ] {
+            assert!(moves_boxes(&plain(css)), "{css}");
+        }
+        for css in [
+            "x { order: 0 }",
+            "x { flex-direction: column }",
+            "x { float: left }",
+        ] {
+            assert!(!moves_boxes(&plain(css)), "{css}");
+        }
     }
 
     #[test]

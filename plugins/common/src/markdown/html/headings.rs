@@ -35,6 +35,7 @@ impl Hider {
                     title: String::new(),
                     hidden: self.hidden(),
                     bidi: is_bidi_tag(tag),
+                    maybe: String::new(),
                 });
                 self.heading_parts = 0;
             }
@@ -64,10 +65,14 @@ impl Hider {
     /// as a hidden heading's is). Whether a heading is open.
     pub fn heading_text(&mut self, text: &str) -> bool {
         let hidden = self.hidden();
+        let fallback = self.fallback();
         match self.heading.as_mut() {
             Some(h) => {
                 if h.hidden || !hidden {
                     h.title.push_str(text);
+                    h.maybe.push_str(text);
+                } else if fallback {
+                    h.maybe.push_str(text);
                 }
                 true
             }
@@ -81,7 +86,9 @@ impl Hider {
     pub fn split_heading(&mut self) -> Option<HtmlHeading> {
         let h = self.heading.as_mut()?;
         let title = decode_entities(h.title.trim());
+        let maybe = decode_entities(h.maybe.trim());
         h.title.clear();
+        h.maybe.clear();
         if title.trim().is_empty() {
             return None;
         }
@@ -91,6 +98,7 @@ impl Hider {
             title,
             hidden: h.hidden,
             bidi: h.bidi,
+            maybe,
         })
     }
 
@@ -101,6 +109,7 @@ impl Hider {
     pub fn end_heading(&mut self) -> Option<HtmlHeading> {
         let mut h = self.heading.take()?;
         h.title = decode_entities(h.title.trim());
+        h.maybe = decode_entities(h.maybe.trim());
         let parts = std::mem::take(&mut self.heading_parts);
         (parts == 0 || !h.title.trim().is_empty()).then_some(h)
     }

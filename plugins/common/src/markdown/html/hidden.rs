@@ -16,28 +16,8 @@ use std::ops::Range;
 
 use pulldown_cmark::{Event, Options, Parser, Tag, TagEnd};
 
-use super::{Hider, RAW_TEXT, attr, find_ascii_ci, markup_at, parse_tag, style_hides, tag_end};
-
-/// Properties whose hiding depends on the layout (`position`, `display`,
-/// `overflow` and the box's size): text under them may well be shown.
-const LAYOUT: [&str; 16] = [
-    "height",
-    "max-height",
-    "width",
-    "max-width",
-    "line-height",
-    "clip",
-    "clip-path",
-    "text-indent",
-    "left",
-    "top",
-    "right",
-    "bottom",
-    "margin-left",
-    "margin-top",
-    "transform",
-    "overflow",
-];
+use super::style::Seen;
+use super::{Hider, RAW_TEXT, element_style, find_ascii_ci, markup_at, parse_tag, tag_end};
 
 /// What a browser hides of a Markdown document.
 #[derive(Debug, Default, PartialEq)]
@@ -60,15 +40,9 @@ pub fn layout_hides(style: &str) -> bool {
         // An escape may spell any value: whether it hides is in doubt.
         return true;
     }
-    let style = super::style::without_comments(style);
-    let sure: Vec<&str> = style
-        .split(';')
-        .filter(|decl| {
-            let name = decl.split(':').next().unwrap_or("").trim();
-            !LAYOUT.iter().any(|l| name.eq_ignore_ascii_case(l))
-        })
-        .collect();
-    style_hides(&style) && !style_hides(&sure.join(";"))
+    let effects = super::style_effects(style);
+    let any = |s: Seen| effects.values().any(|e| *e == s);
+    any(Seen::Layout) && !any(Seen::Hidden)
 }
 
 /// The source ranges of `text` no reader sees (`Hidden::ranges`).
@@ -148,8 +122,8 @@ impl Walk {
             match (was, now) {
                 (false, true) => {
                     self.from = Some(start);
-                    let style = parse_tag(unit).and_then(|(_, _, attrs)| attr(attrs, "style"));
-                    if style.flatten().is_some_and(|s| layout_hides(&s)) {
+                    let style = parse_tag(unit).and_then(|(_, _, attrs)| element_style(attrs));
+                    if style.is_some_and(|s| layout_hides(&s)) {
                         self.by_layout.push(start);
                     }
                 }
