@@ -283,6 +283,13 @@ fn ansi_c(chars: &mut std::iter::Peekable<std::str::CharIndices>, value: &mut St
 /// command only reads or prints its arguments (`cd "$dir"`, `echo $x`).
 /// For `max` such a command is a possible match, so it counts.
 pub fn cannot_tell(s: &str) -> bool {
+    // The string itself, and every command it runs as `commands` finds
+    // them: in `$(…)`, backticks, subshells, functions, `bash -c`, `eval`.
+    unknown_command(s) || commands(s).iter().any(|c| unknown_command(c))
+}
+
+/// Whether one string's statements run an unknown command (`cannot_tell`).
+fn unknown_command(s: &str) -> bool {
     let s = s.replace("\\\n", "");
     statements(&s).iter().enumerate().any(|(n, st)| {
         // A bound on work: a very long string is read up to a point.
@@ -587,6 +594,9 @@ mod round4 {
             "$GIT push",
             "\"$cmd\" --force",
             "cd /w && ${G} push",
+            "f() { git $(echo push); }; f",
+            "echo `p=push; git $p`",
+            "bash -c 'git $(echo push)'",
         ] {
             assert!(runs_git_push(s), "{s}");
         }
