@@ -347,10 +347,11 @@ fn float11(s: &str) -> Option<f64> {
         int as f64 + format!("0.{frac}0").parse::<f64>().ok()?
     } else {
         let (whole, frac) = mantissa.split_once('.')?;
-        if !whole.is_empty()
-            && !(whole.starts_with(|c: char| c.is_ascii_digit())
-                && whole.chars().all(|c| c.is_ascii_digit() || c == '_'))
-        {
+        // The whole part is empty or digits (first a digit) and `_`.
+        let whole_ok = whole.is_empty()
+            || (whole.starts_with(|c: char| c.is_ascii_digit())
+                && whole.chars().all(|c| c.is_ascii_digit() || c == '_'));
+        if !whole_ok {
             return None;
         }
         if !frac
