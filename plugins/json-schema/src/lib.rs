@@ -10,9 +10,12 @@
 //! (2020-12 when absent). Every target file is parsed by its extension
 //! (`.yaml`/`.yml` as YAML, `.csv` as rows typed by the schema (csv.rs),
 //! anything else as JSON) unless `format` says otherwise; a file that does
-//! not parse is a failure with its line.
+//! not parse is a failure with its line. A YAML plain scalar or `<<`
+//! merge key that YAML 1.1 readers (PyYAML, go-yaml v2, Psych) read
+//! otherwise than YAML 1.2 is a failure with its line (yaml11.rs).
 
 mod csv;
+mod yaml11;
 
 use vcc_plugin_common::bounded::{self, Findings};
 use vcc_plugin_common::{allow_empty_schema, json, nothing, parse_params};
@@ -232,6 +235,25 @@ impl Validator for JsonSchema {
                     continue;
                 }
             };
+            // A YAML file whose meaning depends on the reader (YAML 1.1 or
+            // 1.2) is refused where it differs, before it is judged by one.
+            if is_yaml(path, params.format) {
+                let differ = yaml11::differences(&text);
+                if !differ.is_empty() {
+                    bad_files += 1;
+                    report
+                        .push(json!({"file": relative(path), "yaml11_differences": differ.len()}));
+                    for d in differ.into_iter().take(MAX_FINDINGS_PER_FILE) {
+                        findings.push(
+                            Finding::new(d.message)
+                                .path(path)
+                                .line(d.line)
+                                .rule("yaml11"),
+                        );
+                    }
+                    continue;
+                }
+            }
             let errors: Vec<_> = validator.iter_errors(&instance).collect();
             if errors.is_empty() {
                 continue;

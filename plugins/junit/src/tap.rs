@@ -18,7 +18,12 @@
 //!   is refused; `not ok … # SKIP` is a failure;
 //! - indented lines are subtests or diagnostics, not top-level results
 //!   (the parent's `ok N - subtest` line counts), except `Bail out!`,
-//!   which ends the run at any depth.
+//!   which ends the run at any depth, and an indented `not ok` (without
+//!   `# TODO`): tap-parser fails the parent whatever its line says, so it
+//!   is a failure;
+//! - after `pragma +strict` (until `pragma -strict`), a line that is not
+//!   TAP (no test, plan, comment, pragma or indented line) is an error, as
+//!   tap-parser fails the run.
 //!
 //! TAP::Parser knows no version 14 and calls it an error; vcc reads it by
 //! the TAP 14 spec (node-tap writes it), whose subtests are indented.
@@ -121,6 +126,8 @@ struct Reader {
     block: Option<String>,
     /// The open YAML block's lines, its indent removed, from `---` on.
     block_lines: Vec<String>,
+    /// Whether `pragma +strict` is on: a non-TAP line fails the run.
+    strict: bool,
 }
 
 impl Reader {
@@ -178,6 +185,25 @@ pub fn cases(text: &str) -> Vec<Case> {
             if r.yaml && body.starts_with("---") {
                 r.block = Some(raw[..raw.len() - body.len()].to_string());
                 r.block_lines = vec![body.to_string()];
+                continue;
+            }
+            // A failing subtest fails its parent to tap-parser (the TAP 14
+            // reference), whatever the parent's line says (red team 34:
+            // `ok 1 - inner` over a `not ok`); TAP::Parser ignores it, so
+            // the stricter reader is kept: it is a failure of its own.
+            if let Some(Ok((false, rest))) = test_line(body.trim_end()) {
+                let (desc, dir) = directive(rest);
+                if !matches!(dir, Some((false, _))) {
+                    let name = desc.trim().trim_start_matches(|c: char| c.is_ascii_digit());
+                    let name = name.trim().trim_start_matches('-').trim();
+                    r.out.push(case(
+                        line,
+                        &format!("subtest: {name}"),
+                        TestResult::Failed(format!(
+                            "a subtest on line {line} is not ok: the test above it fails to tap-parser"
+                        )),
+                    ));
+                }
             }
             continue;
         }
@@ -207,8 +233,30 @@ pub fn cases(text: &str) -> Vec<Case> {
             r.plan = Some((n, line, r.tests));
             continue;
         }
+        // TAP 14 pragmas: `+strict` makes every non-TAP line an error
+        // (tap-parser: "Non-TAP data encountered in strict mode").
+        if let Some(p) = l.strip_prefix("pragma ") {
+            match p.trim() {
+                "+strict" => r.strict = true,
+                "-strict" => r.strict = false,
+                _ => {}
+            }
+            continue;
+        }
         let (passed, rest) = match test_line(l) {
-            None => continue,
+            None => {
+                if r.strict && !l.trim().is_empty() && !l.starts_with('#') {
+                    r.error(
+                        line,
+                        "(strict)",
+                        format!(
+                            "line {line} `{}` is not TAP under `pragma +strict`: tap-parser fails the run",
+                            super::clip(l, 40)
+                        ),
+                    );
+                }
+                continue;
+            }
             Some(Ok(t)) => t,
             Some(Err(())) => {
                 r.error(line, "(line)", format!("line {line} `{}` is no TAP test line (`ok`/`not ok` then a space): TAP::Parser counts it, vcc does not guess", super::clip(l, 40)));

@@ -302,6 +302,52 @@ fn issues(text: &str) -> Result<Vec<Issue>, (String, Option<u32>)> {
         if !run.is_object() {
             return Err((format!("runs[{r}] is not an object"), Some(1)));
         }
+        // Results kept in an external property file are not read here: a
+        // SARIF SDK consumer merges them, so an empty inline list proves
+        // nothing (fail closed).
+        if run
+            .pointer("/externalPropertyFileReferences/results")
+            .is_some_and(|r| r.as_array().is_none_or(|a| !a.is_empty()))
+        {
+            let at = doc
+                .position(&format!("/runs/{r}/externalPropertyFileReferences"))
+                .map(|p| p.0);
+            return Err((
+                format!(
+                    "runs[{r}] keeps results in an external property file (externalPropertyFileReferences.results), which vcc does not read: inline them"
+                ),
+                at,
+            ));
+        }
+        // An error-level tool execution notification (`could not parse
+        // src/app.js, file skipped`) is a file never analysed: it counts
+        // as an error, as GitHub's tool status shows it.
+        let invocations = run.get("invocations").and_then(Value::as_array);
+        for notification in invocations
+            .into_iter()
+            .flatten()
+            .filter_map(|i| {
+                i.get("toolExecutionNotifications")
+                    .and_then(Value::as_array)
+            })
+            .flatten()
+            .filter(|n| n.get("level").and_then(Value::as_str) == Some("error"))
+        {
+            out.push(Issue {
+                rule: "(tool execution notification)".into(),
+                level: Level::Error,
+                message: notification
+                    .pointer("/message/text")
+                    .and_then(Value::as_str)
+                    .unwrap_or("an error-level tool execution notification")
+                    .to_string(),
+                uri: None,
+                line: None,
+                unresolved: None,
+                driver_says: None,
+                suppressed: false,
+            });
+        }
         let results = run.get("results").and_then(Value::as_array);
         for (i, result) in results.into_iter().flatten().enumerate() {
             if !result.is_object() {
@@ -330,6 +376,19 @@ fn issues(text: &str) -> Result<Vec<Issue>, (String, Option<u32>)> {
                 // higher of that and its default (sarif-tools applies it,
                 // another reader may not; vcc is the stricter of both).
                 level = level.max(rules::overridden(run, found).unwrap_or(Level::None));
+            }
+            // GitHub code scanning shows a rule of security-severity 9.0 or
+            // more as Critical and fails the check: at least an error.
+            if let rules::Rule::Found(found) = &rule
+                && found
+                    .pointer("/properties/security-severity")
+                    .and_then(|v| {
+                        v.as_f64()
+                            .or_else(|| v.as_str().and_then(|t| t.trim().parse().ok()))
+                    })
+                    .is_some_and(|v: f64| v >= 9.0)
+            {
+                level = level.max(Level::Error);
             }
             let mut driver_says = None;
             if result.get("level").is_none() {
@@ -580,6 +639,19 @@ mod tests {
         let log =
             r#"{"version": "2.1.0", "runs": [{"results": [{"message": {"text": "a"}}, "b"]}]}"#;
         assert!(issues(log).unwrap_err().0.contains("results[1]"));
+    }
+
+    #[test]
+    fn critical_rules_external_results_and_tool_errors() {
+        let critical = r#"{"version":"2.1.0","runs":[{"tool":{"driver":{"name":"e","rules":[{"id":"x","defaultConfiguration":{"level":"note"},"properties":{"security-severity":"9.8"}}]}},"results":[{"ruleId":"x","ruleIndex":0,"message":{"text":"m"}}]}]}"#;
+        let found = issues(critical).unwrap_or_default();
+        assert!(found.iter().all(|i| i.level == Level::Error) && found.len() == 1);
+        let external = r#"{"version":"2.1.0","runs":[{"tool":{"driver":{"name":"e"}},"externalPropertyFileReferences":{"results":[{"location":{"uri":"x"}}]},"results":[]}]}"#;
+        assert!(issues(external).is_err());
+        let notified = r#"{"version":"2.1.0","runs":[{"tool":{"driver":{"name":"e"}},"results":[],"invocations":[{"executionSuccessful":true,"toolExecutionNotifications":[{"level":"error","message":{"text":"could not parse"}},{"level":"note","message":{"text":"fine"}}]}]}]}"#;
+        let found = issues(notified).unwrap_or_default();
+        assert_eq!(found.len(), 1);
+        assert_eq!(found[0].level, Level::Error);
     }
 
     #[test]

@@ -15,7 +15,8 @@
 //!   `function_call`, `custom_tool_call`, `mcp_call` and every other
 //!   `*_call` item, a built-in tool's (`web_search_call` is the tool
 //!   `web_search`; `local_shell_call` and `shell_call` are `shell`, their
-//!   argv or commands at `command`; `apply_patch_call` is `apply_patch`);
+//!   argv or commands at `command`, as are Codex's `shell_command` and
+//!   `exec_command` (its `cmd`); `apply_patch_call` is `apply_patch`);
 //! - Anthropic Messages: `messages` (or one response), calls are
 //!   `tool_use`, `server_tool_use` and `mcp_tool_use` content blocks;
 //! - a generic list of `{name, arguments}` (or `tool`/`tool_name`, and
@@ -465,10 +466,13 @@ fn check_value(rule: &CompiledRule, value: &Value, argv: Argv) -> Result<(), Str
     // A shell string (Claude Code's `Bash` command) for `max`: also each
     // command it chains, as for an argv's strings below.
     if let Some(text) = value.as_str() {
+        // A command bash only knows when it runs (`$cmd push`, `git $(…)`)
+        // may be the one `max` forbids: it counts (shell::cannot_tell).
         let chained = matches!(argv, Argv::AnyString)
-            && shell::commands(text)
-                .into_iter()
-                .any(|c| rule.check(Some(&Value::from(c))).is_ok());
+            && (shell::cannot_tell(text)
+                || shell::commands(text)
+                    .into_iter()
+                    .any(|c| rule.check(Some(&Value::from(c))).is_ok()));
         return if chained { Ok(()) } else { direct };
     }
     let Some(strings) = value.as_array().and_then(|a| {
@@ -483,10 +487,12 @@ fn check_value(rule: &CompiledRule, value: &Value, argv: Argv) -> Result<(), Str
         return Ok(());
     }
     if matches!(argv, Argv::AnyString)
-        && strings
-            .iter()
-            .flat_map(|s| std::iter::once(s.to_string()).chain(shell::commands(s)))
-            .any(|s| rule.check(Some(&Value::from(s))).is_ok())
+        && strings.iter().any(|s| {
+            shell::cannot_tell(s)
+                || std::iter::once(s.to_string())
+                    .chain(shell::commands(s))
+                    .any(|s| rule.check(Some(&Value::from(s))).is_ok())
+        })
     {
         return Ok(());
     }
@@ -649,7 +655,22 @@ fn classify(item: &Value, line: Option<u32>) -> Option<(Format, Vec<Call>)> {
             "session_meta" | "response_item" | "compacted" | "turn_context" | "event_msg"
         )
     {
-        let calls = classify(payload, line).map(|(_, c)| c).unwrap_or_default();
+        let mut calls = classify(payload, line).map(|(_, c)| c).unwrap_or_default();
+        // Codex's `shell_command` tool (`{"command": "git push"}`, the
+        // shell of current models) and unified exec's `exec_command`
+        // (`{"cmd": …}`) run a shell string: both are the tool `shell`,
+        // the string at `command`, so one rule on `shell` sees them.
+        for call in &mut calls {
+            if matches!(call.name.as_str(), "shell_command" | "exec_command") {
+                call.name = "shell".into();
+                if let Some(args) = call.args.as_object_mut()
+                    && !args.contains_key("command")
+                    && let Some(cmd) = args.remove("cmd")
+                {
+                    args.insert("command".into(), cmd);
+                }
+            }
+        }
         return Some((Format::Codex, calls));
     }
     // Gemini CLI: a session's messages are `{id, timestamp, type: user |

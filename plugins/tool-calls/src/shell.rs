@@ -20,6 +20,8 @@
 //! `eval` is read again the same way. What is not split (here-documents,
 //! `case` patterns) is at worst matched as more pieces, never fewer.
 
+mod braces;
+
 /// Reserved words and grouping that may stand before a command word.
 const RESERVED: [&str; 14] = [
     "{", "}", "!", "if", "then", "elif", "else", "fi", "while", "until", "do", "done", "esac",
@@ -71,12 +73,39 @@ pub fn commands(s: &str) -> Vec<String> {
 }
 
 fn collect(s: &str, depth: usize, out: &mut Vec<String>) {
-    for piece in pieces(s) {
+    // bash removes a backslash-newline before it splits anything (`git
+    // \<newline>push`), and the default IFS splits `git${IFS}push`: both
+    // are read as written and so joined (only more candidates).
+    let joined = s.replace("\\\n", "");
+    let spaced = joined.replace("${IFS}", " ").replace("$IFS", " ");
+    let texts: Vec<&str> = if spaced == s {
+        vec![s]
+    } else {
+        vec![s, &spaced]
+    };
+    for text in texts {
+        for piece in pieces(text) {
+            piece_commands(piece, depth, out);
+            // Brace expansion makes words of `{git,push}`: the piece as
+            // expanded is read too.
+            let expanded = braces::expand_words(piece);
+            if expanded != piece {
+                for p in pieces(&expanded) {
+                    piece_commands(p, depth, out);
+                }
+            }
+        }
+    }
+}
+
+/// The candidates of one piece (see `commands`).
+fn piece_commands(piece: &str, depth: usize, out: &mut Vec<String>) {
+    {
         out.push(piece.to_string());
         let words = words(piece);
         let k = command_word(&words);
         let Some(first) = words.get(k) else {
-            continue;
+            return;
         };
         out.push(piece[first.start..].trim().to_string());
         let unquoted: Vec<&str> = words[k..].iter().map(|w| w.value.as_str()).collect();
@@ -88,7 +117,7 @@ fn collect(s: &str, depth: usize, out: &mut Vec<String>) {
             out.push(rest.join(" "));
         }
         if depth == 0 {
-            continue;
+            return;
         }
         // A script given to a shell or to `eval` is read again.
         if name == "eval" {
@@ -161,6 +190,13 @@ fn words(s: &str) -> Vec<Word> {
             }
             chars.next();
             match c {
+                // `$'…'` (ANSI-C quoting: escapes decoded) and `$"…"`
+                // (locale quoting: a double-quoted string) are quotes.
+                '$' if chars.peek().is_some_and(|(_, n)| *n == '\'') => {
+                    chars.next();
+                    ansi_c(&mut chars, &mut value);
+                }
+                '$' if chars.peek().is_some_and(|(_, n)| *n == '"') => {}
                 '\\' => value.extend(chars.next().map(|(_, c)| c)),
                 '\'' => {
                     for (_, c) in chars.by_ref() {
@@ -194,6 +230,158 @@ fn words(s: &str) -> Vec<Word> {
         });
     }
     out
+}
+
+/// The rest of an ANSI-C quoted string (after `$'`) up to its closing
+/// quote, its escapes decoded as bash decodes them.
+fn ansi_c(chars: &mut std::iter::Peekable<std::str::CharIndices>, value: &mut String) {
+    while let Some((_, c)) = chars.next() {
+        match c {
+            '\'' => return,
+            '\\' => {
+                let Some((_, e)) = chars.next() else { return };
+                let radix_digits = |chars: &mut std::iter::Peekable<std::str::CharIndices>,
+                                    radix: u32,
+                                    max: usize,
+                                    first: Option<char>| {
+                    let mut n = first.and_then(|c| c.to_digit(radix)).unwrap_or(0);
+                    let mut taken = usize::from(first.is_some());
+                    while taken < max
+                        && let Some(d) = chars.peek().and_then(|(_, c)| c.to_digit(radix))
+                    {
+                        n = n * radix + d;
+                        taken += 1;
+                        chars.next();
+                    }
+                    char::from_u32(n)
+                };
+                let decoded = match e {
+                    'n' => Some('\n'),
+                    't' => Some('\t'),
+                    'r' => Some('\r'),
+                    'a' => Some('\u{7}'),
+                    'b' => Some('\u{8}'),
+                    'e' | 'E' => Some('\u{1b}'),
+                    'f' => Some('\u{c}'),
+                    'v' => Some('\u{b}'),
+                    'x' => radix_digits(chars, 16, 2, None),
+                    'u' => radix_digits(chars, 16, 4, None),
+                    'U' => radix_digits(chars, 16, 8, None),
+                    '0'..='7' => radix_digits(chars, 8, 3, Some(e)),
+                    other => Some(other),
+                };
+                value.extend(decoded);
+            }
+            c => value.push(c),
+        }
+    }
+}
+
+/// Whether a string runs a command bash only knows when it runs: an
+/// expansion (`$cmd`, `${x}`, `$(…)`, a backtick) in a command word, or in
+/// the word after it (`git $sub`, where a subcommand stands) unless the
+/// command only reads or prints its arguments (`cd "$dir"`, `echo $x`).
+/// For `max` such a command is a possible match, so it counts.
+pub fn cannot_tell(s: &str) -> bool {
+    // The string itself, and every command it runs as `commands` finds
+    // them: in `$(…)`, backticks, subshells, functions, `bash -c`, `eval`.
+    unknown_command(s) || commands(s).iter().any(|c| unknown_command(c))
+}
+
+/// Whether one string's statements run an unknown command (`cannot_tell`).
+fn unknown_command(s: &str) -> bool {
+    let s = s.replace("\\\n", "");
+    statements(&s).iter().enumerate().any(|(n, st)| {
+        // A bound on work: a very long string is read up to a point.
+        if n > 10_000 {
+            return false;
+        }
+        let words: Vec<Word> = whole_words(st)
+            .into_iter()
+            .map(|raw| {
+                let mut w = words(raw);
+                let value = w.first_mut().map(|w| std::mem::take(&mut w.value));
+                Word {
+                    start: 0,
+                    raw: raw.to_string(),
+                    value: value.unwrap_or_default(),
+                }
+            })
+            .collect();
+        let k = command_word(&words);
+        let Some(first) = words.get(k) else {
+            return false;
+        };
+        if expands(&first.raw) {
+            return true;
+        }
+        let name = first.value.rsplit('/').next().unwrap_or_default();
+        words
+            .get(k + 1)
+            .is_some_and(|w| expands(&w.raw) && !READERS.contains(&name))
+    })
+}
+
+/// Commands whose arguments, whatever they expand to, run no command.
+const READERS: [&str; 30] = [
+    "cd", "echo", "printf", "export", "local", "declare", "typeset", "readonly", "unset", "test",
+    "[", "[[", "cat", "ls", "mkdir", "touch", "rm", "cp", "mv", "read", "shift", "exit", "return",
+    "pwd", "wc", "head", "tail", "grep", "sleep", "case",
+];
+
+/// Whether a word holds an expansion bash resolves at run time (not the
+/// `$'…'`/`$"…"` quotes).
+fn expands(raw: &str) -> bool {
+    raw.contains('`')
+        || raw
+            .match_indices('$')
+            .any(|(i, _)| !matches!(raw.as_bytes().get(i + 1), Some(b'\'' | b'"')))
+}
+
+/// The statements of a string: split at unquoted `;`, `&`, `|` and
+/// newlines outside `$(…)`, `${…}` and backticks.
+fn statements(s: &str) -> Vec<&str> {
+    split_outside(s, |c| matches!(c, ';' | '&' | '|' | '\n'))
+}
+
+/// The words of a statement, split at unquoted blanks outside `$(…)`,
+/// `${…}` and backticks (so `X=$(cat "$f")` is one word).
+fn whole_words(s: &str) -> Vec<&str> {
+    split_outside(s, char::is_whitespace)
+}
+
+fn split_outside(s: &str, at: impl Fn(char) -> bool) -> Vec<&str> {
+    let mut out = Vec::new();
+    let (mut depth, mut quote, mut tick) = (0usize, None::<char>, false);
+    let mut from = 0;
+    let mut chars = s.char_indices().peekable();
+    while let Some((i, c)) = chars.next() {
+        match c {
+            '\\' if quote != Some('\'') => {
+                chars.next();
+            }
+            '\'' | '"' if quote == Some(c) => quote = None,
+            '\'' | '"' if quote.is_none() => quote = Some(c),
+            _ if quote == Some('\'') => {}
+            '$' if chars.peek().is_some_and(|(_, n)| matches!(n, '(' | '{')) => {
+                chars.next();
+                depth += 1;
+            }
+            '(' if depth > 0 => depth += 1,
+            ')' | '}' if depth > 0 => depth -= 1,
+            '`' => tick = !tick,
+            c if quote.is_none() && depth == 0 && !tick && at(c) => {
+                out.push(&s[from..i]);
+                from = i + c.len_utf8();
+            }
+            _ => {}
+        }
+    }
+    out.push(&s[from..]);
+    out.into_iter()
+        .map(str::trim)
+        .filter(|p| !p.is_empty())
+        .collect()
 }
 
 /// Whether a word is an assignment (`NAME=value`, `NAME+=v`, `A[i]=v`).
@@ -365,6 +553,67 @@ mod tests {
             "for git in push; do :; done",
         ] {
             assert!(!runs_git_push(s), "{s}: {:?}", commands(s));
+        }
+    }
+}
+
+#[cfg(test)]
+mod round4 {
+    use super::*;
+
+    fn runs_git_push(s: &str) -> bool {
+        cannot_tell(s) || commands(s).iter().any(|c| c.starts_with("git push"))
+    }
+
+    #[test]
+    fn words_are_read_as_bash_reads_them() {
+        for s in [
+            "git $'push' --force",
+            "git $'\\x70ush'",
+            "git $'\\160ush'",
+            "git $\"push\" --force",
+            "git \\\npush --force",
+            "{git,push} --force",
+            "git pu{s,x}h",
+        ] {
+            assert!(
+                commands(s).iter().any(|c| c.starts_with("git push")),
+                "{s}: {:?}",
+                commands(s)
+            );
+        }
+    }
+
+    #[test]
+    fn expansions_where_the_command_stands_cannot_be_told() {
+        for s in [
+            "git${IFS}push --force",
+            "p=push; git $p",
+            "git $(echo push)",
+            "git `echo push`",
+            "$GIT push",
+            "\"$cmd\" --force",
+            "cd /w && ${G} push",
+            "f() { git $(echo push); }; f",
+            "echo `p=push; git $p`",
+            "bash -c 'git $(echo push)'",
+        ] {
+            assert!(runs_git_push(s), "{s}");
+        }
+        assert!(
+            commands("git${IFS}push")
+                .iter()
+                .any(|c| c.starts_with("git push"))
+        );
+        for s in [
+            "cd \"$HOME\" && cargo test",
+            "echo $PATH",
+            "X=$(cat \"$f\") ls",
+            "cargo test --features x",
+            "for f in $(ls); do echo $f; done",
+            "[ -n \"$X\" ]",
+        ] {
+            assert!(!cannot_tell(s), "{s}");
         }
     }
 }

@@ -13,7 +13,9 @@ backticks, `case`), assignments, redirections, wrappers (`command`, `exec`,
 (red team 34: `{ git push; }`, `if true; then git push; fi`, `while …; do
 git push; done`, `! git push` escaped `^git push`). Commands: `git push`
 spelt as written, quoted, escaped or by path (`$VCC_STUB/git`, the
-reference's stub), and decoys that only name it (`echo git push`).
+reference's stub), ANSI-C and locale quotes, a backslash-newline, brace
+expansion, `${IFS}`, a variable or a command substitution as the
+subcommand (round 4), and decoys that only name it (`echo git push`).
 """
 
 import json
@@ -39,6 +41,10 @@ SCRIPTS = ["bash -c 'X'", "sh -c \"X\"", "eval 'X'", "bash -lc 'X'"]
 COMMANDS = [
     "git push --force", "\"git\" push", "g''it push", "\\git push", "$VCC_STUB/git push",
     "echo git push", "git status", "true", "printf '%s' 'git push'", "# git push",
+    # Round 4 (red team 34): words bash reads before matching.
+    "git $'push' --force", "git $'\\x70ush'", "git $\"push\"", "git \\\npush --force",
+    "{git,push} --force", "git pu{s,x}h", "git${IFS}push", "p=push; git $p",
+    "git $(echo push)", "echo {git,push}", "git $'status'",
 ]
 
 

@@ -130,3 +130,35 @@ fn bail_out_and_yaml_blocks() {
     assert!(errors(sub).is_empty());
     assert_eq!(passed(sub), 1);
 }
+
+#[test]
+fn a_failing_subtest_fails_under_an_ok_parent() {
+    let text = "TAP version 14\n1..2\n# Subtest: inner\n    1..2\n    ok 1 - a\n    not ok 2 - b\nok 1 - inner\nok 2 - c\n";
+    let c = cases(text);
+    assert!(
+        c.iter()
+            .any(|c| c.line == 6 && matches!(c.outcome, TestResult::Failed(_))),
+        "the subtest's not ok"
+    );
+    // Without the version line tap-parser still says not ok.
+    let c = cases("1..1\n    1..1\n    not ok 1 - b\nok 1 - inner\n");
+    assert!(c.iter().any(|c| matches!(c.outcome, TestResult::Failed(_))));
+    // A TODO subtest is no failure.
+    let c = cases("1..1\n    1..1\n    not ok 1 - b # TODO later\nok 1 - inner\n");
+    assert!(
+        c.iter()
+            .all(|c| !matches!(c.outcome, TestResult::Failed(_) | TestResult::Errored(_)))
+    );
+}
+
+#[test]
+fn pragma_strict_refuses_non_tap_lines() {
+    let text = "TAP version 14\npragma +strict\n1..2\nok 1 - a\nsomething unexpected\nok 2 - c\n";
+    assert!(!errors(text).is_empty());
+    // Off again, or never on: output lines are not judged.
+    let off = "TAP version 14\npragma +strict\npragma -strict\n1..2\nok 1 - a\nnoise\nok 2 - c\n";
+    assert!(errors(off).is_empty(), "{:?}", errors(off));
+    assert!(errors("TAP version 14\n1..1\nnoise\nok 1\n").is_empty());
+    let fine = "TAP version 14\npragma +strict\n1..1\n# note\n\n    ok 1 - sub\n    1..1\nok 1\n";
+    assert!(errors(fine).is_empty(), "{:?}", errors(fine));
+}
