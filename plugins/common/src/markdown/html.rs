@@ -222,7 +222,8 @@ impl Hider {
             if self.foreign > 0
                 && let Some(cdata) = tail.strip_prefix("<![CDATA[")
             {
-                // In SVG or MathML a CDATA section is text, shown as such.
+                // In SVG or MathML a CDATA section is text a browser shows: read
+                // as `maybe` text (`shown_text`).
                 let end = cdata.find("]]>").unwrap_or(cdata.len());
                 self.shown_text(&cdata[..end], &mut out);
                 rest = cdata.get(end + 3..).unwrap_or("");
