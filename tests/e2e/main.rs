@@ -2,6 +2,7 @@
 //! source, real files. Each test asserts what a user sees: exit codes, the
 //! JSON report, messages, and that deliverables were left untouched.
 
+mod action;
 mod agents;
 mod approvals;
 mod attest;
