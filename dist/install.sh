@@ -56,7 +56,7 @@ esac
 case "$os" in
     Linux) target="$arch-unknown-linux-musl" ;;
     Darwin) target="$arch-apple-darwin" ;;
-    *) die "no release build for $os here; on Windows download vcc-$version-x86_64-pc-windows-msvc.zip from the release" ;;
+    *) die "no release build for $os: vcc runs on Linux and macOS (on Windows, use WSL or the container)" ;;
 esac
 
 if command -v curl >/dev/null 2>&1; then

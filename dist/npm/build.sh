@@ -28,8 +28,7 @@ trap 'rm -rf "$work"' EXIT
 optional=""
 found=0
 for pair in x86_64-unknown-linux-musl:linux:x64 aarch64-unknown-linux-musl:linux:arm64 \
-            x86_64-apple-darwin:darwin:x64 aarch64-apple-darwin:darwin:arm64 \
-            x86_64-pc-windows-msvc:win32:x64; do
+            x86_64-apple-darwin:darwin:x64 aarch64-apple-darwin:darwin:arm64; do
     IFS=: read -r target os cpu <<< "$pair"
     archive="$archives/vcc-$version-$target.tar.gz"
     [ -f "$archive" ] || continue

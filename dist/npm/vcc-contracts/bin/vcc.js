@@ -13,7 +13,6 @@ const platforms = {
   "linux-arm64": "vcc-contracts-linux-arm64",
   "darwin-x64": "vcc-contracts-darwin-x64",
   "darwin-arm64": "vcc-contracts-darwin-arm64",
-  "win32-x64": "vcc-contracts-win32-x64",
 };
 const key = `${process.platform}-${process.arch}`;
 const pkg = platforms[key];
