@@ -41,10 +41,12 @@ impl RuntimeSettings {
             .iter()
             .map(|b| Builtin {
                 name: b.name,
-                deflated: b.deflated,
+                wasm: b.wasm,
                 size: b.size,
                 digest: b.digest,
-                precompiled: b.precompiled,
+                native: b.native,
+                native_size: b.native_size,
+                native_digest: b.native_digest,
             })
             .collect();
         // A knob for tests and slow machines: how long one component may take

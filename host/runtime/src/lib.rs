@@ -19,6 +19,7 @@ mod sandbox;
 pub mod signatures;
 mod snapshot;
 mod stat;
+mod std_code;
 mod validators;
 mod vfs;
 
