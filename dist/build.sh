@@ -10,20 +10,29 @@
 # cross toolchain to install); other targets with plain cargo, on their own
 # runners (.github/workflows/release.yml). Archives are reproducible: sorted
 # names, owner 0, the commit's time as mtime, gzip without a timestamp.
+#   --binary FILE   package FILE as the (one) target's binary instead of
+#                   building it: .ci/run's smoke form packages the binary
+#                   its tests built (not static; dist/test.sh --smoke knows)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 out=dist/out
+binary=""
 targets=()
 while [ $# -gt 0 ]; do
     case "$1" in
         --out) out="$2"; shift 2 ;;
-        -h|--help) sed -n '2,13p' "$0"; exit 0 ;;
+        --binary) binary="$2"; shift 2 ;;
+        -h|--help) sed -n '2,16p' "$0"; exit 0 ;;
         -*) echo "dist/build.sh: unknown option $1" >&2; exit 2 ;;
         *) targets+=("$1"); shift ;;
     esac
 done
 [ ${#targets[@]} -gt 0 ] || targets=(x86_64-unknown-linux-musl aarch64-unknown-linux-musl)
+if [ -n "$binary" ] && [ ${#targets[@]} -ne 1 ]; then
+    echo "dist/build.sh: --binary packages one target's binary; name exactly one target" >&2
+    exit 2
+fi
 
 tools="${VCC_TOOLS_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/vcc-tools}"
 export PATH="$tools/cargo-zigbuild/bin:$tools/dist-py/bin:$PATH"
@@ -39,13 +48,17 @@ out=$(cd "$out" && pwd)
 
 for target in "${targets[@]}"; do
     echo "==> vcc $version for $target" >&2
-    case "$target" in
-        *-linux-*) cargo zigbuild --locked --profile dist -p vcc --target "$target" ;;
-        *) cargo build --locked --profile dist -p vcc --target "$target" ;;
-    esac
     exe=vcc
     case "$target" in *-windows-*) exe=vcc.exe ;; esac
     bin="$CARGO_TARGET_DIR/$target/dist/$exe"
+    if [ -n "$binary" ]; then
+        bin="$binary"
+    else
+        case "$target" in
+            *-linux-*) cargo zigbuild --locked --profile dist -p vcc --target "$target" ;;
+            *) cargo build --locked --profile dist -p vcc --target "$target" ;;
+        esac
+    fi
 
     # The completions and the manual page come from the binary itself; one
     # built for another architecture runs under qemu-user (Debian's

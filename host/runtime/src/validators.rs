@@ -33,42 +33,45 @@ use crate::sandbox::{
 };
 use crate::snapshot::digest_string;
 
-/// A validator embedded in the binary (host/std), as zstd frames.
+/// Bytes embedded in the binary as one zstd frame (host/std).
+#[derive(Debug, Clone, Copy)]
+pub struct Frame {
+    pub zst: &'static [u8],
+    /// The size, decompressed.
+    pub size: usize,
+    /// blake3 of the bytes, decompressed, computed when the binary was
+    /// built (hashing the embedded components on every run cost more than
+    /// loading them).
+    pub digest: [u8; 32],
+}
+
+/// A validator embedded in the binary (host/std).
 #[derive(Debug, Clone, Copy)]
 pub struct Builtin {
     pub name: &'static str,
     /// The component: read only when the native code cannot run here (and
     /// by `vcc validator inspect`).
-    pub wasm: &'static [u8],
-    /// The component's size, decompressed.
-    pub size: usize,
-    /// blake3 of the component, computed when the binary was built
-    /// (hashing the embedded components on every run cost more than
-    /// loading them).
-    pub digest: [u8; 32],
+    pub wasm: Frame,
     /// The component compiled when the binary was built, with the engine
-    /// settings of `vcc-engine`, for the architecture's baseline CPU.
-    pub native: &'static [u8],
-    /// The native code's size and blake3, decompressed (`std_code.rs`).
-    pub native_size: usize,
-    pub native_digest: [u8; 32],
+    /// settings of `vcc-engine`, for the architecture's baseline CPU
+    /// (`std_code.rs`).
+    pub native: Frame,
+    /// The raw-content dictionaries the two frames were compressed with
+    /// (each a frame of its own, without one).
+    pub wasm_dictionary: Frame,
+    pub native_dictionary: Frame,
 }
 
 impl Builtin {
     /// The component's bytes, decompressed and checked against the digest.
     pub fn bytes(&self) -> Result<Vec<u8>, String> {
-        let bytes = zstd::bulk::decompress(self.wasm, self.size).map_err(|e| {
+        let mut bytes = vec![0; self.wasm.size];
+        crate::std_code::unpack(&self.wasm, &self.wasm_dictionary, &mut bytes).map_err(|()| {
             format!(
-                "{}: the embedded component does not decompress: {e}",
+                "{}: the embedded component does not decompress to its digest",
                 self.name
             )
         })?;
-        if bytes.len() != self.size || blake3::hash(&bytes).as_bytes() != &self.digest {
-            return Err(format!(
-                "{}: the embedded component does not match its digest",
-                self.name
-            ));
-        }
         Ok(bytes)
     }
 }
@@ -219,7 +222,7 @@ impl Loader {
             // run here (`embedded`).
             Some(b) => (
                 std::borrow::Cow::Borrowed(&[][..]),
-                blake3::Hash::from(b.digest),
+                blake3::Hash::from(b.wasm.digest),
             ),
             None => match binding.from_bundle() {
                 Some((name, validator)) => {

@@ -2,47 +2,51 @@
 //! source by this crate's build script and embedded — with their native
 //! code, precompiled for the target's baseline CPU — so `vcc check` works on
 //! a fresh machine with nothing else installed, and compiles nothing to run
-//! them. Both are zstd frames (W12); the runtime decompresses them.
+//! them. Both are zstd frames (W12), compressed with a dictionary: one
+//! validator's own bytes ([`WASM_DICTIONARY`], [`NATIVE_DICTIONARY`]).
+
+/// Bytes stored as one zstd frame.
+pub struct Frame {
+    pub zst: &'static [u8],
+    /// The size, decompressed.
+    pub size: usize,
+    /// blake3 of the bytes, decompressed, computed at build time.
+    pub digest: [u8; 32],
+}
 
 /// One embedded validator.
 pub struct Embedded {
     /// `std/NAME`.
     pub name: &'static str,
-    /// The component, one zstd frame.
-    pub wasm: &'static [u8],
-    /// The component's size, decompressed.
-    pub size: usize,
-    /// blake3 of the component, computed at build time.
-    pub digest: [u8; 32],
-    /// The component compiled for the target's baseline CPU, with the
-    /// engine settings of `vcc-engine`, as one zstd frame.
-    pub native: &'static [u8],
-    /// The native code's size, decompressed.
-    pub native_size: usize,
-    /// blake3 of the native code, decompressed: what a copy of it read
-    /// back from the cache must hash to.
-    pub native_digest: [u8; 32],
+    /// The component (dictionary: [`WASM_DICTIONARY`]).
+    pub wasm: Frame,
+    /// The component compiled for the target's baseline CPU with the engine
+    /// settings of `vcc-engine` (dictionary: [`NATIVE_DICTIONARY`]).
+    pub native: Frame,
 }
 
 include!(concat!(env!("OUT_DIR"), "/builtins.rs"));
 
 #[cfg(test)]
 mod tests {
+    use super::*;
+
+    fn unpack(frame: &Frame, dictionary: &[u8]) -> Vec<u8> {
+        let mut z = zstd::bulk::Decompressor::with_dictionary(dictionary).unwrap();
+        let bytes = z.decompress(frame.zst, frame.size).unwrap();
+        assert_eq!(bytes.len(), frame.size);
+        assert_eq!(blake3::hash(&bytes).as_bytes(), &frame.digest);
+        bytes
+    }
+
     #[test]
     fn digests_are_of_the_embedded_bytes() {
-        assert!(!super::BUILTINS.is_empty());
-        for b in super::BUILTINS {
-            let bytes = zstd::bulk::decompress(b.wasm, b.size).unwrap();
-            assert_eq!(bytes.len(), b.size, "{}", b.name);
-            assert_eq!(blake3::hash(&bytes).as_bytes(), &b.digest, "{}", b.name);
-            let native = zstd::bulk::decompress(b.native, b.native_size).unwrap();
-            assert_eq!(native.len(), b.native_size, "{}", b.name);
-            assert_eq!(
-                blake3::hash(&native).as_bytes(),
-                &b.native_digest,
-                "{}",
-                b.name
-            );
+        assert!(!BUILTINS.is_empty());
+        let wasm_dictionary = unpack(&WASM_DICTIONARY, &[]);
+        let native_dictionary = unpack(&NATIVE_DICTIONARY, &[]);
+        for b in BUILTINS {
+            unpack(&b.wasm, &wasm_dictionary);
+            unpack(&b.native, &native_dictionary);
         }
     }
 }

@@ -1,16 +1,28 @@
 use super::*;
 
+fn frame(f: &vcc_std::Frame) -> Frame {
+    Frame {
+        zst: f.zst,
+        size: f.size,
+        digest: f.digest,
+    }
+}
+
 fn builtin(name: &str) -> Builtin {
     let b = vcc_std::BUILTINS.iter().find(|b| b.name == name).unwrap();
     Builtin {
         name: b.name,
-        wasm: b.wasm,
-        size: b.size,
-        digest: b.digest,
-        native: b.native,
-        native_size: b.native_size,
-        native_digest: b.native_digest,
+        wasm: frame(&b.wasm),
+        native: frame(&b.native),
+        wasm_dictionary: frame(&vcc_std::WASM_DICTIONARY),
+        native_dictionary: frame(&vcc_std::NATIVE_DICTIONARY),
     }
+}
+
+fn native_bytes(b: &Builtin) -> Vec<u8> {
+    let mut out = vec![0; b.native.size];
+    unpack(&b.native, &b.native_dictionary, &mut out).unwrap();
+    out
 }
 
 fn digest(bytes: &[u8]) -> [u8; 32] {
@@ -22,11 +34,11 @@ fn the_first_use_decompresses_and_keeps_a_private_copy() {
     let dir = tempfile::tempdir().unwrap();
     let fx = builtin("std/file-exists");
     let code = load(&fx, Some(dir.path())).unwrap();
-    assert_eq!(digest(code.bytes()), fx.native_digest);
+    assert_eq!(digest(code.bytes()), fx.native.digest);
     assert_eq!(code.bytes().as_ptr() as usize % PAGE, 0);
 
     let kept = cached_path(dir.path(), &fx);
-    assert_eq!(digest(&fs::read(&kept).unwrap()), fx.native_digest);
+    assert_eq!(digest(&fs::read(&kept).unwrap()), fx.native.digest);
     use std::os::unix::fs::PermissionsExt;
     let mode = |p: &Path| fs::metadata(p).unwrap().permissions().mode() & 0o777;
     assert_eq!(mode(&kept), 0o600);
@@ -44,12 +56,12 @@ fn a_cached_copy_the_worker_swapped_is_never_used() {
     let kept = cached_path(dir.path(), &fx);
     fs::create_dir_all(kept.parent().unwrap()).unwrap();
     let other = zstd::bulk::decompress(js.native, js.native_size).unwrap();
-    fs::write(&kept, &other[..fx.native_size]).unwrap();
+    fs::write(&kept, &other[..fx.native.size]).unwrap();
 
     let code = load(&fx, Some(dir.path())).unwrap();
-    assert_eq!(digest(code.bytes()), fx.native_digest);
+    assert_eq!(digest(code.bytes()), fx.native.digest);
     // ... and the swapped file is replaced by the real code.
-    assert_eq!(digest(&fs::read(&kept).unwrap()), fx.native_digest);
+    assert_eq!(digest(&fs::read(&kept).unwrap()), fx.native.digest);
 }
 
 #[test]
@@ -59,7 +71,7 @@ fn a_link_in_the_cache_is_not_followed() {
     let real = dir.path().join("elsewhere.cwasm");
     fs::write(
         &real,
-        zstd::bulk::decompress(fx.native, fx.native_size).unwrap(),
+        zstd::bulk::decompress(fx.native, fx.native.size).unwrap(),
     )
     .unwrap();
     let kept = cached_path(dir.path(), &fx);
@@ -70,13 +82,13 @@ fn a_link_in_the_cache_is_not_followed() {
     load(&fx, Some(dir.path())).unwrap();
     // The link itself was replaced by a file; what it pointed to is as it was.
     assert!(fs::symlink_metadata(&kept).unwrap().is_file());
-    assert_eq!(digest(&fs::read(&real).unwrap()), fx.native_digest);
+    assert_eq!(digest(&fs::read(&real).unwrap()), fx.native.digest);
 }
 
 #[test]
 fn corrupt_embedded_code_is_an_error_not_a_run() {
     let mut fx = builtin("std/file-exists");
-    fx.native_digest[0] ^= 1;
+    fx.native.digest[0] ^= 1;
     let err = load(&fx, None).err().unwrap();
     assert_eq!(
         err,

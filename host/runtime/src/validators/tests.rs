@@ -1,16 +1,23 @@
 use super::*;
+use crate::validators::Frame;
+
+fn frame(f: &vcc_std::Frame) -> Frame {
+    Frame {
+        zst: f.zst,
+        size: f.size,
+        digest: f.digest,
+    }
+}
 
 fn builtins() -> Vec<Builtin> {
     vcc_std::BUILTINS
         .iter()
         .map(|b| Builtin {
             name: b.name,
-            wasm: b.wasm,
-            size: b.size,
-            digest: b.digest,
-            native: b.native,
-            native_size: b.native_size,
-            native_digest: b.native_digest,
+            wasm: frame(&b.wasm),
+            native: frame(&b.native),
+            wasm_dictionary: frame(&vcc_std::WASM_DICTIONARY),
+            native_dictionary: frame(&vcc_std::NATIVE_DICTIONARY),
         })
         .collect()
 }
