@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 
 use vcc_report::law::exit;
-use vcc_runtime::{Builtin, Cache, Frame, Runtime};
+use vcc_runtime::{Builtin, Cache, Frame, Raw, Runtime};
 
 use crate::args::Cli;
 
@@ -49,7 +49,10 @@ impl RuntimeSettings {
                 wasm: frame(&b.wasm),
                 native: frame(&b.native),
                 wasm_dictionary: frame(&vcc_std::WASM_DICTIONARY),
-                native_dictionary: frame(&vcc_std::NATIVE_DICTIONARY),
+                native_dictionary: Raw {
+                    bytes: vcc_std::NATIVE_DICTIONARY.bytes,
+                    digest: vcc_std::NATIVE_DICTIONARY.digest,
+                },
             })
             .collect();
         // A knob for tests and slow machines: how long one component may take

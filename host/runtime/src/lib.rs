@@ -37,7 +37,7 @@ pub use sandbox::{Description, GUEST_ROOT, ImportUse, SUPPORTED_WIT, import_use}
 pub use snapshot::{Reserved, Snapshot, WalkLimits};
 pub use validators::{
     Builtin, BundleComponent, DEFAULT_COMPILE_TIMEOUT, Frame, Inspection, LoadResult, Loaded,
-    Loader, MAX_COMPONENT_BYTES,
+    Loader, MAX_COMPONENT_BYTES, Raw,
 };
 
 /// Everything needed to load and run validators, for one process.

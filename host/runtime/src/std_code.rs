@@ -2,7 +2,10 @@
 //!
 //! The executable holds each validator's native code as a zstd frame (W12:
 //! 44 MB of code compress to ~8 MB), compressed with one validator's code
-//! as a raw-content dictionary, with the blake3 of the code itself.
+//! as a raw-content dictionary, with the blake3 of the code itself. That
+//! one validator (std/file-exists) is the dictionary, stored as is: it
+//! runs in place, like every std validator did before they were
+//! compressed.
 //! Decompressing a 3 MB validator costs a few milliseconds, as much as the
 //! rest of a one-criterion check (W3), so the first run that uses it keeps
 //! the decompressed code in the cache (`std/DIGEST.cwasm`) and later runs
@@ -29,6 +32,9 @@ use crate::validators::{Builtin, Frame};
 /// every page it touches.
 const PAGE: usize = 4096;
 
+/// What `read_cached` reads and hashes at a time.
+const CHUNK: usize = 256 << 10;
+
 /// Code already read or decompressed in this process, by native digest: it
 /// lives as long as the process, and a second engine (tests, a server)
 /// must get the same bytes, at the same address.
@@ -44,6 +50,10 @@ pub(crate) fn native_code(
     let mut known = CODE
         .lock()
         .map_err(|_| "the std code lock is poisoned".to_string())?;
+    // The dictionary's own validator runs from the executable, in place.
+    if builtin.native.digest == builtin.native_dictionary.digest {
+        return Ok(builtin.native_dictionary.bytes);
+    }
     if let Some((_, code)) = known.iter().find(|(d, _)| *d == builtin.native.digest) {
         return Ok(code);
     }
@@ -81,14 +91,25 @@ fn read_cached(path: &Path, builtin: &Builtin) -> Option<PageBuf> {
         return None;
     }
     let mut buf = PageBuf::new(builtin.native.size)?;
-    file.read_exact(buf.bytes_mut()).ok()?;
-    (blake3::hash(buf.bytes()).as_bytes() == &builtin.native.digest).then_some(buf)
+    // Hashed as it is read, a chunk at a time, while the chunk is still in
+    // the CPU's cache: one pass over the memory instead of two.
+    let mut hasher = blake3::Hasher::new();
+    for chunk in buf.bytes_mut().chunks_mut(CHUNK) {
+        file.read_exact(chunk).ok()?;
+        hasher.update(chunk);
+    }
+    (hasher.finalize().as_bytes() == &builtin.native.digest).then_some(buf)
 }
 
 fn decompress(builtin: &Builtin) -> Result<PageBuf, String> {
     let mut buf = PageBuf::new(builtin.native.size)
         .ok_or_else(|| format!("{}: no memory for its native code", builtin.name))?;
-    unpack(&builtin.native, &builtin.native_dictionary, buf.bytes_mut()).map_err(|()| {
+    unpack(
+        &builtin.native,
+        builtin.native_dictionary.bytes,
+        buf.bytes_mut(),
+    )
+    .map_err(|()| {
         format!(
             "{}: the embedded native code does not decompress to its digest",
             builtin.name
@@ -97,10 +118,9 @@ fn decompress(builtin: &Builtin) -> Result<PageBuf, String> {
     Ok(buf)
 }
 
-/// Decompress `frame`, compressed with `dictionary`'s bytes, into `out`
-/// (exactly its size), and check it against its digest.
-pub(crate) fn unpack(frame: &Frame, dictionary: &Frame, out: &mut [u8]) -> Result<(), ()> {
-    let dictionary = dictionary_bytes(dictionary)?;
+/// Decompress `frame`, compressed with `dictionary`, into `out` (exactly
+/// its size), and check it against its digest.
+pub(crate) fn unpack(frame: &Frame, dictionary: &[u8], out: &mut [u8]) -> Result<(), ()> {
     let size = zstd::bulk::Decompressor::with_dictionary(dictionary)
         .and_then(|mut z| z.decompress_to_buffer(frame.zst, out))
         .map_err(|_| ())?;
@@ -110,7 +130,7 @@ pub(crate) fn unpack(frame: &Frame, dictionary: &Frame, out: &mut [u8]) -> Resul
 
 /// A dictionary, decompressed once per process (only a first use of a
 /// validator, or `vcc validator inspect`, needs one).
-fn dictionary_bytes(dictionary: &Frame) -> Result<&'static [u8], ()> {
+pub(crate) fn dictionary_bytes(dictionary: &Frame) -> Result<&'static [u8], ()> {
     static DICTIONARIES: Mutex<Vec<([u8; 32], &'static [u8])>> = Mutex::new(Vec::new());
     let mut known = DICTIONARIES.lock().map_err(|_| ())?;
     if let Some((_, bytes)) = known.iter().find(|(d, _)| *d == dictionary.digest) {
@@ -143,12 +163,16 @@ fn store(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     renamed
 }
 
+/// Neither a link (followed, it could name any file) nor a FIFO or device
+/// (opening one for reading can block until a writer comes, and this runs
+/// under the lock every later load waits on): `O_NONBLOCK` makes the open
+/// return at once, and the caller then refuses all but a regular file.
 #[cfg(unix)]
 fn open_no_follow(path: &Path) -> std::io::Result<fs::File> {
     use std::os::unix::fs::OpenOptionsExt;
     fs::OpenOptions::new()
         .read(true)
-        .custom_flags(libc::O_NOFOLLOW)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
         .open(path)
 }
 

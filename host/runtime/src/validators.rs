@@ -56,22 +56,34 @@ pub struct Builtin {
     /// settings of `vcc-engine`, for the architecture's baseline CPU
     /// (`std_code.rs`).
     pub native: Frame,
-    /// The raw-content dictionaries the two frames were compressed with
-    /// (each a frame of its own, without one).
+    /// The raw-content dictionaries the two frames were compressed with:
+    /// a frame of its own, and one validator's native code as is (which
+    /// that validator runs from, in place).
     pub wasm_dictionary: Frame,
-    pub native_dictionary: Frame,
+    pub native_dictionary: Raw,
+}
+
+/// Bytes embedded as they are, page-aligned (host/std).
+#[derive(Debug, Clone, Copy)]
+pub struct Raw {
+    pub bytes: &'static [u8],
+    /// blake3 of the bytes, computed when the binary was built.
+    pub digest: [u8; 32],
 }
 
 impl Builtin {
     /// The component's bytes, decompressed and checked against the digest.
     pub fn bytes(&self) -> Result<Vec<u8>, String> {
         let mut bytes = vec![0; self.wasm.size];
-        crate::std_code::unpack(&self.wasm, &self.wasm_dictionary, &mut bytes).map_err(|()| {
-            format!(
-                "{}: the embedded component does not decompress to its digest",
-                self.name
-            )
-        })?;
+        let dictionary = crate::std_code::dictionary_bytes(&self.wasm_dictionary);
+        dictionary
+            .and_then(|d| crate::std_code::unpack(&self.wasm, d, &mut bytes))
+            .map_err(|()| {
+                format!(
+                    "{}: the embedded component does not decompress to its digest",
+                    self.name
+                )
+            })?;
         Ok(bytes)
     }
 }

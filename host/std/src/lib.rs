@@ -14,6 +14,27 @@ pub struct Frame {
     pub digest: [u8; 32],
 }
 
+/// Bytes stored as they are, page-aligned.
+pub struct Raw {
+    pub bytes: &'static [u8],
+    /// blake3 of the bytes, computed at build time.
+    pub digest: [u8; 32],
+}
+
+/// The alignment of [`Raw::bytes`]: the runtime can make its pages
+/// executable where the executable is mapped.
+pub const RAW_ALIGN: usize = 4096;
+
+/// `include_bytes!`, starting on a [`RAW_ALIGN`] boundary.
+macro_rules! page_aligned {
+    ($path:expr) => {{
+        #[repr(C, align(4096))]
+        struct Aligned<T: ?Sized>(T);
+        const DATA: &Aligned<[u8]> = &Aligned(*include_bytes!($path));
+        &DATA.0
+    }};
+}
+
 /// One embedded validator.
 pub struct Embedded {
     /// `std/NAME`.
@@ -21,7 +42,8 @@ pub struct Embedded {
     /// The component (dictionary: [`WASM_DICTIONARY`]).
     pub wasm: Frame,
     /// The component compiled for the target's baseline CPU with the engine
-    /// settings of `vcc-engine` (dictionary: [`NATIVE_DICTIONARY`]).
+    /// settings of `vcc-engine` (dictionary: [`NATIVE_DICTIONARY`], which
+    /// is one validator's native code as is).
     pub native: Frame,
 }
 
@@ -43,10 +65,19 @@ mod tests {
     fn digests_are_of_the_embedded_bytes() {
         assert!(!BUILTINS.is_empty());
         let wasm_dictionary = unpack(&WASM_DICTIONARY, &[]);
-        let native_dictionary = unpack(&NATIVE_DICTIONARY, &[]);
+        let native_dictionary = NATIVE_DICTIONARY.bytes;
+        assert_eq!(
+            blake3::hash(native_dictionary).as_bytes(),
+            &NATIVE_DICTIONARY.digest
+        );
         for b in BUILTINS {
             unpack(&b.wasm, &wasm_dictionary);
-            unpack(&b.native, &native_dictionary);
+            unpack(&b.native, native_dictionary);
         }
+    }
+
+    #[test]
+    fn the_native_dictionary_is_page_aligned() {
+        assert_eq!(NATIVE_DICTIONARY.bytes.as_ptr() as usize % RAW_ALIGN, 0);
     }
 }

@@ -15,13 +15,16 @@ fn builtin(name: &str) -> Builtin {
         wasm: frame(&b.wasm),
         native: frame(&b.native),
         wasm_dictionary: frame(&vcc_std::WASM_DICTIONARY),
-        native_dictionary: frame(&vcc_std::NATIVE_DICTIONARY),
+        native_dictionary: crate::validators::Raw {
+            bytes: vcc_std::NATIVE_DICTIONARY.bytes,
+            digest: vcc_std::NATIVE_DICTIONARY.digest,
+        },
     }
 }
 
 fn native_bytes(b: &Builtin) -> Vec<u8> {
     let mut out = vec![0; b.native.size];
-    unpack(&b.native, &b.native_dictionary, &mut out).unwrap();
+    unpack(&b.native, b.native_dictionary.bytes, &mut out).unwrap();
     out
 }
 
@@ -32,7 +35,7 @@ fn digest(bytes: &[u8]) -> [u8; 32] {
 #[test]
 fn the_first_use_decompresses_and_keeps_a_private_copy() {
     let dir = tempfile::tempdir().unwrap();
-    let fx = builtin("std/file-exists");
+    let fx = builtin("std/markdown-sections");
     let code = load(&fx, Some(dir.path())).unwrap();
     assert_eq!(digest(code.bytes()), fx.native.digest);
     assert_eq!(code.bytes().as_ptr() as usize % PAGE, 0);
@@ -52,10 +55,10 @@ fn a_cached_copy_the_worker_swapped_is_never_used() {
     // Another validator's code, cut to the size the cache should hold:
     // what a process of the same user could plant to run its own code.
     let dir = tempfile::tempdir().unwrap();
-    let (fx, js) = (builtin("std/file-exists"), builtin("std/json-schema"));
+    let (fx, js) = (builtin("std/markdown-sections"), builtin("std/json-schema"));
     let kept = cached_path(dir.path(), &fx);
     fs::create_dir_all(kept.parent().unwrap()).unwrap();
-    let other = zstd::bulk::decompress(js.native, js.native_size).unwrap();
+    let other = native_bytes(&js);
     fs::write(&kept, &other[..fx.native.size]).unwrap();
 
     let code = load(&fx, Some(dir.path())).unwrap();
@@ -67,13 +70,9 @@ fn a_cached_copy_the_worker_swapped_is_never_used() {
 #[test]
 fn a_link_in_the_cache_is_not_followed() {
     let dir = tempfile::tempdir().unwrap();
-    let fx = builtin("std/file-exists");
+    let fx = builtin("std/markdown-sections");
     let real = dir.path().join("elsewhere.cwasm");
-    fs::write(
-        &real,
-        zstd::bulk::decompress(fx.native, fx.native.size).unwrap(),
-    )
-    .unwrap();
+    fs::write(&real, native_bytes(&fx)).unwrap();
     let kept = cached_path(dir.path(), &fx);
     fs::create_dir_all(kept.parent().unwrap()).unwrap();
     std::os::unix::fs::symlink(&real, &kept).unwrap();
@@ -87,11 +86,39 @@ fn a_link_in_the_cache_is_not_followed() {
 
 #[test]
 fn corrupt_embedded_code_is_an_error_not_a_run() {
-    let mut fx = builtin("std/file-exists");
+    let mut fx = builtin("std/markdown-sections");
     fx.native.digest[0] ^= 1;
     let err = load(&fx, None).err().unwrap();
     assert_eq!(
         err,
-        "std/file-exists: the embedded native code does not decompress to its digest"
+        "std/markdown-sections: the embedded native code does not decompress to its digest"
+    );
+}
+
+#[test]
+fn a_fifo_in_the_cache_neither_blocks_nor_stays() {
+    // Opening a FIFO for reading waits for a writer: a planted one must
+    // not hang this run (and every later one) under the code lock.
+    let dir = tempfile::tempdir().unwrap();
+    let fx = builtin("std/markdown-sections");
+    let kept = cached_path(dir.path(), &fx);
+    fs::create_dir_all(kept.parent().unwrap()).unwrap();
+    let c = std::ffi::CString::new(kept.to_str().unwrap()).unwrap();
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+
+    let code = load(&fx, Some(dir.path())).unwrap();
+    assert_eq!(digest(code.bytes()), fx.native.digest);
+    assert!(fs::symlink_metadata(&kept).unwrap().is_file());
+}
+
+#[test]
+fn the_dictionary_validator_runs_from_the_executable() {
+    let dir = tempfile::tempdir().unwrap();
+    let fx = builtin("std/file-exists");
+    let code = native_code(&fx, Some(dir.path())).unwrap();
+    assert_eq!(code.as_ptr(), vcc_std::NATIVE_DICTIONARY.bytes.as_ptr());
+    assert!(
+        !dir.path().join("std").exists(),
+        "nothing decompressed or stored"
     );
 }
