@@ -40,7 +40,9 @@ export PATH="$tools/cargo-zigbuild/bin:$tools/dist-py/bin:$PATH"
 # profile): sharing would only evict one with the other.
 export CARGO_TARGET_DIR="${VCC_DIST_TARGET_DIR:-$HOME/.cache/vcc-dist/target}"
 export CARGO_INCREMENTAL=0
-export SOURCE_DATE_EPOCH="${SOURCE_DATE_EPOCH:-$(git log -1 --format=%ct 2>/dev/null || echo 0)}"
+# The archives' mtime; not exported: build scripts that watch it would
+# rebuild wasmtime after every commit.
+epoch="${SOURCE_DATE_EPOCH:-$(git log -1 --format=%ct 2>/dev/null || echo 0)}"
 
 version=$(sed -n 's/^version = "\(.*\)"$/\1/p' Cargo.toml | head -n1)
 mkdir -p "$out"
@@ -83,7 +85,7 @@ for target in "${targets[@]}"; do
     "${run[@]}" completions zsh > "$stage/$name/completions/_vcc"
     "${run[@]}" completions fish > "$stage/$name/completions/vcc.fish"
     "${run[@]}" completions powershell > "$stage/$name/completions/_vcc.ps1"
-    tar --sort=name --owner=0 --group=0 --numeric-owner --mtime="@$SOURCE_DATE_EPOCH" \
+    tar --sort=name --owner=0 --group=0 --numeric-owner --mtime="@$epoch" \
         --mode='u+rwX,go+rX,go-w' -C "$stage" -cf - "$name" | gzip -9 -n > "$out/$name.tar.gz"
     rm -rf "$stage"
     trap - EXIT

@@ -9,7 +9,7 @@
 #   --version V     the release (default: the one this script came with)
 #   --to DIR        where the binary goes (default: ~/.local/bin)
 #   --base-url URL  where the release's files are (default: the GitHub
-#                   release of that version; VCC_INSTALL_BASE_URL also sets it)
+#                   release of that version, over https only)
 #
 # SHA256SUMS comes from the same place as the archive, so the check catches
 # a corrupted or truncated download, not a compromised release: for that,
@@ -21,7 +21,7 @@ set -eu
 version="@VERSION@"
 repo="@REPO@"
 to="${HOME:-}/.local/bin"
-base="${VCC_INSTALL_BASE_URL:-}"
+base=""
 
 say() { printf 'vcc install: %s\n' "$*" >&2; }
 die() { say "$*"; exit 1; }
@@ -39,11 +39,19 @@ done
 case "$version" in
     @*) die "this copy of install.sh names no release: pass --version V (and --base-url, or download install.sh from a release)" ;;
 esac
+# The origin is never taken from the environment: whoever chooses it
+# chooses SHA256SUMS too. Only the GitHub release is fetched https-only
+# (redirects included); a --base-url (a mirror, a test server) is fetched
+# as given, and said.
+proto='=https'
 if [ -z "$base" ]; then
     case "$repo" in
         @*) die "this copy of install.sh names no repository: pass --base-url URL (the folder holding the release's archives)" ;;
     esac
     base="https://github.com/$repo/releases/download/v$version"
+else
+    proto='=https,http'
+    say "using --base-url $base instead of the GitHub release"
 fi
 
 os=$(uname -s)
@@ -60,9 +68,15 @@ case "$os" in
 esac
 
 if command -v curl >/dev/null 2>&1; then
-    fetch() { curl --proto '=https,http' -fsSL -o "$2" "$1"; }
+    fetch() { curl -q --proto "$proto" --proto-redir "$proto" -fsSL -o "$2" "$1"; }
 elif command -v wget >/dev/null 2>&1; then
-    fetch() { wget -q -O "$2" "$1"; }
+    # wget cannot refuse a redirect to http (curl, used when present, can).
+    fetch() {
+        case "$proto:$1" in
+            =https:https://* | =https,http:*) wget -q -O "$2" "$1" ;;
+            *) die "refusing to fetch $1: not https" ;;
+        esac
+    }
 else
     die "needs curl or wget"
 fi
@@ -94,12 +108,17 @@ say "verified SHA-256 $got"
 
 tar -xzf "$tmp/$name.tar.gz" -C "$tmp" "$name/vcc" || die "$name.tar.gz holds no $name/vcc"
 mkdir -p "$to"
-# Copy then rename: a running vcc keeps its old file, and a failed copy
-# leaves the old install in place.
-cp "$tmp/$name/vcc" "$to/.vcc.new.$$"
-chmod 755 "$to/.vcc.new.$$"
-mv -f "$to/.vcc.new.$$" "$to/vcc"
-say "installed $("$to/vcc" --version) to $to/vcc"
+if [ -d "$to/vcc" ]; then
+    die "$to/vcc is a folder: remove it, or pass --to another folder"
+fi
+# Copy to a new file of our own (mktemp: never through a planted name),
+# then rename: a running vcc keeps its old file, and a failed copy leaves
+# the old install in place. `mv -T` is GNU; a folder was refused above.
+new=$(mktemp "$to/.vcc.XXXXXX") || die "cannot write in $to"
+cp "$tmp/$name/vcc" "$new" && chmod 755 "$new" || { rm -f "$new"; die "cannot write $new"; }
+mv -f "$new" "$to/vcc" || { rm -f "$new"; die "cannot replace $to/vcc"; }
+installed=$("$to/vcc" --version) || die "the installed $to/vcc does not run"
+say "installed $installed to $to/vcc"
 case ":${PATH:-}:" in
     *":$to:"*) ;;
     *) say "$to is not on PATH: add it (export PATH=\"$to:\$PATH\")" ;;

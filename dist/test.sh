@@ -119,6 +119,17 @@ else
     fail "install.sh and a corrupted archive: exit $code, $(cat "$scratch/bad.txt"), installed: $(ls "$scratch/badbin" 2>&1)"
 fi
 
+# 2b. A folder where the binary would go is refused (mv would put the
+# binary inside it, and an older vcc on PATH would answer instead).
+mkdir -p "$scratch/dirbin/vcc"
+code=0
+sh dist/install.sh --version "$version" --base-url "http://127.0.0.1:$port/v$version" --to "$scratch/dirbin" > "$scratch/dir.txt" 2>&1 || code=$?
+if [ "$code" -ne 0 ] && grep -q "dirbin/vcc is a folder" "$scratch/dir.txt" && [ -z "$(ls -A "$scratch/dirbin/vcc")" ]; then
+    pass "install.sh refuses a folder at --to/vcc: $(tail -n1 "$scratch/dir.txt")"
+else
+    fail "install.sh and a folder at --to/vcc: exit $code, $(cat "$scratch/dir.txt")"
+fi
+
 # 3. aarch64 under qemu-user.
 arm="$out/vcc-$version-aarch64-unknown-linux-musl.tar.gz"
 if [ "$smoke" -eq 1 ]; then

@@ -284,12 +284,55 @@ fn the_github_action_installs_the_release_binary_and_gates_on_the_verdict() {
                 .unwrap()
                 .starts_with("## vcc: action")
         );
-        let installed =
-            runner
-                .file("tool-cache")
-                .join(format!("vcc/{}/{}/vcc", version(), target().1));
-        assert!(installed.exists(), "{} missing", installed.display());
+        assert!(runner.file("temp").join("vcc-bin/vcc").exists());
+        // What the cache keeps is the archive, checked again on every run.
+        let cached = runner.file("tool-cache").join(format!(
+            "vcc/{v}/{t}/vcc-{v}-{t}.tar.gz",
+            v = version(),
+            t = target().1
+        ));
+        assert!(cached.exists(), "{} missing", cached.display());
     }
+}
+
+/// hostile: a step of the job that saved the cache replaced the cached
+/// archive with one whose vcc accepts everything. The action checks the
+/// cached archive against the release's SHA256SUMS on every run, says it
+/// does not match, downloads the release again, and rejects.
+#[test]
+fn hostile_the_github_action_never_trusts_a_cached_archive_unchecked() {
+    let served = Scratch::new();
+    release(served.path(), false);
+    let server = Server::serve(served.path());
+    let runner = Runner::new(false);
+    let name = format!("vcc-{}-{}", version(), target().1);
+    let cached = runner
+        .file("tool-cache")
+        .join(format!("vcc/{}/{}", version(), target().1));
+    let fake = cached.join("stage").join(&name);
+    std::fs::create_dir_all(&fake).unwrap();
+    std::fs::write(fake.join("vcc"), "#!/bin/sh\necho accepted\nexit 0\n").unwrap();
+    let tar = Command::new("tar")
+        .arg("-czf")
+        .arg(cached.join(format!("{name}.tar.gz")))
+        .arg("-C")
+        .arg(cached.join("stage"))
+        .arg(&name)
+        .status()
+        .unwrap();
+    assert!(tar.success());
+    let (step, out) = runner.run(
+        &[
+            ("contract", runner.contract.display().to_string()),
+            ("release-url", format!("http://127.0.0.1:{}", server.port)),
+        ],
+        &system_path(),
+    );
+    assert_eq!(step, "Fail unless accepted");
+    assert_eq!(out.status.code(), Some(1));
+    let outputs = std::fs::read_to_string(runner.file("output")).unwrap();
+    assert!(outputs.contains("installed=release"), "{outputs}");
+    assert!(outputs.contains("exit-code=1"), "{outputs}");
 }
 
 /// hostile: the release archive does not match its SHA256SUMS (a broken
@@ -316,10 +359,7 @@ fn hostile_the_github_action_refuses_an_archive_that_does_not_match_sha256sums()
             && stdout.contains("does not match the release's SHA256SUMS"),
         "{stdout}"
     );
-    let installed = runner
-        .file("tool-cache")
-        .join(format!("vcc/{}/{}/vcc", version(), target().1));
-    assert!(!installed.exists());
+    assert!(!runner.file("temp").join("vcc-bin/vcc").exists());
     assert!(
         std::fs::read_to_string(runner.file("path"))
             .unwrap()
@@ -327,8 +367,9 @@ fn hostile_the_github_action_refuses_an_archive_that_does_not_match_sha256sums()
     );
 }
 
-/// No release at the URL: the action builds from source (here a `cargo`
-/// that records its arguments and writes this build's vcc) and says why.
+/// No release at the URL (SHA256SUMS answers 404): the action builds from
+/// source (here a `cargo` that records its arguments and writes this
+/// build's vcc), from its own folder, and says why.
 #[test]
 fn the_github_action_builds_from_source_when_there_is_no_release_and_says_so() {
     let served = Scratch::new();
@@ -367,5 +408,5 @@ fn the_github_action_builds_from_source_when_there_is_no_release_and_says_so() {
     assert!(outputs.contains("installed=source"), "{outputs}");
     let args = std::fs::read_to_string(&log).unwrap();
     assert!(args.starts_with("install --locked --root"), "{args}");
-    assert!(args.contains("host/cli"), "{args}");
+    assert!(args.ends_with("--path host/cli\n"), "{args}");
 }
