@@ -53,12 +53,17 @@ for target in "${targets[@]}"; do
     exe=vcc
     case "$target" in *-windows-*) exe=vcc.exe ;; esac
     bin="$CARGO_TARGET_DIR/$target/dist/$exe"
+    # The std validators are precompiled for the target by a build script
+    # that runs here: for another architecture it needs that backend.
+    features=()
+    case "$(uname -m)" in arm64) machine=aarch64 ;; *) machine=$(uname -m) ;; esac
+    [ "${target%%-*}" = "$machine" ] || features=(--features cross)
     if [ -n "$binary" ]; then
         bin="$binary"
     else
         case "$target" in
-            *-linux-*) cargo zigbuild --locked --profile dist -p vcc --target "$target" ;;
-            *) cargo build --locked --profile dist -p vcc --target "$target" ;;
+            *-linux-*) cargo zigbuild --locked --profile dist -p vcc --target "$target" "${features[@]}" ;;
+            *) cargo build --locked --profile dist -p vcc --target "$target" "${features[@]}" ;;
         esac
     fi
 

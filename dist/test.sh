@@ -6,7 +6,7 @@
 #   2. install.sh refuses a corrupted archive and installs nothing;
 #   3. the aarch64 binary runs the example under qemu-user (Debian's
 #      qemu-user-static), when its archive is there;
-#   4. the wheel (dist/pip/build.sh) installs into a fresh venv with no
+#   4. the wheel (dist/pip/wheel.py) installs into a fresh venv with no
 #      index and runs the example;
 #   5. the npm packages (dist/npm/build.sh) install into a scratch prefix
 #      from the local tarballs and run the example;
@@ -14,7 +14,7 @@
 #      loopback registry (docker-registry), pulled back with skopeo, and
 #      run with podman with the deliverables mounted read-only.
 # --smoke (what .ci/run runs, on archives dist/build.sh --binary made of
-# the binary its tests built) does 1, 2 and 5 for this machine's
+# the binary its tests built) does 1, 2, 4 and 5 for this machine's
 # architecture, and does not ask the binary to be static.
 #   dist/test.sh [--smoke] [--out DIR]
 set -euo pipefail
@@ -143,9 +143,7 @@ fi
 
 # 4. The wheel, in a fresh venv, with no package index.
 wheel=$(ls "$out"/vcc_contracts-"$version"-*"$(uname -m)"*.whl 2>/dev/null | head -n1 || true)
-if [ "$smoke" -eq 1 ]; then
-    skip "the wheel (--smoke: maturin builds the binary again)"
-elif [ -n "$wheel" ]; then
+if [ -n "$wheel" ]; then
     python3 -m venv "$scratch/venv"
     if "$scratch/venv/bin/pip" install -q --no-index --disable-pip-version-check "$wheel" > "$scratch/pip.txt" 2>&1; then
         example "pip install $(basename "$wheel")" "$scratch/venv/bin/vcc"
@@ -153,7 +151,7 @@ elif [ -n "$wheel" ]; then
         fail "pip install $wheel: $(cat "$scratch/pip.txt")"
     fi
 else
-    fail "no vcc_contracts wheel for $(uname -m) in $out (dist/pip/build.sh)"
+    fail "no vcc_contracts wheel for $(uname -m) in $out (dist/pip/wheel.py)"
 fi
 
 # 5. npm: the platform package and vcc-contracts, from the local tarballs.

