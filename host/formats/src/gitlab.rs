@@ -13,7 +13,7 @@ use serde_json::{Value, json};
 use vcc_contract::Severity;
 use vcc_report::{Report, Status};
 
-use crate::{contract_name, fingerprint, reason_word, severity_word, status_word};
+use crate::{at, contract_name, fingerprint, outside, reason_word, severity_word, status_word};
 
 pub fn write(reports: &[Report]) -> String {
     let mut issues = Vec::new();
@@ -71,12 +71,27 @@ pub fn write(reports: &[Report]) -> String {
                 );
             }
             for f in &c.findings {
-                add(
-                    format!("{head} — {}", f.message),
-                    f.path.as_deref().unwrap_or(&r.contract.path),
-                    f.line.unwrap_or(1),
-                    fingerprint(name, &c.id, Some(f)),
-                );
+                // GitLab shows `location.path` as a file of the
+                // repository: a finding outside the deliverable root is
+                // placed at the contract, and its message says where it is.
+                match f.path.as_deref() {
+                    Some(p) if outside(p) => add(
+                        format!(
+                            "{head} — {} (at {}, outside the deliverable root)",
+                            f.message,
+                            at(f).unwrap_or_default()
+                        ),
+                        &r.contract.path,
+                        1,
+                        fingerprint(name, &c.id, Some(f)),
+                    ),
+                    path => add(
+                        format!("{head} — {}", f.message),
+                        path.unwrap_or(&r.contract.path),
+                        f.line.unwrap_or(1),
+                        fingerprint(name, &c.id, Some(f)),
+                    ),
+                }
             }
         }
         if r.criteria.is_empty() {
