@@ -13,7 +13,10 @@ use serde_json::{Value, json};
 use vcc_contract::Severity;
 use vcc_report::{Report, Status};
 
-use crate::{at, contract_name, fingerprint, outside, reason_word, severity_word, status_word};
+use crate::{
+    at, contract_name, contract_place, fingerprint, outside, reason_word, severity_word,
+    status_word,
+};
 
 pub fn write(reports: &[Report]) -> String {
     let mut issues = Vec::new();
@@ -26,6 +29,7 @@ pub fn write(reports: &[Report]) -> String {
     };
     for r in reports {
         let name = contract_name(r);
+        let contract = contract_place(r);
         for c in r.criteria.iter().filter(|c| c.status != Status::Pass) {
             let severity = match (c.severity, c.status) {
                 (Severity::Must, Status::Error | Status::Skip) => "blocker",
@@ -65,8 +69,8 @@ pub fn write(reports: &[Report]) -> String {
             if c.findings.is_empty() {
                 add(
                     head.clone(),
-                    &r.contract.path,
-                    1,
+                    &contract,
+                    c.line.unwrap_or(1),
                     fingerprint(name, &c.id, None),
                 );
             }
@@ -81,13 +85,13 @@ pub fn write(reports: &[Report]) -> String {
                             f.message,
                             at(f).unwrap_or_default()
                         ),
-                        &r.contract.path,
+                        &contract,
                         1,
                         fingerprint(name, &c.id, Some(f)),
                     ),
                     path => add(
                         format!("{head} — {}", f.message),
-                        path.unwrap_or(&r.contract.path),
+                        path.unwrap_or(&contract),
                         f.line.unwrap_or(1),
                         fingerprint(name, &c.id, Some(f)),
                     ),
@@ -101,7 +105,7 @@ pub fn write(reports: &[Report]) -> String {
                     "check_name": format!("vcc/{name}/{}", p.code.as_str()),
                     "fingerprint": unique(fingerprint(name, p.code.as_str(), None)),
                     "severity": "blocker",
-                    "location": { "path": p.file, "lines": { "begin": p.line.unwrap_or(1) } },
+                    "location": { "path": if p.file == r.contract.path { &contract } else { &p.file }, "lines": { "begin": p.line.unwrap_or(1) } },
                 }));
             }
         }

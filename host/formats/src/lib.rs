@@ -134,6 +134,18 @@ pub fn under_root(path: &str, root: &str) -> Option<String> {
     plain.then(|| rest.to_string())
 }
 
+/// Where the contract is, for formats that place issues in the checkout:
+/// relative to the deliverable root when it is under it, else as given.
+pub fn contract_place(r: &Report) -> String {
+    let root = r.deliverables.as_ref().map(|d| d.root_absolute.as_str());
+    r.contract
+        .absolute_path
+        .as_deref()
+        .zip(root)
+        .and_then(|(path, root)| under_root(path, root))
+        .unwrap_or_else(|| r.contract.path.clone())
+}
+
 /// Whether a finding path (after [`rooted`]) is not a path of the
 /// deliverable root: absolute, or climbing out of it with `..`.
 pub fn outside(path: &str) -> bool {
@@ -223,4 +235,26 @@ pub fn fingerprint(contract: &str, criterion: &str, f: Option<&Finding>) -> Stri
         h.update(b"\0");
     }
     h.finalize().to_hex()[..32].to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_plain_paths_under_the_root_are_made_relative() {
+        assert_eq!(
+            under_root("/ws/src/a.py", "/ws"),
+            Some("src/a.py".to_string())
+        );
+        assert_eq!(under_root("/ws/src/a.py", "/ws/"), Some("src/a.py".into()));
+        // Another folder that starts like the root is not under it.
+        assert_eq!(under_root("/wsx/a.py", "/ws"), None);
+        // A path climbing out, or written oddly, is not claimed as inside.
+        assert_eq!(under_root("/ws/../etc/passwd", "/ws"), None);
+        assert_eq!(under_root("/ws/./a.py", "/ws"), None);
+        assert_eq!(under_root("/ws", "/ws"), None);
+        assert_eq!(under_root("src/a.py", "/ws"), None);
+        assert!(outside("/etc/passwd") && outside("../x.py") && !outside("src/a.py"));
+    }
 }
