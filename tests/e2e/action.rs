@@ -120,7 +120,11 @@ impl Runner {
         let contract = work.write("contract.yaml", CONTRACT);
         work.write(
             "notes.md",
-            if accepted { "# Notes\n\nDone.\n" } else { "# Notes\n\nTODO\n" },
+            if accepted {
+                "# Notes\n\nDone.\n"
+            } else {
+                "# Notes\n\nTODO\n"
+            },
         );
         let runner = Scratch::new();
         for f in ["output", "summary", "path"] {
@@ -196,19 +200,26 @@ impl Runner {
             let mut path: Vec<String> = added.lines().rev().map(str::to_string).collect();
             path.push(base_path.to_string());
             let mut cmd = Command::new("bash");
-            cmd.args(["--noprofile", "--norc", "-eo", "pipefail", "-c", &fill(script)])
-                .current_dir(self.work.path())
-                .env("PATH", path.join(":"))
-                .env("VCC_CACHE_DIR", crate::shared_cache())
-                .env("GITHUB_ACTIONS", "true")
-                .env("GITHUB_OUTPUT", self.file("output"))
-                .env("GITHUB_STEP_SUMMARY", self.file("summary"))
-                .env("GITHUB_PATH", self.file("path"))
-                .env("GITHUB_ACTION_PATH", repo())
-                .env("RUNNER_OS", "Linux")
-                .env("RUNNER_ARCH", target().0)
-                .env("RUNNER_TEMP", self.file("temp"))
-                .env("RUNNER_TOOL_CACHE", self.file("tool-cache"));
+            cmd.args([
+                "--noprofile",
+                "--norc",
+                "-eo",
+                "pipefail",
+                "-c",
+                &fill(script),
+            ])
+            .current_dir(self.work.path())
+            .env("PATH", path.join(":"))
+            .env("VCC_CACHE_DIR", crate::shared_cache())
+            .env("GITHUB_ACTIONS", "true")
+            .env("GITHUB_OUTPUT", self.file("output"))
+            .env("GITHUB_STEP_SUMMARY", self.file("summary"))
+            .env("GITHUB_PATH", self.file("path"))
+            .env("GITHUB_ACTION_PATH", repo())
+            .env("RUNNER_OS", "Linux")
+            .env("RUNNER_ARCH", target().0)
+            .env("RUNNER_TEMP", self.file("temp"))
+            .env("RUNNER_TOOL_CACHE", self.file("tool-cache"));
             if let Some(env) = step["env"].as_mapping() {
                 for (k, v) in env {
                     cmd.env(k.as_str().unwrap(), fill(v.as_str().unwrap_or("")));
@@ -273,9 +284,10 @@ fn the_github_action_installs_the_release_binary_and_gates_on_the_verdict() {
                 .unwrap()
                 .starts_with("## vcc: action")
         );
-        let installed = runner
-            .file("tool-cache")
-            .join(format!("vcc/{}/{}/vcc", version(), target().1));
+        let installed =
+            runner
+                .file("tool-cache")
+                .join(format!("vcc/{}/{}/vcc", version(), target().1));
         assert!(installed.exists(), "{} missing", installed.display());
     }
 }
@@ -300,14 +312,19 @@ fn hostile_the_github_action_refuses_an_archive_that_does_not_match_sha256sums()
     assert_eq!(out.status.code(), Some(1));
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(
-        stdout.contains("::error::vcc ") && stdout.contains("does not match the release's SHA256SUMS"),
+        stdout.contains("::error::vcc ")
+            && stdout.contains("does not match the release's SHA256SUMS"),
         "{stdout}"
     );
     let installed = runner
         .file("tool-cache")
         .join(format!("vcc/{}/{}/vcc", version(), target().1));
     assert!(!installed.exists());
-    assert!(std::fs::read_to_string(runner.file("path")).unwrap().is_empty());
+    assert!(
+        std::fs::read_to_string(runner.file("path"))
+            .unwrap()
+            .is_empty()
+    );
 }
 
 /// No release at the URL: the action builds from source (here a `cargo`
@@ -326,7 +343,11 @@ fn the_github_action_builds_from_source_when_there_is_no_release_and_says_so() {
             vcc = env!("CARGO_BIN_EXE_vcc"),
         ),
     );
-    Command::new("chmod").arg("+x").arg(&cargo).status().unwrap();
+    Command::new("chmod")
+        .arg("+x")
+        .arg(&cargo)
+        .status()
+        .unwrap();
     let runner = Runner::new(true);
     let (step, out) = runner.run(
         &[
@@ -336,7 +357,12 @@ fn the_github_action_builds_from_source_when_there_is_no_release_and_says_so() {
         &format!("{}:{}", fake.path().join("bin").display(), system_path()),
     );
     assert_eq!(step, "Fail unless accepted");
-    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let outputs = std::fs::read_to_string(runner.file("output")).unwrap();
     assert!(outputs.contains("installed=source"), "{outputs}");
     let args = std::fs::read_to_string(&log).unwrap();

@@ -30,6 +30,7 @@ mod formats;
 mod hooks;
 mod judge;
 mod judge_live;
+mod keys;
 mod large;
 mod ledger;
 mod links;
