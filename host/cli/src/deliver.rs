@@ -88,7 +88,7 @@ impl Delivery<'_> {
             Some(format) => print_stdout(&vcc_formats::render(format, &reports)),
             None => {
                 for r in &reports {
-                    eprint!("{}", render::report(r, style));
+                    eprint!("{}", render::report(r, self.command, style));
                 }
             }
         }
