@@ -62,8 +62,8 @@ for target in "${targets[@]}"; do
         bin="$binary"
     else
         case "$target" in
-            *-linux-*) cargo zigbuild --locked --profile dist -p vcc --target "$target" "${features[@]}" ;;
-            *) cargo build --locked --profile dist -p vcc --target "$target" "${features[@]}" ;;
+            *-linux-*) cargo zigbuild --locked --profile dist -p vcc --target "$target" ${features[@]+"${features[@]}"} ;;
+            *) cargo build --locked --profile dist -p vcc --target "$target" ${features[@]+"${features[@]}"} ;;
         esac
     fi
 

@@ -68,7 +68,7 @@ pub fn root_path<'a>(candidates: &[Candidate], roots: &'a BTreeSet<String>) -> O
             .iter()
             .map(|c| common_tail(&c.name, root))
             .zip(candidates)
-            .filter(|(tail, c)| *tail >= c.least || *tail == whole)
+            .filter(|(tail, c)| *tail >= c.least || (c.whole && *tail == whole))
             .map(|(tail, _)| tail)
             .max()
             .unwrap_or(0);
@@ -124,6 +124,11 @@ pub fn normalise(path: &str) -> String {
 pub struct Candidate {
     pub name: String,
     pub least: usize,
+    /// Whether a root path equal to its last components (however few) is
+    /// this file: only when the report has at most one `<source>`, which
+    /// may be the root itself. With several, a site-packages source would
+    /// claim every top-level root file its class path spells.
+    pub whole: bool,
 }
 
 /// The names a report path can stand for. Without Cobertura `<source>`s:
@@ -148,26 +153,53 @@ pub fn candidates(name: &str, sources: &[String]) -> Vec<Candidate> {
         } else {
             parts(&name)
         };
-        return vec![Candidate { name, least }];
+        return vec![Candidate {
+            name,
+            least,
+            whole: true,
+        }];
     }
-    sources
-        .iter()
-        .map(|source| {
-            let source = normalise(source);
-            let joined = normalise(&format!("{source}/{name}"));
-            // A relative source (`.`, `src`) is where the tool ran: the
-            // joined path must match whole, as a relative name does.
-            let least = if joined.starts_with('/') {
-                parts(&name) + usize::from(parts(&source) > 0)
-            } else {
-                parts(&joined)
-            };
-            Candidate {
-                name: joined,
-                least,
-            }
-        })
-        .collect()
+    let several = sources.len() > 1;
+    let mut found: Vec<Candidate> = Vec::new();
+    for source in sources {
+        let absolute = source.trim().replace('\\', "/").starts_with('/');
+        // A relative source (`.`, `src`) is where the tool ran, which
+        // nothing says: beside other sources, any class could be under
+        // it, so with several sources one makes the report ambiguous, and
+        // it maps nothing (its files count as unreported).
+        if several && !absolute {
+            return Vec::new();
+        }
+        let source = normalise(source);
+        let joined = normalise(&format!("{source}/{name}"));
+        // Alone, a relative source's joined path must match whole, as a
+        // relative name does.
+        let least = if absolute {
+            parts(&name) + usize::from(parts(&source) > 0)
+        } else {
+            parts(&joined)
+        };
+        let tail = |c: &Candidate| last(&c.name, c.least);
+        let candidate = Candidate {
+            name: joined,
+            least,
+            whole: !several,
+        };
+        // Two sources that end alike (`/ci/proj/src`, `/tmp/x/src`) hold
+        // the same class path at the same root file: which one ran is
+        // unknowable, so neither is that file.
+        if found.iter().any(|c| tail(c) == tail(&candidate)) {
+            return Vec::new();
+        }
+        found.push(candidate);
+    }
+    found
+}
+
+/// The last `n` components of a path.
+fn last(path: &str, n: usize) -> String {
+    let parts: Vec<&str> = path.split('/').filter(|s| !s.is_empty()).collect();
+    parts[parts.len().saturating_sub(n)..].join("/")
 }
 
 #[cfg(test)]
@@ -210,6 +242,23 @@ mod tests {
         assert_eq!(root_path(&c, &vendored), None);
         let project: BTreeSet<String> = ["out/src/app/main.py".to_string()].into();
         assert_eq!(root_path(&c, &project), Some("out/src/app/main.py"));
+        // A top-level root file is not a site-packages class's just
+        // because its path spells the class path, beside another source.
+        let top: BTreeSet<String> = ["requests/api.py".to_string()].into();
+        let c = candidates(
+            "requests/api.py",
+            &["/usr/lib/python3/site-packages".into(), "/ci/proj".into()],
+        );
+        assert_eq!(root_path(&c, &top), None);
+        // A relative source beside others makes every class ambiguous.
+        let c = candidates(
+            "requests/api.py",
+            &["/usr/lib/python3/site-packages".into(), ".".into()],
+        );
+        assert!(c.is_empty());
+        // Two sources ending alike: the class is in neither.
+        let c = candidates("app/main.py", &["/ci/proj/src".into(), "/tmp/x/src".into()]);
+        assert!(c.is_empty());
         // The source is the root itself: the path written is the root path.
         let c = candidates("src/app/main.py", &["/builds/g/proj".into()]);
         let at_root: BTreeSet<String> = ["src/app/main.py".to_string()].into();

@@ -382,7 +382,14 @@ fn issues(text: &str) -> Result<Vec<Issue>, (String, Option<u32>)> {
 /// kept as written rather than guessed at.
 fn uri_path(uri: &str) -> String {
     let path = if let Some(rest) = uri.strip_prefix("file://") {
-        rest.strip_prefix("localhost").unwrap_or(rest)
+        // `file:///p` and `file://localhost/p` are the local `/p`; any
+        // other authority is another machine's file, kept as `//HOST/p`
+        // (absolute, so never read as a path under the root).
+        match rest.strip_prefix("localhost") {
+            Some(local) if local.starts_with('/') => local,
+            _ if rest.starts_with('/') => rest,
+            _ => return format!("//{rest}"),
+        }
     } else if let Some(rest) = uri.strip_prefix("file:").filter(|r| r.starts_with('/')) {
         rest
     } else {
@@ -489,6 +496,12 @@ mod tests {
         assert_eq!(uri_path("file:///tmp/ws/src/a.py"), "/tmp/ws/src/a.py");
         assert_eq!(uri_path("file://localhost/tmp/a%20b.py"), "/tmp/a b.py");
         assert_eq!(uri_path("file:/tmp/x.py"), "/tmp/x.py");
+        // Another machine's file is never a path under the root.
+        assert_eq!(uri_path("file://src/etc/passwd"), "//src/etc/passwd");
+        assert_eq!(
+            uri_path("file://localhost.evil/x.py"),
+            "//localhost.evil/x.py"
+        );
         assert_eq!(uri_path("src/caf%C3%A9.py"), "src/café.py");
         assert_eq!(uri_path("src/100%.py"), "src/100%.py");
         assert_eq!(
