@@ -33,60 +33,7 @@ use crate::sandbox::{
 };
 use crate::snapshot::digest_string;
 
-/// Bytes embedded in the binary as one zstd frame (host/std).
-#[derive(Debug, Clone, Copy)]
-pub struct Frame {
-    pub zst: &'static [u8],
-    /// The size, decompressed.
-    pub size: usize,
-    /// blake3 of the bytes, decompressed, computed when the binary was
-    /// built (hashing the embedded components on every run cost more than
-    /// loading them).
-    pub digest: [u8; 32],
-}
-
-/// A validator embedded in the binary (host/std).
-#[derive(Debug, Clone, Copy)]
-pub struct Builtin {
-    pub name: &'static str,
-    /// The component: read only when the native code cannot run here (and
-    /// by `vcc validator inspect`).
-    pub wasm: Frame,
-    /// The component compiled when the binary was built, with the engine
-    /// settings of `vcc-engine`, for the architecture's baseline CPU
-    /// (`std_code.rs`).
-    pub native: Frame,
-    /// The raw-content dictionaries the two frames were compressed with:
-    /// a frame of its own, and one validator's native code as is (which
-    /// that validator runs from, in place).
-    pub wasm_dictionary: Frame,
-    pub native_dictionary: Raw,
-}
-
-/// Bytes embedded as they are, page-aligned (host/std).
-#[derive(Debug, Clone, Copy)]
-pub struct Raw {
-    pub bytes: &'static [u8],
-    /// blake3 of the bytes, computed when the binary was built.
-    pub digest: [u8; 32],
-}
-
-impl Builtin {
-    /// The component's bytes, decompressed and checked against the digest.
-    pub fn bytes(&self) -> Result<Vec<u8>, String> {
-        let mut bytes = vec![0; self.wasm.size];
-        let dictionary = crate::std_code::dictionary_bytes(&self.wasm_dictionary);
-        dictionary
-            .and_then(|d| crate::std_code::unpack(&self.wasm, d, &mut bytes))
-            .map_err(|()| {
-                format!(
-                    "{}: the embedded component does not decompress to its digest",
-                    self.name
-                )
-            })?;
-        Ok(bytes)
-    }
-}
+pub use crate::std_code::{Builtin, Frame, Raw};
 
 /// Components larger than this are refused unread (Python and JavaScript
 /// validators are 12–18 MB).
