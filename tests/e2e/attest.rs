@@ -199,3 +199,162 @@ fn a_rejected_run_is_attested_as_failed_and_an_untrusted_signer_is_refused() {
     assert_eq!(run.code, 2, "{}", run.stderr);
     assert!(run.stderr.contains("NOT TRUSTED"), "{}", run.stderr);
 }
+
+/// The report of `vcc check --report-sarif vcc.sarif` run in the
+/// workspace lands in the deliverable root. It is vcc's, not evidence: the
+/// second run (with the first run's report present) has the same root
+/// digest, the attestation names no report, and `attest verify --dir`
+/// passes until a real deliverable changes.
+#[test]
+fn a_report_written_in_the_root_is_not_evidence() {
+    let a = Attested::new();
+    let root = a.project.path();
+    let check = || {
+        let mut args: Vec<String> = [
+            "check",
+            root.join("contract.yaml").to_str().unwrap(),
+            "--format",
+            "json",
+            "--attest",
+            a.file().to_str().unwrap(),
+            "--key",
+            a.keys.path().join("ci.key").to_str().unwrap(),
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        for (flag, name) in [
+            ("--report-sarif", "vcc.sarif"),
+            ("--report-html", "vcc.html"),
+        ] {
+            args.push(flag.into());
+            args.push(root.join(name).display().to_string());
+        }
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let run = vcc(&args);
+        assert_eq!(run.code, 0, "{}", run.stderr);
+        run.json()
+    };
+    let first = check();
+    let second = check();
+    assert!(root.join("vcc.sarif").exists());
+    assert_eq!(
+        first["deliverables"]["root_digest"], second["deliverables"]["root_digest"],
+        "the report of the first run is not in the second's digest"
+    );
+    assert_eq!(second["deliverables"]["files"], 3, "{second}");
+    let rules = second["deliverables"]["excluded"]["rules"].to_string();
+    assert!(
+        rules.contains("(vcc): /vcc.sarif (--report-sarif)"),
+        "{rules}"
+    );
+    let mut excluded: Vec<&str> = second["deliverables"]["excluded"]["first"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["path"].as_str().unwrap())
+        .collect();
+    excluded.sort_unstable();
+    assert_eq!(excluded, ["vcc.html", "vcc.sarif"], "{second}");
+    let attested = std::fs::read_to_string(a.file()).unwrap();
+    assert!(!attested.is_empty());
+    let run = a.verify();
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(run.stderr.contains("all match the files"), "{}", run.stderr);
+    // A real deliverable changed: verification fails and names it.
+    a.project.write("notes.md", "# Notes\n\nChanged.\n");
+    let run = a.verify();
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    assert!(
+        run.stderr.contains("CHANGED since: notes.md"),
+        "{}",
+        run.stderr
+    );
+}
+
+/// `--reuse` takes the verdict logged by a run that wrote its report in
+/// the root: the report is not in the reuse key's root digest.
+#[test]
+fn a_verdict_is_reused_with_a_report_in_the_root() {
+    let a = Attested::new();
+    let root = a.project.path();
+    let ledger = a.keys.path().join("ledger.jsonl");
+    let check = |extra: &[&str]| {
+        let mut args = vec![
+            "check".to_string(),
+            root.join("contract.yaml").display().to_string(),
+            "--format".into(),
+            "json".into(),
+            "--ledger".into(),
+            ledger.display().to_string(),
+            "--ledger-key".into(),
+            a.keys.path().join("ci.key").display().to_string(),
+            "--report-sarif".into(),
+            root.join("vcc.sarif").display().to_string(),
+        ]
+        .into_iter()
+        .map(|s| s.to_string())
+        .collect::<Vec<String>>();
+        args.extend(extra.iter().map(|s| s.to_string()));
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        vcc(&args)
+    };
+    let first = check(&[]);
+    assert_eq!(first.code, 0, "{}", first.stderr);
+    let again = check(&["--reuse"]);
+    assert_eq!(again.code, 0, "{}", again.stderr);
+    let r = again.json();
+    assert_eq!(r["reused"]["seq"], 0, "{r}");
+}
+
+/// The producer of the deliverables links `out` to `data/`: a report asked
+/// for at `out/more.json` would land at `data/more.json`, a file the
+/// deliverable `data/*.json` names. Leaving it out would hide a
+/// deliverable and writing it would overwrite one: the run is refused,
+/// naming the flag and the path.
+#[test]
+fn forgery_host_a_report_path_that_a_deliverable_names_is_refused() {
+    let a = Attested::new();
+    let root = a.project.path();
+    std::os::unix::fs::symlink(root.join("data"), root.join("out")).unwrap();
+    let given = root.join("out/more.json");
+    let run = vcc(&[
+        "check",
+        root.join("contract.yaml").to_str().unwrap(),
+        "--report-json",
+        given.to_str().unwrap(),
+    ]);
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert!(
+        run.stderr.contains(&format!(
+            "--report-json {}: the report would be written to `data/more.json` in the deliverable root, which deliverable `data` (path `data/*.json`) names",
+            given.display()
+        )),
+        "{}",
+        run.stderr
+    );
+}
+
+/// The producer puts a link at the report path, to a deliverable: vcc
+/// replaces the link (its "did not finish" placeholder is renamed over it
+/// before the walk) and never writes through it, so the deliverable it
+/// pointed to is untouched and judged as it was.
+#[test]
+fn forgery_host_a_link_at_the_report_path_is_not_written_through() {
+    let a = Attested::new();
+    let root = a.project.path();
+    std::os::unix::fs::symlink(root.join("notes.md"), root.join("vcc.sarif")).unwrap();
+    let run = vcc(&[
+        "check",
+        root.join("contract.yaml").to_str().unwrap(),
+        "--report-sarif",
+        root.join("vcc.sarif").to_str().unwrap(),
+    ]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(
+        std::fs::read_to_string(root.join("notes.md")).unwrap(),
+        "# Notes\n\nDone.\n"
+    );
+    let meta = std::fs::symlink_metadata(root.join("vcc.sarif")).unwrap();
+    assert!(meta.file_type().is_file(), "the link was replaced");
+}

@@ -375,3 +375,89 @@ fn relative_links_name_files_that_exist() {
         broken.join("\n")
     );
 }
+
+/// The trust policies the book shows: its YAML blocks with top-level
+/// `keys:`, and the `cat > trust.yaml <<YAML` of its shell examples, by
+/// page.
+fn trust_policies() -> Vec<(String, String)> {
+    let mut found = Vec::new();
+    for (name, page) in pages() {
+        for (info, body) in blocks(&page) {
+            if info.starts_with("yaml") && body.lines().any(|l| l.starts_with("keys:")) {
+                found.push((name.clone(), body));
+            } else if let Some((_, rest)) = body.split_once("cat > trust.yaml <<YAML\n") {
+                let policy = rest.split("\nYAML").next().unwrap_or_default();
+                found.push((name.clone(), format!("{policy}\n")));
+            }
+        }
+    }
+    found
+}
+
+/// Each is a complete policy (`trust: 1` and all) that `vcc check
+/// --trust` reads, given the key files it names (generated here), and a
+/// real key and digest where the page abbreviates one.
+#[test]
+fn every_trust_policy_in_the_book_is_one_vcc_reads() {
+    let policies = trust_policies();
+    let pages: std::collections::BTreeSet<&str> =
+        policies.iter().map(|(p, _)| p.as_str()).collect();
+    for page in [
+        "docs/src/guide/bundles.md",
+        "docs/src/guide/platform-owners.md",
+        "docs/src/guide/record.md",
+        "docs/src/guide/vcc-v1.md",
+    ] {
+        assert!(pages.contains(page), "no trust policy found in {page}");
+    }
+    for (i, (page, policy)) in policies.iter().enumerate() {
+        let dir = vcc_test_support::Scratch::new();
+        dir.write("root/a.txt", "a\n");
+        let contract = dir.write(
+            "root/vcc.yaml",
+            "vcc: 1\nid: t\ndeliverables:\n  - { id: a, path: a.txt }\nvalidators:\n  exists: { component: std/file-exists }\ncriteria:\n  - { id: A, severity: must, validator: exists, targets: [a] }\n",
+        );
+        let mut text = policy.replace("$REGISTRY", "127.0.0.1:5000/acme");
+        for word in policy.split([' ', ',', '}', '\n']) {
+            if let Some(stem) = word.strip_suffix(".pub") {
+                std::fs::create_dir_all(dir.path().join(stem).parent().unwrap()).unwrap();
+                let made = vcc(&["key", "generate", dir.path().join(stem).to_str().unwrap()]);
+                assert_eq!(made.code, 0, "{}", made.stderr);
+            }
+        }
+        // An inline key the page abbreviates (`MCowBQYDK2VwAyEA…`): a real one.
+        if text.contains('…') {
+            let made = vcc(&[
+                "key",
+                "generate",
+                dir.path().join("inline").to_str().unwrap(),
+            ]);
+            assert_eq!(made.code, 0);
+            let pem = std::fs::read_to_string(dir.path().join("inline.pub")).unwrap();
+            let real = pem.lines().nth(1).unwrap();
+            text = text
+                .lines()
+                .map(|l| match l.find("MCowBQYDK2VwAyEA…") {
+                    Some(at) => format!("{}{real}", &l[..at]),
+                    None => l.to_string(),
+                })
+                .collect::<Vec<_>>()
+                .join("\n");
+        }
+        // A pinned digest the page abbreviates (`blake3:…`): one of the
+        // right shape.
+        let text = text.replace("blake3:…", &format!("blake3:{}", "0".repeat(64)));
+        let trust = dir.write("trust.yaml", &text);
+        let run = vcc(&[
+            "check",
+            contract.to_str().unwrap(),
+            "--trust",
+            trust.to_str().unwrap(),
+        ]);
+        assert_eq!(
+            run.code, 0,
+            "{page}, policy {i}:\n{text}\n{}{}",
+            run.stdout, run.stderr
+        );
+    }
+}

@@ -121,15 +121,62 @@ fn junit_is_read_back_by_junitparser() {
     assert_eq!(case("NOTES")["result"], "pass");
 }
 
-#[test]
-fn sarif_is_valid_for_the_sarif_sdk_and_read_by_sarif_tools() {
-    let (dir, contract) = project();
-    let (run, out) = check_with_reports(&dir, &contract);
-    assert_eq!(run.code, 1, "{}", run.stderr);
-    // stdout is the same SARIF log as the file.
-    let printed: Value = serde_json::from_str(&run.stdout).unwrap();
-    assert_eq!(printed["version"], "2.1.0");
+/// A gate on ruff's SARIF (std/sarif), whose results name files by
+/// absolute `file://` URI as ruff writes them: one in the root, one
+/// outside it. Beside it a MUST that passes and a MAY that skips.
+const RUFF_CONTRACT: &str = "vcc: 1
+id: ruff-gate
+deliverables:
+  - { id: lint, path: ruff.sarif }
+  - { id: notes, path: notes.md }
+  - { id: junit, path: junit.xml, required: false }
+validators:
+  sarif: { component: std/sarif }
+  exists: { component: std/file-exists }
+  junit: { component: std/junit }
+criteria:
+  - { id: RUFF, severity: must, validator: sarif, targets: [lint] }
+  - { id: NOTES, severity: must, validator: exists, targets: [notes] }
+  - { id: TESTS, severity: may, validator: junit, targets: [junit] }
+";
 
+/// A project whose ruff log names `src/app.py` by its absolute URI, and
+/// its canonical root.
+fn ruff_project() -> (Scratch, PathBuf, String) {
+    let dir = Scratch::new();
+    let contract = dir.write("contract.yaml", RUFF_CONTRACT);
+    dir.write("notes.md", "# Notes\n");
+    dir.write("src/my app.py", "import os\n");
+    let root = std::fs::canonicalize(dir.path()).unwrap();
+    let root = root.to_str().unwrap().to_string();
+    let result = |uri: &str, line: u32| {
+        serde_json::json!({
+            "ruleId": "F401", "level": "error",
+            "message": { "text": "`os` imported but unused" },
+            "locations": [{ "physicalLocation": {
+                "artifactLocation": { "uri": uri },
+                "region": { "startLine": line, "startColumn": 8 }
+            } }]
+        })
+    };
+    let log = serde_json::json!({
+        "version": "2.1.0",
+        "runs": [{
+            "tool": { "driver": { "name": "ruff", "rules": [{ "id": "F401" }] } },
+            "results": [
+                result(&format!("file://{root}/src/my%20app.py"), 1),
+                result("file:///opt/elsewhere/lib.py", 3),
+            ]
+        }]
+    });
+    dir.write("ruff.sarif", log.to_string());
+    (dir, contract, root)
+}
+
+/// Microsoft's SARIF Multitool (the official 2.1.0 schema and its rules)
+/// on `log`: every result it reports at `error` or `warning` (a result
+/// without a level is a warning).
+fn multitool_complaints(log: &Path, scratch: &Path) -> Vec<Value> {
     let multitool =
         tools_dir().join("sarif-npm/node_modules/@microsoft/sarif-multitool-linux/Sarif.Multitool");
     assert!(
@@ -137,10 +184,11 @@ fn sarif_is_valid_for_the_sarif_sdk_and_read_by_sarif_tools() {
         "{} is missing: run tests/install-tools.sh",
         multitool.display()
     );
-    let validation = dir.path().join("validation.sarif");
+    let validation = scratch.join("validation.sarif");
+    let _ = std::fs::remove_file(&validation);
     let status = Command::new(&multitool)
         .arg("validate")
-        .arg(out.join("vcc.sarif"))
+        .arg(log)
         .arg("--output")
         .arg(&validation)
         .env("DOTNET_CLI_TELEMETRY_OPTOUT", "1")
@@ -153,43 +201,130 @@ fn sarif_is_valid_for_the_sarif_sdk_and_read_by_sarif_tools() {
         String::from_utf8_lossy(&status.stdout)
     );
     let verdicts: Value = serde_json::from_slice(&std::fs::read(&validation).unwrap()).unwrap();
-    let errors: Vec<&Value> = verdicts["runs"][0]["results"]
+    verdicts["runs"][0]["results"]
         .as_array()
         .unwrap()
         .iter()
-        .filter(|r| r["level"] == "error")
-        .collect();
+        .filter(|r| matches!(r["level"].as_str(), None | Some("error" | "warning")))
+        .cloned()
+        .collect()
+}
+
+#[test]
+fn sarif_is_valid_for_the_sarif_sdk_and_read_by_sarif_tools() {
+    let (dir, contract, root) = ruff_project();
+    let out = dir.path().join("reports");
+    let report = |name: &str| out.join(name).display().to_string();
+    let run = vcc(&[
+        "check",
+        contract.to_str().unwrap(),
+        "--format",
+        "sarif",
+        "--report-sarif",
+        &report("vcc.sarif"),
+        "--report-html",
+        &report("vcc.html"),
+        "--report-gitlab",
+        &report("codequality.json"),
+    ]);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    // stdout is the same SARIF log as the file.
+    let printed: Value = serde_json::from_str(&run.stdout).unwrap();
+    assert_eq!(printed["version"], "2.1.0");
+
+    let complaints = multitool_complaints(&out.join("vcc.sarif"), dir.path());
     assert!(
-        errors.is_empty(),
-        "the SARIF validator refuses the log: {errors:#?}"
+        complaints.is_empty(),
+        "the SARIF Multitool reports errors or warnings: {complaints:#?}"
     );
 
-    let read = python("sarif_read.py", &out.join("vcc.sarif"));
-    assert_eq!(read["tools"], serde_json::json!(["vcc"]));
-    let results = read["results"].as_array().unwrap();
-    let todo = results.iter().find(|r| r["rule"] == "NO-TODO").unwrap();
+    let log: Value =
+        serde_json::from_slice(&std::fs::read(out.join("vcc.sarif")).unwrap()).unwrap();
+    let run0 = &log["runs"][0];
     assert_eq!(
-        (todo["level"].as_str(), todo["kind"].as_str()),
-        (Some("error"), Some("fail"))
+        run0["originalUriBaseIds"]["ROOT"]["uri"],
+        format!("file://{root}/").as_str()
     );
+    for rule in run0["tool"]["driver"]["rules"].as_array().unwrap() {
+        assert_ne!(rule["name"], rule["id"], "SARIF1001: {rule}");
+    }
+    let results = run0["results"].as_array().unwrap();
+    let located = |r: &Value| r["locations"][0]["physicalLocation"].clone();
+    let ruff: Vec<Value> = results
+        .iter()
+        .filter(|r| r["ruleId"] == "RUFF")
+        .map(located)
+        .collect();
+    assert_eq!(ruff.len(), 2, "{results:#?}");
     assert_eq!(
-        (todo["uri"].as_str(), todo["line"].as_u64()),
-        (Some("notes.md"), Some(4))
+        ruff[0]["artifactLocation"],
+        serde_json::json!({ "uri": "src/my%20app.py", "uriBaseId": "ROOT" }),
+        "ruff's absolute URI in the root is made relative to it"
     );
-    let calls = results.iter().find(|r| r["rule"] == "CALLS").unwrap();
-    assert_eq!(calls["level"], "warning");
-    let tests = results.iter().find(|r| r["rule"] == "TESTS").unwrap();
+    assert_eq!(ruff[0]["region"]["startLine"], 1);
+    assert_eq!(
+        ruff[1]["artifactLocation"],
+        serde_json::json!({ "uri": "file:///opt/elsewhere/lib.py" }),
+        "a file outside the root keeps its absolute URI and no base"
+    );
+    let outside = results.iter().find(|r| located(r) == ruff[1]).unwrap();
+    assert!(
+        outside["message"]["text"]
+            .as_str()
+            .unwrap()
+            .ends_with("(at /opt/elsewhere/lib.py, outside the deliverable root)"),
+        "{outside}"
+    );
+    assert!(
+        !results.iter().any(|r| r["ruleId"] == "NOTES"),
+        "a pass is not sent as a result without --sarif-passes: {results:#?}"
+    );
+    let tests = results.iter().find(|r| r["ruleId"] == "TESTS").unwrap();
     assert_eq!(
         (tests["kind"].as_str(), tests["level"].as_str()),
         (Some("review"), Some("none")),
         "a skip is visible, at level none as SARIF asks of a result that is not a fail"
     );
-    let notes = results.iter().find(|r| r["rule"] == "NOTES").unwrap();
-    assert_eq!(notes["kind"], "pass", "a pass is visible");
+    assert_eq!(
+        located(tests),
+        serde_json::json!({
+            "artifactLocation": { "uri": "contract.yaml", "uriBaseId": "ROOT" },
+            "region": { "startLine": 14 }
+        }),
+        "a result without findings points at its criterion in the contract"
+    );
 
-    // Fingerprints are stable across runs.
-    let (_, again) = check_with_reports(&dir, &contract);
-    let read_again = python("sarif_read.py", &again.join("vcc.sarif"));
+    // The HTML page links the file once under the root, GitLab gets the
+    // path relative to it and the outside file at the contract.
+    let html = std::fs::read_to_string(out.join("vcc.html")).unwrap();
+    assert!(
+        html.contains(&format!("href=\"file://{root}/src/my app.py#L1\"")),
+        "{html}"
+    );
+    assert_eq!(html.matches(&format!("{root}/{root}")).count(), 0);
+    let issues: Value =
+        serde_json::from_slice(&std::fs::read(out.join("codequality.json")).unwrap()).unwrap();
+    let paths: Vec<&str> = issues
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| i["location"]["path"].as_str().unwrap())
+        .collect();
+    assert!(paths.contains(&"src/my app.py"), "{paths:?}");
+    assert!(!paths.iter().any(|p| p.starts_with('/')), "{paths:?}");
+
+    // sarif-tools reads it; fingerprints are stable across runs.
+    let read = python("sarif_read.py", &out.join("vcc.sarif"));
+    assert_eq!(read["tools"], serde_json::json!(["vcc"]));
+    let again = dir.path().join("again.sarif");
+    let run = vcc(&[
+        "check",
+        contract.to_str().unwrap(),
+        "--report-sarif",
+        again.to_str().unwrap(),
+    ]);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    let read_again = python("sarif_read.py", &again);
     let prints = |r: &Value| -> Vec<Value> {
         r["results"]
             .as_array()
@@ -199,6 +334,36 @@ fn sarif_is_valid_for_the_sarif_sdk_and_read_by_sarif_tools() {
             .collect()
     };
     assert_eq!(prints(&read), prints(&read_again));
+}
+
+/// `--sarif-passes` sends the criteria that passed as `kind: pass`
+/// results, and the log still has no error or warning for the Multitool.
+#[test]
+fn sarif_passes_are_sent_when_asked() {
+    let (dir, contract, _) = ruff_project();
+    let log = dir.path().join("reports/vcc.sarif");
+    let run = vcc(&[
+        "check",
+        contract.to_str().unwrap(),
+        "--sarif-passes",
+        "--report-sarif",
+        log.to_str().unwrap(),
+    ]);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    let complaints = multitool_complaints(&log, dir.path());
+    assert!(complaints.is_empty(), "{complaints:#?}");
+    let read = python("sarif_read.py", &log);
+    let notes = read["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["rule"] == "NOTES")
+        .cloned()
+        .unwrap_or_else(|| panic!("no pass: {read}"));
+    assert_eq!(
+        (notes["kind"].as_str(), notes["level"].as_str()),
+        (Some("pass"), Some("none"))
+    );
 }
 
 #[test]
@@ -480,106 +645,6 @@ fn a_report_file_that_cannot_be_written_makes_the_run_invalid() {
         "{}",
         run.stderr
     );
-}
-
-/// The shell steps of `action.yml`, run as a GitHub runner would (bash
-/// -e, `${{ … }}` expressions filled in, fake `GITHUB_*` files), with vcc
-/// already on PATH: the check step records the exit code, the summary
-/// and the SARIF log are written, and the last step fails unless accepted.
-#[test]
-fn the_github_action_runs_its_steps_against_fake_runner_files() {
-    let action: serde_yaml::Value =
-        serde_yaml::from_str(&std::fs::read_to_string(repo().join("action.yml")).unwrap()).unwrap();
-    let steps = action["runs"]["steps"].as_sequence().unwrap().clone();
-    for (accepted, expected) in [(false, 1), (true, 0)] {
-        let (dir, contract) = project();
-        if accepted {
-            dir.write("notes.md", "# Notes\n\nDone.\n");
-        }
-        let runner = Scratch::new();
-        let output = runner.write("output", "");
-        let summary = runner.write("summary", "");
-        let bin = Path::new(env!("CARGO_BIN_EXE_vcc"))
-            .parent()
-            .unwrap()
-            .to_path_buf();
-        let path = format!(
-            "{}:{}",
-            bin.display(),
-            std::env::var("PATH").unwrap_or_default()
-        );
-        let inputs = [
-            ("contract", contract.display().to_string()),
-            ("dir", String::new()),
-            ("sarif", dir.path().join("vcc.sarif").display().to_string()),
-            ("upload-sarif", "true".to_string()),
-            ("args", String::new()),
-        ];
-        let fill = |text: &str, outputs: &str| {
-            let mut t = text.to_string();
-            for (k, v) in &inputs {
-                t = t.replace(&format!("${{{{ inputs.{k} }}}}"), v);
-            }
-            let code = outputs
-                .lines()
-                .find_map(|l| l.strip_prefix("exit-code="))
-                .unwrap_or("");
-            t.replace("${{ steps.check.outputs.exit-code }}", code)
-        };
-        let mut last = None;
-        for step in &steps {
-            let Some(script) = step["run"].as_str() else {
-                // `uses:` steps (the SARIF upload) are GitHub's own.
-                continue;
-            };
-            let outputs = std::fs::read_to_string(&output).unwrap();
-            let mut cmd = Command::new("bash");
-            cmd.args([
-                "--noprofile",
-                "--norc",
-                "-eo",
-                "pipefail",
-                "-c",
-                &fill(script, &outputs),
-            ])
-            .current_dir(dir.path())
-            .env("PATH", &path)
-            .env("VCC_CACHE_DIR", crate::shared_cache())
-            .env("GITHUB_ACTIONS", "true")
-            .env("GITHUB_OUTPUT", &output)
-            .env("GITHUB_STEP_SUMMARY", &summary)
-            .env("GITHUB_ACTION_PATH", repo());
-            if let Some(env) = step["env"].as_mapping() {
-                for (k, v) in env {
-                    cmd.env(
-                        k.as_str().unwrap(),
-                        fill(v.as_str().unwrap_or(""), &outputs),
-                    );
-                }
-            }
-            last = Some(cmd.output().unwrap());
-        }
-        let last = last.unwrap();
-        assert_eq!(
-            last.status.code(),
-            Some(expected),
-            "accepted {accepted}: {}",
-            String::from_utf8_lossy(&last.stderr)
-        );
-        assert!(
-            std::fs::read_to_string(&output)
-                .unwrap()
-                .contains(&format!("exit-code={expected}"))
-        );
-        assert!(
-            std::fs::read_to_string(&summary)
-                .unwrap()
-                .starts_with("## vcc: formats")
-        );
-        let sarif: Value =
-            serde_json::from_slice(&std::fs::read(dir.path().join("vcc.sarif")).unwrap()).unwrap();
-        assert_eq!(sarif["version"], "2.1.0");
-    }
 }
 
 /// The script of `examples/ci/gitlab-ci.yml`, run locally: the JUnit and

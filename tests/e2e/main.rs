@@ -2,6 +2,7 @@
 //! source, real files. Each test asserts what a user sees: exit codes, the
 //! JSON report, messages, and that deliverables were left untouched.
 
+mod action;
 mod agents;
 mod approvals;
 mod attest;
@@ -29,11 +30,14 @@ mod formats;
 mod hooks;
 mod judge;
 mod judge_live;
+mod keys;
 mod large;
 mod ledger;
 mod links;
+mod messages;
 mod record;
 mod scale_out;
+mod scale_out_examples;
 mod signed_records;
 mod task_drafts;
 mod vcc1;

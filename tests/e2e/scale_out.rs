@@ -30,12 +30,12 @@ fn contract() -> String {
 /// A project (the root, its contract inside), the CI's keys (`ci`, and a
 /// `stranger`), and two trust policies outside the root: `trust.yaml`
 /// names `ci` as the key that signs shards, `plain.yaml` names none.
-struct Fleet {
-    dir: Scratch,
+pub(crate) struct Fleet {
+    pub(crate) dir: Scratch,
 }
 
 impl Fleet {
-    fn new() -> Fleet {
+    pub(crate) fn new() -> Fleet {
         let dir = Scratch::new();
         dir.write("root/contract.yaml", contract());
         for i in 0..6 {
@@ -75,15 +75,15 @@ impl Fleet {
         }
     }
 
-    fn contract(&self) -> PathBuf {
+    pub(crate) fn contract(&self) -> PathBuf {
         self.dir.path().join("root/contract.yaml")
     }
 
-    fn root(&self) -> PathBuf {
+    pub(crate) fn root(&self) -> PathBuf {
         self.dir.path().join("root")
     }
 
-    fn path(&self, rel: &str) -> String {
+    pub(crate) fn path(&self, rel: &str) -> String {
         self.dir.path().join(rel).display().to_string()
     }
 

@@ -219,3 +219,64 @@ fn a_record_key_that_cannot_be_read_runs_nothing() {
     assert_eq!(run.code, 2, "{}", run.stderr);
     assert!(!Path::new(&marker).exists());
 }
+
+/// The messages of the findings of TESTS.
+fn messages(run: &Run) -> Vec<String> {
+    run.criterion("TESTS")["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|f| f["message"].as_str().map(str::to_string))
+        .collect()
+}
+
+/// Why a signature is not trusted says exactly what is missing: a trust
+/// file, a key under `records`, or the signer's place under `records`.
+#[test]
+fn no_trust_file_and_a_key_not_under_records_are_said_exactly() {
+    // The worker's key is under `keys`, not under `records`.
+    let s = Signed::new("", RECORDS);
+    s.record(Some("worker"), &["true"]);
+    let trust = s.keys.path().join("trust.yaml").display().to_string();
+    let said = messages(&s.check());
+    let want = format!(
+        "signature 1 is by key `worker`, which the trust policy {trust} lists under `keys` but not under `records`"
+    );
+    assert!(said.iter().any(|m| m.contains(&want)), "{said:?}");
+
+    // A policy with no `records`.
+    let s = Signed::new("", "");
+    s.record(Some("ci"), &["true"]);
+    let trust = s.keys.path().join("trust.yaml").display().to_string();
+    let said = messages(&s.check());
+    let want = format!(
+        "the trust policy {trust} lists no key under `records` (`records: {{ signers: [...] }}`), so no signature can be trusted"
+    );
+    assert!(said.iter().any(|m| m.contains(&want)), "{said:?}");
+
+    // No trust file at all: none given, none in the environment or the
+    // user's configuration.
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_vcc"))
+        .arg("check")
+        .arg(s.project.path().join("contract.yaml"))
+        .args(["--format", "json"])
+        .env("VCC_CACHE_DIR", crate::shared_cache())
+        .env_remove("VCC_TRUST")
+        .env("XDG_CONFIG_HOME", s.keys.path().join("no-config"))
+        .output()
+        .unwrap();
+    let run = Run {
+        code: out.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    };
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    assert_eq!(rules(&run), vec!["no-policy"]);
+    let said = messages(&run);
+    assert!(
+        said.iter().any(|m| m.contains(
+            "there is no trust file (--trust FILE, $VCC_TRUST or ~/.config/vcc/trust.yaml) to name the keys that sign records, so no signature can be trusted"
+        )),
+        "{said:?}"
+    );
+}

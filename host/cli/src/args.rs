@@ -480,6 +480,11 @@ pub struct CheckArgs {
     /// Also write a SARIF 2.1.0 log to FILE (a rule per criterion).
     #[arg(long, value_name = "FILE")]
     pub report_sarif: Option<PathBuf>,
+    /// SARIF: send the criteria that passed too, as `kind: pass` results
+    /// (left out by default: code scanning may show every result as an
+    /// alert).
+    #[arg(long)]
+    pub sarif_passes: bool,
     /// Also write a Markdown report to FILE.
     #[arg(long, value_name = "FILE")]
     pub report_markdown: Option<PathBuf>,
@@ -498,6 +503,11 @@ pub struct CheckArgs {
     /// Exit 0 for an advisory contract (advisory contracts are never accepted).
     #[arg(long)]
     pub allow_advisory: bool,
+    /// Exit 0 whenever the contract was judged (rejected and withheld too),
+    /// 2 when it could not be: for a shard, whose verdict `vcc merge`
+    /// decides, run where a non-zero exit would retry or fail the job.
+    #[arg(long)]
+    pub exit_zero: bool,
     /// Check again whenever the deliverables, the contract or its files
     /// change (for contract authors; Ctrl-C ends it).
     #[arg(long)]
@@ -551,8 +561,9 @@ pub struct CheckArgs {
     pub resource: Option<String>,
     /// Judge one share of the contract's rows: `hash:K/N` (by a hash of
     /// each row's id, stable when rows are added) or `count:K/N`
-    /// (round-robin). A shard is never accepted: `vcc merge` decides. With
-    /// --key, --report writes the shard signed (a DSSE envelope).
+    /// (round-robin); K may be `I+1` for a 0-based index I. A shard is
+    /// never accepted: `vcc merge` decides. With --key, --report writes the
+    /// shard signed (a DSSE envelope).
     #[arg(long, value_name = "SCHEME:K/N", value_parser = parse_partition,
           conflicts_with_all = ["only", "gate_id", "reuse", "attest", "watch"])]
     pub partition: Option<vcc_report::partition::Partition>,

@@ -108,6 +108,9 @@ pub fn run(cli: &Cli, args: &CheckArgs, style: &Style) -> i32 {
         signs_attestation: attester.is_some(),
         gate: args.gate_id.clone(),
         partition: args.partition,
+        // The report files are vcc's: one written inside the deliverable
+        // root is never part of the evidence.
+        writes: report_flags(args),
         ..defaults
     };
     let mut options = options;
@@ -161,6 +164,9 @@ fn delivery<'a>(args: &CheckArgs, signer: Option<&'a PrivateKey>) -> Delivery<'a
         format: args.format,
         allow_advisory: args.allow_advisory,
         signer,
+        options: vcc_formats::Options {
+            sarif_passes: args.sarif_passes,
+        },
     }
 }
 
@@ -181,6 +187,22 @@ fn report_files(args: &CheckArgs) -> Vec<(PathBuf, FileFormat)> {
         }
     }
     files
+}
+
+/// Every report file asked for, with the flag that asked for it.
+fn report_flags(args: &CheckArgs) -> Vec<(PathBuf, String)> {
+    [
+        (&args.report, "--report"),
+        (&args.report_json, "--report-json"),
+        (&args.report_junit, "--report-junit"),
+        (&args.report_sarif, "--report-sarif"),
+        (&args.report_markdown, "--report-markdown"),
+        (&args.report_gitlab, "--report-gitlab"),
+        (&args.report_html, "--report-html"),
+    ]
+    .into_iter()
+    .filter_map(|(path, flag)| path.as_ref().map(|p| (p.clone(), flag.to_string())))
+    .collect()
 }
 
 /// Until the run ends, each report file says it did not finish. `Err`: one

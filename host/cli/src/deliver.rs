@@ -25,6 +25,8 @@ pub struct Delivery<'a> {
     pub allow_advisory: bool,
     /// `--partition --key`: the JSON report file is a signed shard.
     pub signer: Option<&'a PrivateKey>,
+    /// What the formats are asked beyond the format (`--sarif-passes`).
+    pub options: vcc_formats::Options,
 }
 
 impl Delivery<'_> {
@@ -34,7 +36,7 @@ impl Delivery<'_> {
         for (path, format) in &self.files {
             let text = match (self.signer, format, reports.first()) {
                 (Some(key), FileFormat::Json, Some(report)) => signed_shard(report, key),
-                _ => vcc_formats::render(*format, &reports),
+                _ => vcc_formats::render_with(*format, &reports, self.options),
             };
             if let Err(err) = write_atomically(path, text.as_bytes()) {
                 for r in &mut reports {
@@ -85,10 +87,10 @@ impl Delivery<'_> {
             .max()
             .unwrap_or(exit::INVALID);
         match stdout_format(self.format) {
-            Some(format) => print_stdout(&vcc_formats::render(format, &reports)),
+            Some(format) => print_stdout(&vcc_formats::render_with(format, &reports, self.options)),
             None => {
                 for r in &reports {
-                    eprint!("{}", render::report(r, style));
+                    eprint!("{}", render::report(r, self.command, style));
                 }
             }
         }

@@ -415,7 +415,17 @@ fn prepare_at(
     let lock_path = Lock::path_for(&doc.path);
     let lock_file = lock_path.display().to_string();
     let refuse = |r: Refusal, file: &str| vec![r.problem(file)];
-    let mut g = Gate::new(runtime, &gate.trust).map_err(|r| refuse(r, &file))?;
+    // A policy that cannot be read is the policy's problem, not the
+    // contract's: the problem names the policy file.
+    let mut g = Gate::new(runtime, &gate.trust).map_err(|r| {
+        let policy = Policy::locate(gate.trust.trust.as_deref())
+            .map_or_else(|| file.clone(), |p| p.display().to_string());
+        let mut p = r.problem(&policy);
+        if let Some(rest) = p.message.strip_prefix(&format!("{policy}: ")) {
+            p.message = rest.to_string();
+        }
+        vec![p]
+    })?;
     if let Some(policy) = &g.policy {
         if crate::paths::inside(&policy.path, root) {
             return Err(refuse(
@@ -603,16 +613,23 @@ fn prepare_at(
         let unsigned = vcc_contract::require_signed(&doc, &policy.path);
         doc.notes.extend(unsigned);
     }
-    let record_signers = g.policy.as_ref().and_then(|p| {
-        p.records.as_ref().map(|r| {
-            std::sync::Arc::new(vcc_runtime::signatures::RecordSigners {
-                keys: r
-                    .signers
-                    .iter()
-                    .filter_map(|id| p.keys.get(id).map(|k| (id.clone(), k.clone())))
-                    .collect(),
-                threshold: r.threshold,
-            })
+    // With a policy, always its signers (none when it has no `records`),
+    // so a refused signature names the policy and what it lacks.
+    let record_signers = g.policy.as_ref().map(|p| {
+        let listed: &[String] = p.records.as_ref().map_or(&[], |r| &r.signers);
+        std::sync::Arc::new(vcc_runtime::signatures::RecordSigners {
+            keys: listed
+                .iter()
+                .filter_map(|id| p.keys.get(id).map(|k| (id.clone(), k.clone())))
+                .collect(),
+            threshold: p.records.as_ref().map_or(1, |r| r.threshold),
+            policy: p.path.display().to_string(),
+            others: p
+                .keys
+                .iter()
+                .filter(|(id, _)| !listed.contains(id))
+                .map(|(id, k)| (id.clone(), k.clone()))
+                .collect(),
         })
     });
     Ok(Prepared {

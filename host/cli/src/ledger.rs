@@ -337,9 +337,10 @@ fn entries(file: &Path) -> Result<Vec<Entry>, String> {
         .map(|(i, l)| {
             serde_json::from_slice(l).map_err(|e| {
                 format!(
-                    "{}: line {}: not a ledger entry: {e}",
+                    "{}: line {}: not a ledger entry: {}",
                     file.display(),
-                    i + 1
+                    i + 1,
+                    vcc_ledger::file::in_line(&e)
                 )
             })
         })
@@ -523,8 +524,9 @@ fn repair(file: &Path, key: Option<&Path>) -> i32 {
             }
             if let Some((first, last)) = done.uncovered {
                 eprintln!(
-                    "{}: removed seq {first} to {last}, which no checkpoint signed by the key covered, and {} checkpoint line(s) the key did not sign or that counted them; they are kept in {}.removed (look at them: a run killed before it signed, or entries someone else appended)",
+                    "{}: removed {}, which no checkpoint signed by the key covered, and {} checkpoint line(s) the key did not sign or that counted them; they are kept in {}.removed (look at them: a run killed before it signed, or entries someone else appended)",
                     file.display(),
+                    vcc_ledger::verify::seq_range(first, last, "", "").trim_end(),
                     done.checkpoints_removed,
                     file.display()
                 );

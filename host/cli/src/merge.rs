@@ -40,6 +40,9 @@ pub fn run(cli: &Cli, args: &MergeArgs, style: &Style) -> i32 {
         format: args.format,
         allow_advisory: args.allow_advisory,
         signer: None,
+        options: vcc_formats::Options {
+            sarif_passes: args.sarif_passes,
+        },
     };
     let named = named(args);
     // First of all: a report an earlier merge left must not outlive this

@@ -108,7 +108,9 @@ fn severity_label(s: Severity) -> &'static str {
     }
 }
 
-pub fn report(r: &Report, style: &Style) -> String {
+/// The human report, headed by the command that made it (`vcc check`,
+/// `vcc merge`): a merge refused before it merged is still the merge's.
+pub fn report(r: &Report, command: &str, style: &Style) -> String {
     let mut out = String::new();
     let format = match r.contract.format.as_deref() {
         Some(f) if f != "vcc: 1" => format!(", {}", clean(f)),
@@ -119,7 +121,7 @@ pub fn report(r: &Report, style: &Style) -> String {
         Some(id) => format!("{} ({}{format})", clean(id), clean(&r.contract.path)),
         None => clean(&r.contract.path).into_owned(),
     };
-    let _ = writeln!(out, "{} {name}", style.paint(Paint::Bold, "vcc check"));
+    let _ = writeln!(out, "{} {name}", style.paint(Paint::Bold, command));
     if let Some(m) = &r.merged {
         let bound = match m.binding {
             vcc_report::partition::Binding::Contract => "the contract and the root as read now",

@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 
 use vcc_report::law::exit;
-use vcc_runtime::{Builtin, Cache, Runtime};
+use vcc_runtime::{Builtin, Cache, Frame, Raw, Runtime};
 
 use crate::args::Cli;
 
@@ -37,14 +37,22 @@ impl RuntimeSettings {
     }
 
     pub fn runtime(&self) -> Result<Runtime, String> {
+        let frame = |f: &vcc_std::Frame| Frame {
+            zst: f.zst,
+            size: f.size,
+            digest: f.digest,
+        };
         let builtins = vcc_std::BUILTINS
             .iter()
             .map(|b| Builtin {
                 name: b.name,
-                deflated: b.deflated,
-                size: b.size,
-                digest: b.digest,
-                precompiled: b.precompiled,
+                wasm: frame(&b.wasm),
+                native: frame(&b.native),
+                wasm_dictionary: frame(&vcc_std::WASM_DICTIONARY),
+                native_dictionary: Raw {
+                    bytes: vcc_std::NATIVE_DICTIONARY.bytes,
+                    digest: vcc_std::NATIVE_DICTIONARY.digest,
+                },
             })
             .collect();
         // A knob for tests and slow machines: how long one component may take

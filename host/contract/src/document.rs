@@ -129,6 +129,13 @@ impl Document {
         field
     }
 
+    /// The file and line (when known) where `field` of the native model is
+    /// written: this file's, or a base's for a part taken from one.
+    pub fn written_at(&self, field: &FieldPath) -> (String, Option<usize>) {
+        let p = self.problem(Code::SyntaxError, Level::Note, field, String::new());
+        (p.file, p.line)
+    }
+
     /// A problem about `field` (of the native model), with its line when
     /// known. For a translated contract the field is the VCC one it came from.
     pub fn problem(&self, code: Code, level: Level, field: &FieldPath, message: String) -> Problem {

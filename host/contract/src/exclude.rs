@@ -25,6 +25,14 @@
 //! an entry of the root like any other, and what it points to is walked
 //! where it really is.
 //!
+//! Files vcc itself writes into the root during a check (the report files
+//! of `vcc check --report-sarif vcc.sarif` run in the workspace) are left
+//! out the same way, one literal path each, and only where the walk finds
+//! a regular file at exactly that path ([`Excludes::with_host_files`]): a
+//! link, a folder or anything else of that name is an entry like any
+//! other. The caller refuses a path that a deliverable names, so this
+//! never hides a deliverable.
+//!
 //! The contract's and the command line's patterns decide first, and an
 //! ignore file cannot bring back what they exclude. Ignore files are
 //! written by the producer of the deliverables; they only ever hide files,
@@ -52,6 +60,10 @@ pub struct Excludes {
     /// Folders vcc owns, relative to the root (`a/b`), matched literally
     /// and only as folders ([`Excludes::with_host`]).
     host: Vec<String>,
+    /// Files vcc writes during the run, relative to the root, with the
+    /// flag that asked for each; matched literally and only as regular
+    /// files ([`Excludes::with_host_files`]).
+    host_files: Vec<(String, String)>,
     /// Read `.ignore` and `.gitignore` files in the root.
     pub gitignore: bool,
 }
@@ -90,6 +102,7 @@ impl Excludes {
         Excludes::new(&[], &[], false).unwrap_or_else(|_| Excludes {
             fixed: Gitignore::empty(),
             host: Vec::new(),
+            host_files: Vec::new(),
             gitignore: false,
         })
     }
@@ -122,6 +135,7 @@ impl Excludes {
         Ok(Excludes {
             fixed,
             host: Vec::new(),
+            host_files: Vec::new(),
             gitignore,
         })
     }
@@ -143,6 +157,48 @@ impl Excludes {
             self.host.push(folder.clone());
         }
         Ok(self)
+    }
+
+    /// Also leave out these files vcc writes during the run (`(path,
+    /// flag)`, the path relative to the root as for
+    /// [`Excludes::with_host`]): each only where the walk finds a regular
+    /// file at exactly that path. `Err` names a path that is not one.
+    pub fn with_host_files(mut self, files: &[(String, String)]) -> Result<Excludes, String> {
+        for (file, flag) in files {
+            let parts_ok = file
+                .split('/')
+                .all(|p| !p.is_empty() && p != "." && p != "..");
+            if !parts_ok || file.contains('\0') {
+                return Err(format!(
+                    "{flag}: `{file}` is not a file path relative to the deliverable root"
+                ));
+            }
+            self.host_files.push((file.clone(), flag.clone()));
+        }
+        Ok(self)
+    }
+
+    /// The rule that leaves out `path` when it is a regular file vcc
+    /// writes during the run (`(vcc): /vcc.sarif (--report-sarif)`); the
+    /// walk asks only of regular files.
+    pub fn host_file(&self, path: &str) -> Option<String> {
+        self.host_files
+            .iter()
+            .find(|(file, _)| file == path)
+            .map(|(file, flag)| Excludes::host_file_rule(file, flag))
+    }
+
+    /// The rules of the files vcc writes, for the report.
+    pub fn host_file_rules(&self) -> Vec<String> {
+        self.host_files
+            .iter()
+            .map(|(file, flag)| Excludes::host_file_rule(file, flag))
+            .collect()
+    }
+
+    /// The rule a file vcc writes is reported under.
+    pub fn host_file_rule(file: &str, flag: &str) -> String {
+        format!("(vcc): /{file} ({flag})")
     }
 
     /// The rule a folder vcc owns is reported under (`(vcc): /a/b/`).

@@ -10,7 +10,7 @@
 use vcc_contract::Severity;
 use vcc_report::{Report, Status};
 
-use crate::{contract_name, severity_word, status_word};
+use crate::{at, contract_name, outside, severity_word, status_word};
 
 /// Annotations of one kind GitHub shows per step.
 pub const PER_KIND: usize = 10;
@@ -22,6 +22,8 @@ type Located<'a> = (Option<&'a str>, Option<u32>, Option<u32>, String);
 
 /// The workflow commands for `reports`, one per line.
 pub fn annotations(reports: &[Report]) -> String {
+    // Files are named relative to the checkout, as GitHub places them.
+    let reports = &crate::rooted(reports)[..];
     let mut by_kind: [(&str, Vec<String>); 3] = [
         ("error", Vec::new()),
         ("warning", Vec::new()),
@@ -45,13 +47,26 @@ pub fn annotations(reports: &[Report]) -> String {
             let mut findings: Vec<Located> = c
                 .findings
                 .iter()
-                .map(|f| {
-                    (
-                        f.path.as_deref(),
+                .map(|f| match f.path.as_deref() {
+                    // GitHub places `file=` in the repository: a file
+                    // outside the deliverable root is named in the text.
+                    Some(p) if outside(p) => (
+                        None,
+                        None,
+                        None,
+                        format!(
+                            "{} — {} (at {}, outside the deliverable root)",
+                            c.summary,
+                            f.message,
+                            at(f).unwrap_or_default()
+                        ),
+                    ),
+                    path => (
+                        path,
                         f.line,
                         f.column,
                         format!("{} — {}", c.summary, f.message),
-                    )
+                    ),
                 })
                 .collect();
             if findings.is_empty() {

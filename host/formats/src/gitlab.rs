@@ -13,7 +13,10 @@ use serde_json::{Value, json};
 use vcc_contract::Severity;
 use vcc_report::{Report, Status};
 
-use crate::{contract_name, fingerprint, reason_word, severity_word, status_word};
+use crate::{
+    at, contract_name, contract_place, fingerprint, outside, reason_word, severity_word,
+    status_word,
+};
 
 pub fn write(reports: &[Report]) -> String {
     let mut issues = Vec::new();
@@ -26,6 +29,7 @@ pub fn write(reports: &[Report]) -> String {
     };
     for r in reports {
         let name = contract_name(r);
+        let contract = contract_place(r);
         for c in r.criteria.iter().filter(|c| c.status != Status::Pass) {
             let severity = match (c.severity, c.status) {
                 (Severity::Must, Status::Error | Status::Skip) => "blocker",
@@ -65,18 +69,33 @@ pub fn write(reports: &[Report]) -> String {
             if c.findings.is_empty() {
                 add(
                     head.clone(),
-                    &r.contract.path,
-                    1,
+                    &contract,
+                    c.line.unwrap_or(1),
                     fingerprint(name, &c.id, None),
                 );
             }
             for f in &c.findings {
-                add(
-                    format!("{head} — {}", f.message),
-                    f.path.as_deref().unwrap_or(&r.contract.path),
-                    f.line.unwrap_or(1),
-                    fingerprint(name, &c.id, Some(f)),
-                );
+                // GitLab shows `location.path` as a file of the
+                // repository: a finding outside the deliverable root is
+                // placed at the contract, and its message says where it is.
+                match f.path.as_deref() {
+                    Some(p) if outside(p) => add(
+                        format!(
+                            "{head} — {} (at {}, outside the deliverable root)",
+                            f.message,
+                            at(f).unwrap_or_default()
+                        ),
+                        &contract,
+                        1,
+                        fingerprint(name, &c.id, Some(f)),
+                    ),
+                    path => add(
+                        format!("{head} — {}", f.message),
+                        path.unwrap_or(&contract),
+                        f.line.unwrap_or(1),
+                        fingerprint(name, &c.id, Some(f)),
+                    ),
+                }
             }
         }
         if r.criteria.is_empty() {
@@ -86,7 +105,7 @@ pub fn write(reports: &[Report]) -> String {
                     "check_name": format!("vcc/{name}/{}", p.code.as_str()),
                     "fingerprint": unique(fingerprint(name, p.code.as_str(), None)),
                     "severity": "blocker",
-                    "location": { "path": p.file, "lines": { "begin": p.line.unwrap_or(1) } },
+                    "location": { "path": if p.file == r.contract.path { &contract } else { &p.file }, "lines": { "begin": p.line.unwrap_or(1) } },
                 }));
             }
         }

@@ -8,7 +8,7 @@
 use vcc_report::converge::ConvergeReport;
 use vcc_report::{Report, Status, Verdict};
 
-use crate::{at, contract_name, reason_word, severity_word, status_word, verdict_word};
+use crate::{at, contract_name, outside, reason_word, severity_word, status_word, verdict_word};
 
 const FINDINGS_SHOWN: usize = 50;
 
@@ -32,6 +32,8 @@ pub fn write(reports: &[Report], converge: Option<&ConvergeReport>) -> String {
         ),
         (None, _) => format!("vcc check — {} contracts", reports.len()),
     };
+    // Finding paths relative to the root, as the links join them to it.
+    let reports = &crate::rooted(reports)[..];
     let mut body = format!("<h1>{}</h1>\n", esc(&title));
     if let Some(c) = converge {
         body.push_str(&loop_section(c));
@@ -79,8 +81,17 @@ fn report_section(r: &Report) -> String {
             if c.status != Status::Pass && !c.findings.is_empty() {
                 out.push_str("<ul class=\"findings\">");
                 for f in c.findings.iter().take(FINDINGS_SHOWN) {
+                    // Paths are relative to the root (`rooted`); one
+                    // outside it is linked where it is and said to be
+                    // outside, never joined to the root.
                     let place = match (at(f), f.path.as_deref(), root.as_deref()) {
-                        (Some(label), Some(path), Some(root)) => format!(
+                        (Some(label), Some(path), _) if path.starts_with('/') => format!(
+                            "<a href=\"file://{}{}\"><code>{}</code></a> (outside the deliverable root): ",
+                            esc(path),
+                            f.line.map(|l| format!("#L{l}")).unwrap_or_default(),
+                            esc(&label)
+                        ),
+                        (Some(label), Some(path), Some(root)) if !outside(path) => format!(
                             "<a href=\"file://{}/{}{}\"><code>{}</code></a>: ",
                             esc(root.trim_end_matches('/')),
                             esc(path),

@@ -44,23 +44,112 @@ impl Format {
     }
 }
 
+/// Choices of the writers beyond the format.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Options {
+    /// SARIF: send criteria that passed as `kind: pass` results
+    /// (`--sarif-passes`). Off by default: code scanning may show every
+    /// result as an alert, and a pass is not one.
+    pub sarif_passes: bool,
+}
+
 /// The reports of one run in `format`.
 pub fn render(format: Format, reports: &[Report]) -> String {
+    render_with(format, reports, Options::default())
+}
+
+/// The reports of one run in `format`, with `options`. Every format but
+/// JSON (the record, kept as the validators said it) shows finding paths
+/// relative to the deliverable root ([`rooted`]).
+pub fn render_with(format: Format, reports: &[Report], options: Options) -> String {
+    if format == Format::Json {
+        return render_json(reports);
+    }
+    let reports = rooted(reports);
+    let reports = &reports[..];
     match format {
-        Format::Json => {
-            let text = if let [one] = reports {
-                serde_json::to_string_pretty(one)
-            } else {
-                serde_json::to_string_pretty(reports)
-            };
-            text.map_or_else(|e| format!("{{\"error\": \"{e}\"}}\n"), |s| s + "\n")
-        }
+        Format::Json => render_json(reports),
         Format::Junit => junit::write(reports),
-        Format::Sarif => sarif::write(reports),
+        Format::Sarif => sarif::write_with(reports, options),
         Format::Markdown => markdown::write(reports),
         Format::Gitlab => gitlab::write(reports),
         Format::Html => html::write(reports, None),
     }
+}
+
+fn render_json(reports: &[Report]) -> String {
+    let text = if let [one] = reports {
+        serde_json::to_string_pretty(one)
+    } else {
+        serde_json::to_string_pretty(reports)
+    };
+    text.map_or_else(|e| format!("{{\"error\": \"{e}\"}}\n"), |s| s + "\n")
+}
+
+/// The reports with every finding path that names a file under the
+/// deliverable root made relative to it. Validators mostly report paths
+/// relative to the root already, but some pass on what a producer wrote:
+/// ruff's SARIF names files by absolute `file://` URI, which `std/sarif`
+/// reports as `/abs/path`. A CI platform reads paths relative to its
+/// checkout, so `/tmp/ws/src/a.py` under the root `/tmp/ws` becomes
+/// `src/a.py`.
+///
+/// A path that is not under the root stays absolute, exactly as it was:
+/// it must never be shown as a file of the deliverables (`/etc/passwd`
+/// is not `etc/passwd` of the root), and each writer presents it plainly
+/// as outside (see [`outside`]). The comparison is textual and made
+/// against the canonical root: a path with `.` or `..` parts, or through
+/// another name of the root, is not claimed to be inside.
+pub fn rooted(reports: &[Report]) -> Vec<Report> {
+    let mut out = reports.to_vec();
+    for r in &mut out {
+        let Some(root) = r.deliverables.as_ref().map(|d| d.root_absolute.clone()) else {
+            continue;
+        };
+        for c in &mut r.criteria {
+            for f in &mut c.findings {
+                if let Some(p) = &f.path
+                    && let Some(rel) = under_root(p, &root)
+                {
+                    f.path = Some(rel);
+                }
+            }
+        }
+    }
+    out
+}
+
+/// `path` relative to `root` when it is an absolute path of a file under
+/// it written plainly (no empty, `.` or `..` part).
+pub fn under_root(path: &str, root: &str) -> Option<String> {
+    if !path.starts_with('/') || !root.starts_with('/') {
+        return None;
+    }
+    let rest = path.strip_prefix(root.trim_end_matches('/'))?;
+    let rest = rest.strip_prefix('/')?;
+    let plain = !rest.is_empty()
+        && rest
+            .split('/')
+            .all(|part| !part.is_empty() && part != "." && part != "..");
+    plain.then(|| rest.to_string())
+}
+
+/// Where the contract is, for formats that place issues in the checkout:
+/// relative to the deliverable root when it is under it, else as given.
+pub fn contract_place(r: &Report) -> String {
+    let root = r.deliverables.as_ref().map(|d| d.root_absolute.as_str());
+    r.contract
+        .absolute_path
+        .as_deref()
+        .zip(root)
+        .and_then(|(path, root)| under_root(path, root))
+        .unwrap_or_else(|| r.contract.path.clone())
+}
+
+/// Whether a finding path (after [`rooted`]) is not a path of the
+/// deliverable root: absolute, or climbing out of it with `..`.
+pub fn outside(path: &str) -> bool {
+    path.starts_with('/') || path.split('/').any(|p| p == "..")
 }
 
 /// What a report is about, for titles: its contract id, else its path.
@@ -146,4 +235,26 @@ pub fn fingerprint(contract: &str, criterion: &str, f: Option<&Finding>) -> Stri
         h.update(b"\0");
     }
     h.finalize().to_hex()[..32].to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_plain_paths_under_the_root_are_made_relative() {
+        assert_eq!(
+            under_root("/ws/src/a.py", "/ws"),
+            Some("src/a.py".to_string())
+        );
+        assert_eq!(under_root("/ws/src/a.py", "/ws/"), Some("src/a.py".into()));
+        // Another folder that starts like the root is not under it.
+        assert_eq!(under_root("/wsx/a.py", "/ws"), None);
+        // A path climbing out, or written oddly, is not claimed as inside.
+        assert_eq!(under_root("/ws/../etc/passwd", "/ws"), None);
+        assert_eq!(under_root("/ws/./a.py", "/ws"), None);
+        assert_eq!(under_root("/ws", "/ws"), None);
+        assert_eq!(under_root("src/a.py", "/ws"), None);
+        assert!(outside("/etc/passwd") && outside("../x.py") && !outside("src/a.py"));
+    }
 }

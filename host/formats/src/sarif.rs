@@ -1,29 +1,44 @@
 //! SARIF 2.1.0: one `run` per contract. Each criterion is a rule (its id
 //! the `ruleId`, stable across runs; its severity gives the default level:
-//! MUST `error`, SHOULD `warning`, MAY `note`). Each finding of a criterion
-//! that did not pass is a result with its location, relative to the
-//! deliverable root (`uriBaseId: ROOT`); a failing criterion without
-//! findings is one result at the contract. `partialFingerprints` hash the
-//! contract, criterion, path, rule and message — never the line or the
-//! run — so the same problem keeps its fingerprint. Criteria that passed
-//! are `kind: pass` results, skipped SHOULD/MAY ones `kind: review`
-//! (level `none`, as the specification requires of a result that is not a
-//! `fail`), a skipped MUST a `fail` at `error`: every row is visible.
-//! The invocation carries the exit code. A criterion's judge calls are in
-//! its results' properties (`vcc.judgeCalls`), the run's use of judges in
-//! the run's (`vcc.judging`).
+//! MUST `error`, SHOULD `warning`, MAY `note`). Rules have no `name`: a
+//! criterion's id is already the word its author chose, and SARIF1001
+//! asks that a `name` differ from the id (compared without case) or be
+//! left out when both would be human-readable. Each finding of a
+//! criterion that did not pass is a result with its location, relative to
+//! the deliverable root (`uriBaseId: ROOT`, which `originalUriBaseIds`
+//! names as the root's `file://` URI); a failing criterion without
+//! findings is one result at the criterion's line in the contract.
+//! `partialFingerprints` hash the contract, criterion, path, rule and
+//! message — never the line or the run — so the same problem keeps its
+//! fingerprint. Skipped SHOULD/MAY criteria are `kind: review` (level
+//! `none`, as the specification requires of a result that is not a
+//! `fail`), a skipped MUST a `fail` at `error`. Criteria that passed are
+//! `kind: pass` results only when asked (`--sarif-passes`): code scanning
+//! platforms may show every result as an alert. The invocation carries the
+//! exit code. A criterion's judge calls are in its results' properties
+//! (`vcc.judgeCalls`), the run's use of judges in the run's
+//! (`vcc.judging`).
+//!
+//! A finding outside the deliverable root (a producer's log may name any
+//! file) keeps its absolute `file://` URI and no `uriBaseId`: it is never
+//! presented as a file of the root, and its message says where it is.
 
 use serde_json::{Map, Value, json};
 use vcc_contract::Severity;
 use vcc_report::{CriterionReport, Finding, Report, Status};
 
-use crate::{contract_name, fingerprint, reason_word, severity_word, status_word, verdict_word};
+use crate::{
+    Options, contract_name, fingerprint, outside, reason_word, severity_word, status_word,
+    under_root, verdict_word,
+};
 
 /// Where SARIF 2.1.0 documents point for their schema.
 pub const SCHEMA: &str = "https://json.schemastore.org/sarif-2.1.0.json";
 
-pub fn write(reports: &[Report]) -> String {
-    let runs: Vec<Value> = reports.iter().map(run).collect();
+/// The log of `reports` (finding paths made relative to the root first:
+/// [`crate::rooted`]).
+pub fn write_with(reports: &[Report], options: Options) -> String {
+    let runs: Vec<Value> = reports.iter().map(|r| run(r, options)).collect();
     let doc = json!({ "version": "2.1.0", "$schema": SCHEMA, "runs": runs });
     serde_json::to_string_pretty(&doc).unwrap_or_default() + "\n"
 }
@@ -36,12 +51,34 @@ fn level(s: Severity) -> &'static str {
     }
 }
 
-fn run(r: &Report) -> Value {
+/// Where the contract is, as a SARIF artifact location: relative to the
+/// root when it is inside it, else its absolute `file://` URI; `None`
+/// when vcc does not know its absolute path.
+fn contract_at(r: &Report, file: &str) -> Option<Value> {
+    let absolute = if file.starts_with('/') {
+        Some(file)
+    } else if file == r.contract.path {
+        r.contract.absolute_path.as_deref()
+    } else {
+        None
+    }?;
+    let root = r.deliverables.as_ref().map(|d| d.root_absolute.as_str());
+    Some(match root.and_then(|root| under_root(absolute, root)) {
+        Some(rel) => json!({ "uri": percent(&rel), "uriBaseId": "ROOT" }),
+        None => json!({ "uri": uri(absolute) }),
+    })
+}
+
+fn run(r: &Report, options: Options) -> Value {
     let name = contract_name(r);
     let rules: Vec<Value> = r.criteria.iter().map(rule).collect();
+    let contract = contract_at(r, &r.contract.path);
     let mut results = Vec::new();
     for (i, c) in r.criteria.iter().enumerate() {
-        results.extend(criterion_results(name, i, c, &r.contract.path));
+        if c.status == Status::Pass && !options.sarif_passes {
+            continue;
+        }
+        results.extend(criterion_results(name, i, c, contract.as_ref()));
     }
     // A contract that could not be evaluated: its problems are the results.
     let mut problem_rules = Vec::new();
@@ -62,18 +99,21 @@ fn run(r: &Report) -> Value {
             if let Some(c) = p.column {
                 region.insert("startColumn".into(), json!(c));
             }
-            let mut physical = json!({ "artifactLocation": { "uri": uri(&p.file) } });
-            if !region.is_empty() {
-                physical["region"] = Value::Object(region);
-            }
-            results.push(json!({
+            let mut result = json!({
                 "ruleId": id,
                 "kind": "fail",
                 "level": "error",
                 "message": { "text": p.message },
-                "locations": [{ "physicalLocation": physical }],
                 "partialFingerprints": { "vcc/v1": fingerprint(name, id, None) }
-            }));
+            });
+            if let Some(artifact) = contract_at(r, &p.file) {
+                let mut physical = json!({ "artifactLocation": artifact });
+                if !region.is_empty() {
+                    physical["region"] = Value::Object(region);
+                }
+                result["locations"] = json!([{ "physicalLocation": physical }]);
+            }
+            results.push(result);
         }
     }
     let mut all_rules = rules;
@@ -132,7 +172,6 @@ fn rule(c: &CriterionReport) -> Value {
     }
     json!({
         "id": c.id,
-        "name": c.id,
         "shortDescription": { "text": text },
         "defaultConfiguration": { "level": level(c.severity) },
         "properties": {
@@ -142,7 +181,12 @@ fn rule(c: &CriterionReport) -> Value {
     })
 }
 
-fn criterion_results(contract: &str, index: usize, c: &CriterionReport, file: &str) -> Vec<Value> {
+fn criterion_results(
+    contract: &str,
+    index: usize,
+    c: &CriterionReport,
+    file: Option<&Value>,
+) -> Vec<Value> {
     let (kind, lvl) = match c.status {
         Status::Pass => ("pass", "none"),
         // SARIF 2.1.0 (3.27.10): a result whose kind is not `fail` has
@@ -170,11 +214,24 @@ fn criterion_results(contract: &str, index: usize, c: &CriterionReport, file: &s
             "partialFingerprints": { "vcc/v1": fingerprint(contract, &c.id, f) },
         });
         let location = match f {
+            // A relative path that climbs out of the root has no URI to
+            // give: the message names it.
             Some(f) => f
                 .path
                 .as_deref()
-                .map(|p| location(p, "ROOT", f.line, f.column)),
-            None => Some(location(file, "", None, None)),
+                .filter(|p| !outside(p) || p.starts_with('/'))
+                .map(|p| {
+                    // Inside the root: relative to ROOT. Outside (an
+                    // absolute path no longer under the root after
+                    // `rooted`): the absolute URI alone, never a base.
+                    let artifact = if outside(p) {
+                        json!({ "uri": uri(p) })
+                    } else {
+                        json!({ "uri": percent(p), "uriBaseId": "ROOT" })
+                    };
+                    location(artifact, f.line, f.column)
+                }),
+            None => file.map(|artifact| location(artifact.clone(), c.line, None)),
         };
         if let Some(loc) = location {
             v["locations"] = json!([loc]);
@@ -190,15 +247,17 @@ fn criterion_results(contract: &str, index: usize, c: &CriterionReport, file: &s
     }
     c.findings
         .iter()
-        .map(|f| result(format!("{head} — {}", f.message), Some(f)))
+        .map(|f| {
+            let outside_note = match f.path.as_deref() {
+                Some(p) if outside(p) => format!(" (at {p}, outside the deliverable root)"),
+                _ => String::new(),
+            };
+            result(format!("{head} — {}{outside_note}", f.message), Some(f))
+        })
         .collect()
 }
 
-fn location(path: &str, base: &str, line: Option<u32>, column: Option<u32>) -> Value {
-    let mut artifact = json!({ "uri": uri(path) });
-    if !base.is_empty() {
-        artifact["uriBaseId"] = json!(base);
-    }
+fn location(artifact: Value, line: Option<u32>, column: Option<u32>) -> Value {
     let mut physical = json!({ "artifactLocation": artifact });
     if let Some(l) = line.filter(|l| *l > 0) {
         let mut region = json!({ "startLine": l });

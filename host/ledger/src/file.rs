@@ -38,6 +38,12 @@ pub enum Error {
         seq: u64,
         why: String,
     },
+    /// A line of `FILE.checkpoints` (`line`, from 1) is not a checkpoint.
+    BadCheckpoint {
+        path: PathBuf,
+        line: u64,
+        why: String,
+    },
     /// `FILE.checkpoints` ends with a line cut off mid-write.
     TornCheckpoint {
         path: PathBuf,
@@ -67,6 +73,11 @@ impl std::fmt::Display for Error {
                 "the ledger ends with a torn line ({bytes} bytes cut off mid-write, by a crash or a full disk); nothing is appended after it: run `vcc ledger repair` to remove it"
             ),
             Error::Unreadable { seq, why } => write!(f, "line {} (seq {seq}): {why}", seq + 1),
+            Error::BadCheckpoint { path, line, why } => write!(
+                f,
+                "{} line {line}: not a checkpoint line: {why}",
+                path.display()
+            ),
             Error::TornCheckpoint { path, bytes } => write!(
                 f,
                 "{} ends with a torn line ({bytes} bytes cut off mid-write); nothing is appended after it: run `vcc ledger repair` to remove it",
@@ -174,12 +185,10 @@ impl Ledger {
     }
 
     pub(crate) fn checkpoints_of(&self, bytes: &[u8]) -> Result<Vec<StoredCheckpoint>, Error> {
-        parse_checkpoints(bytes).map_err(|(i, e)| Error::Unreadable {
-            seq: i,
-            why: format!(
-                "{} is not a checkpoint line: {e}",
-                self.checkpoints_path().display()
-            ),
+        parse_checkpoints(bytes).map_err(|(i, why)| Error::BadCheckpoint {
+            path: self.checkpoints_path(),
+            line: i + 1,
+            why,
         })
     }
 }
@@ -190,8 +199,19 @@ pub fn parse_checkpoints(bytes: &[u8]) -> Result<Vec<StoredCheckpoint>, (u64, St
         .lines
         .iter()
         .enumerate()
-        .map(|(i, l)| serde_json::from_slice(l).map_err(|e| (i as u64, e.to_string())))
+        .map(|(i, l)| serde_json::from_slice(l).map_err(|e| (i as u64, in_line(&e))))
         .collect()
+}
+
+/// A JSON error in one line of a ledger file: serde's "at line 1 column
+/// N" is of that line alone, and would read as the file's line 1.
+pub fn in_line(e: &serde_json::Error) -> String {
+    let text = e.to_string();
+    let place = format!(" at line {} column {}", e.line(), e.column());
+    match text.strip_suffix(&place) {
+        Some(what) if e.line() == 1 => format!("{what} at column {}", e.column()),
+        _ => text,
+    }
 }
 
 /// The log's origin line: named by its first entry, so two ledgers never

@@ -324,12 +324,8 @@ pub fn verify_with(
             seq: covered,
             kind: ProblemKind::Uncovered,
             message: format!(
-                "{}covered by no checkpoint the key signed: appended without the key (by someone who does not hold it, or by a run killed before it signed); `vcc ledger repair FILE --key PUB` removes them if they are a run of yours cut off",
-                if covered + 1 == entries {
-                    format!("seq {covered} is ")
-                } else {
-                    format!("seq {covered} to {} are ", entries - 1)
-                }
+                "{} covered by no checkpoint the key signed: appended without the key (by someone who does not hold it, or by a run killed before it signed); `vcc ledger repair FILE --key PUB` removes them if they are a run of yours cut off",
+                seq_range(covered, entries - 1, "is", "are")
             ),
         });
     }
@@ -422,10 +418,19 @@ struct Head<'a> {
 }
 
 /// What is wrong with line `i`, given the tree of the lines before it.
+/// `seq A to B are` (or `seq A is`, when the range is one entry).
+pub fn seq_range(first: u64, last: u64, one: &str, many: &str) -> String {
+    if first == last {
+        format!("seq {first} {one}")
+    } else {
+        format!("seq {first} to {last} {many}")
+    }
+}
+
 fn check_line(line: &[u8], i: u64, before: &Frontier) -> Option<Problem> {
     // An entry is a JSON object (serde would also read an array).
     let head = if line.first() == Some(&b'{') {
-        serde_json::from_slice::<Head>(line).map_err(|e| e.to_string())
+        serde_json::from_slice::<Head>(line).map_err(|e| crate::file::in_line(&e))
     } else {
         Err("not a JSON object".to_string())
     };
@@ -454,9 +459,9 @@ fn check_line(line: &[u8], i: u64, before: &Frontier) -> Option<Problem> {
             seq: i,
             kind: ProblemKind::Removed,
             message: format!(
-                "line {} is seq {seq}: seq {i} to {} are missing",
+                "line {} is seq {seq}: {} missing",
                 i + 1,
-                seq - 1
+                seq_range(i, seq - 1, "is", "are")
             ),
         });
     }

@@ -471,6 +471,10 @@ pub struct CriterionReport {
     /// of the acceptance criterion).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub produced_artifact: Option<String>,
+    /// The line of the contract file the criterion is written at (absent
+    /// for the host's own rows and for criteria taken from a base).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub line: Option<u32>,
     pub duration_ms: u64,
 }
 
@@ -503,6 +507,7 @@ impl CriterionReport {
             suspect_inputs: Vec::new(),
             on_fail: None,
             produced_artifact: None,
+            line: None,
             duration_ms: 0,
         }
     }

@@ -49,7 +49,7 @@ pub const MAX_SHARDS: u32 = 4096;
 
 impl Partition {
     pub fn parse(text: &str) -> Result<Partition, String> {
-        let fix = "write hash:K/N or count:K/N, with 1 <= K <= N, e.g. hash:2/8";
+        let fix = "write hash:K/N or count:K/N, with 1 <= K <= N, e.g. hash:2/8 (or hash:I+1/8 for a 0-based I)";
         let (scheme, rest) = text
             .split_once(':')
             .ok_or_else(|| format!("--partition {text}: {fix}"))?;
@@ -61,7 +61,14 @@ impl Partition {
         let (k, n) = rest
             .split_once('/')
             .ok_or_else(|| format!("--partition {text}: {fix}"))?;
-        let (index, total): (u32, u32) = match (k.parse(), n.parse()) {
+        // `I+1`: a 0-based index as an engine gives it (a Kubernetes
+        // Indexed Job's `$(JOB_COMPLETION_INDEX)+1`), where no shell adds one.
+        let k = match k.strip_suffix("+1").map(str::parse::<u32>) {
+            Some(Ok(i)) => i.checked_add(1).ok_or(()),
+            Some(Err(_)) => Err(()),
+            None => k.parse().map_err(|_| ()),
+        };
+        let (index, total): (u32, u32) = match (k, n.parse()) {
             (Ok(k), Ok(n)) => (k, n),
             _ => return Err(format!("--partition {text}: {fix}")),
         };

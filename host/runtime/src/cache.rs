@@ -24,7 +24,9 @@
 //! owned by the current user, or under a folder others can rename things
 //! in, is refused outright (the way ssh refuses a loose key file), and
 //! `vcc check` refuses a cache inside the deliverable root. The standard
-//! validators never come from here (they are embedded, precompiled).
+//! validators' code never comes from an entry (it is embedded,
+//! precompiled; a decompressed copy of it kept in `std/` is used only if
+//! it hashes to the digest in the executable: `std_code.rs`).
 //!
 //! The cache is bounded (`VCC_CACHE_MAX_SIZE`, default 1 GiB): storing an
 //! entry evicts the least recently used ones past the bound (`evict.rs`).

@@ -34,9 +34,11 @@ use vcc_report::output::Evidence;
 
 mod actions;
 mod criterion;
+mod excludes;
 mod verdict;
 
 use criterion::Ctx;
+use excludes::{exclude_rules, excludes};
 use verdict::{
     apply_the_law, finish, host_rows, look_again, mark_suspects, normal_path, store_evidence,
 };
@@ -101,6 +103,14 @@ pub struct CheckOptions {
     /// (`Excludes::with_host`). The caller checks that each is a folder
     /// reached through no link.
     pub host_exclude: Vec<String>,
+    /// Files this run writes that may be inside the deliverable root (the
+    /// report files of `vcc check`), each with the flag that asked for
+    /// it. One that lands inside the root is left out of the walk, only
+    /// where a regular file is found at that path, and a contract whose
+    /// deliverable names it is refused (`check/excludes.rs`). Not in the
+    /// reuse key: what the walk leaves out is not in the root digest,
+    /// which binds every entry validators can see.
+    pub writes: Vec<(PathBuf, String)>,
     /// Where AI judges are answered from: the verifier's configuration, a
     /// session to record or replay, the command line's limits. `None`:
     /// no configuration (a granted judge cannot be asked).
@@ -154,6 +164,7 @@ impl Default for CheckOptions {
             approvals: Vec::new(),
             signs_attestation: false,
             host_exclude: Vec::new(),
+            writes: Vec::new(),
             judging: None,
         }
     }
@@ -320,7 +331,8 @@ fn run(
         .cache()
         .map(|c| c.load_memo(&folder))
         .unwrap_or_default();
-    let excludes = excludes(doc, options)?;
+    let excludes = excludes(doc, options, &folder)?;
+    let written_rules = excludes.host_file_rules();
     let started_reading = crate::stat::now();
     let mut snapshot = Snapshot::take_with(
         root,
@@ -420,7 +432,7 @@ fn run(
         changed: changed.clone(),
         excluded: ExcludedInfo {
             entries: snapshot.excluded.len() as u64,
-            rules: exclude_rules(contract, options),
+            rules: [exclude_rules(contract, options), written_rules].concat(),
             first: snapshot
                 .excluded
                 .iter()
@@ -460,6 +472,7 @@ fn run(
         report.criteria.push(criterion);
     }
     mark_suspects(contract, &mut report.criteria);
+    criterion::contract_lines(doc, &mut report.criteria);
     let actions = actions::agent_actions(loader, contract, &snapshot, options, &wanted);
     host_rows(report, doc, options, gate, &wanted, &judged_root, actions);
     apply_the_law(report, contract, &changed);
@@ -601,50 +614,6 @@ fn trusted_state_outside(loader: &Loader, root: &Path) -> Result<(), String> {
         ));
     }
     Ok(())
-}
-
-/// What the walk leaves out. A contract built on a base takes no
-/// `--exclude`: it would hide files from the base's criteria.
-fn excludes(doc: &Document, options: &CheckOptions) -> Result<Excludes, String> {
-    let contract = &doc.contract;
-    if !options.exclude.is_empty() && !doc.bases.is_empty() {
-        return Err(format!(
-            "--exclude cannot be used with a contract built on a base ({}): it would hide files from the base's criteria; exclude them in the base contract",
-            doc.bases
-                .iter()
-                .map(|b| b.label.as_str())
-                .collect::<Vec<_>>()
-                .join(", ")
-        ));
-    }
-    let excludes =
-        Excludes::new(&contract.exclude, &options.exclude, contract.gitignore).map_err(|bad| {
-            let pattern = match bad.source {
-                "--exclude" => options.exclude.get(bad.index),
-                _ => contract.exclude.get(bad.index),
-            };
-            format!(
-                "{} `{}`: {}",
-                bad.source,
-                pattern.map_or("", String::as_str),
-                bad.message
-            )
-        })?;
-    excludes
-        .with_host(&options.host_exclude)
-        .map_err(|why| format!("a folder vcc leaves out: {why}"))
-}
-
-/// The exclude rules in force, for the report.
-fn exclude_rules(contract: &Contract, options: &CheckOptions) -> Vec<String> {
-    let mut rules = vec!["(always): /.git".to_string()];
-    rules.extend(contract.exclude.iter().map(|p| format!("exclude: {p}")));
-    rules.extend(options.exclude.iter().map(|p| format!("--exclude: {p}")));
-    rules.extend(options.host_exclude.iter().map(|p| Excludes::host_rule(p)));
-    if contract.gitignore {
-        rules.push("gitignore: true".into());
-    }
-    rules
 }
 
 /// Run every criterion, `jobs` at a time, each in its own sandbox; then

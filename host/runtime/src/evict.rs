@@ -164,6 +164,12 @@ impl Cache {
             remove_file(&path)?;
             pruned.memos_removed += 1;
         }
+        // The std validators' decompressed code (std_code.rs): the next run
+        // that uses one decompresses it again.
+        match fs::remove_dir_all(self.dir().join("std")) {
+            Err(e) if e.kind() != io::ErrorKind::NotFound => return Err(e),
+            _ => {}
+        }
         Ok(pruned)
     }
 

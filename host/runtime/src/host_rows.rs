@@ -74,6 +74,7 @@ fn row(id: String, severity: Severity, description: String) -> CriterionReport {
         suspect_inputs: Vec::new(),
         on_fail: None,
         produced_artifact: None,
+        line: None,
         duration_ms: 0,
     }
 }

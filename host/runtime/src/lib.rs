@@ -19,6 +19,7 @@ mod sandbox;
 pub mod signatures;
 mod snapshot;
 mod stat;
+mod std_code;
 mod validators;
 mod vfs;
 
@@ -35,8 +36,8 @@ pub use progress::{Now, Progress, Task};
 pub use sandbox::{Description, GUEST_ROOT, ImportUse, SUPPORTED_WIT, import_use};
 pub use snapshot::{Reserved, Snapshot, WalkLimits};
 pub use validators::{
-    Builtin, BundleComponent, DEFAULT_COMPILE_TIMEOUT, Inspection, LoadResult, Loaded, Loader,
-    MAX_COMPONENT_BYTES,
+    Builtin, BundleComponent, DEFAULT_COMPILE_TIMEOUT, Frame, Inspection, LoadResult, Loaded,
+    Loader, MAX_COMPONENT_BYTES, Raw,
 };
 
 /// Everything needed to load and run validators, for one process.

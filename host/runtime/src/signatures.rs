@@ -17,6 +17,11 @@ use vcc_trust::keys::PublicKey;
 pub struct RecordSigners {
     pub keys: Vec<(String, PublicKey)>,
     pub threshold: usize,
+    /// The trust policy's file, which messages name.
+    pub policy: String,
+    /// The policy's keys that are not under `records`: a signature by one
+    /// is named as such, not as an unknown key.
+    pub others: Vec<(String, PublicKey)>,
 }
 
 /// What the host found: the trusted signers (empty unless the threshold
@@ -43,12 +48,21 @@ pub type ReadFile<'a> = dyn FnMut(&str) -> Result<Arc<[u8]>, String> + 'a;
 /// and its envelope) through `read`, so what is verified is what was hashed
 /// (and both are recorded as read).
 pub fn check(read: &mut ReadFile, path: &str, signers: Option<&RecordSigners>) -> Checked {
-    let Some(policy) = signers.filter(|s| !s.keys.is_empty()) else {
+    let Some(policy) = signers else {
         return Checked::problem(
             "no-policy",
-            "the trust policy names no record signers (`records: { signers: [...] }`), so no signature can be trusted".into(),
+            "there is no trust file (--trust FILE, $VCC_TRUST or ~/.config/vcc/trust.yaml) to name the keys that sign records, so no signature can be trusted".into(),
         );
     };
+    if policy.keys.is_empty() {
+        return Checked::problem(
+            "no-policy",
+            format!(
+                "the trust policy {} lists no key under `records` (`records: {{ signers: [...] }}`), so no signature can be trusted",
+                policy.policy
+            ),
+        );
+    }
     let record = match read(path) {
         Ok(bytes) => bytes,
         Err(e) => return Checked::problem("unsigned", e),
@@ -124,15 +138,23 @@ pub fn check(read: &mut ReadFile, path: &str, signers: Option<&RecordSigners>) -
                 )),
                 None => problems.push((
                     "unknown-key",
-                    format!(
-                        "signature {} is by a key the trust policy does not name for records ({})",
-                        i + 1,
-                        if sig.keyid.is_empty() {
-                            "no key id"
-                        } else {
-                            sig.keyid.as_str()
-                        }
-                    ),
+                    match policy.others.iter().find(|(_, k)| k.verifies(&message, &raw)) {
+                        Some((id, _)) => format!(
+                            "signature {} is by key `{id}`, which the trust policy {} lists under `keys` but not under `records`",
+                            i + 1,
+                            policy.policy
+                        ),
+                        None => format!(
+                            "signature {} is by a key the trust policy {} does not list ({})",
+                            i + 1,
+                            policy.policy,
+                            if sig.keyid.is_empty() {
+                                "no key id"
+                            } else {
+                                sig.keyid.as_str()
+                            }
+                        ),
+                    },
                 )),
             },
         }

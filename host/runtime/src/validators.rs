@@ -9,9 +9,11 @@
 //! naming the cause.
 //!
 //! Built-ins run from the native code precompiled into the binary, never
-//! from the on-disk cache: a cache entry is native code too, and any
-//! process of the user could have written it. Only if this CPU cannot run
-//! the embedded code is a built-in compiled, in memory.
+//! from a cache entry: a cache entry is native code too, and any process
+//! of the user could have written it (the decompressed copy of a built-in's
+//! code the cache keeps is used only if it hashes to the digest in the
+//! binary: `std_code.rs`). Only if this CPU cannot run the embedded code is
+//! a built-in compiled, in memory.
 
 use std::collections::{HashMap, HashSet};
 use std::io::Read;
@@ -31,43 +33,7 @@ use crate::sandbox::{
 };
 use crate::snapshot::digest_string;
 
-/// A validator embedded in the binary.
-#[derive(Debug, Clone, Copy)]
-pub struct Builtin {
-    pub name: &'static str,
-    /// The component, raw DEFLATE: read only when the native code cannot
-    /// run here (and by `vcc validator inspect`), so stored small (W12).
-    pub deflated: &'static [u8],
-    /// The component's size, inflated.
-    pub size: usize,
-    /// blake3 of the component, computed when the binary was built
-    /// (hashing the embedded components on every run cost more than
-    /// loading them).
-    pub digest: [u8; 32],
-    /// The component compiled when the binary was built, with the engine
-    /// settings of `vcc-engine`, for the architecture's baseline CPU.
-    pub precompiled: &'static [u8],
-}
-
-impl Builtin {
-    /// The component's bytes, inflated and checked against the digest.
-    pub fn bytes(&self) -> Result<Vec<u8>, String> {
-        let bytes = miniz_oxide::inflate::decompress_to_vec_with_limit(self.deflated, self.size)
-            .map_err(|e| {
-                format!(
-                    "{}: the embedded component does not inflate: {e}",
-                    self.name
-                )
-            })?;
-        if bytes.len() != self.size || blake3::hash(&bytes).as_bytes() != &self.digest {
-            return Err(format!(
-                "{}: the embedded component does not match its digest",
-                self.name
-            ));
-        }
-        Ok(bytes)
-    }
-}
+pub use crate::std_code::{Builtin, Frame, Raw};
 
 /// Components larger than this are refused unread (Python and JavaScript
 /// validators are 12–18 MB).
@@ -215,7 +181,7 @@ impl Loader {
             // run here (`embedded`).
             Some(b) => (
                 std::borrow::Cow::Borrowed(&[][..]),
-                blake3::Hash::from(b.digest),
+                blake3::Hash::from(b.wasm.digest),
             ),
             None => match binding.from_bundle() {
                 Some((name, validator)) => {
@@ -302,12 +268,12 @@ impl Loader {
     /// A built-in's component: its embedded native code, or (if this CPU
     /// or engine cannot run it) compiled now, in memory only.
     fn embedded(&self, builtin: &Builtin) -> Result<Component, String> {
-        // SAFETY: the bytes are part of this executable, written by its
-        // build with the engine settings this engine was made with
-        // (`vcc_engine::config`); wasmtime still checks that they match.
-        let component = unsafe {
-            crate::code_memory::load_embedded(self.sandbox.engine(), builtin.precompiled)
-        };
+        let code = crate::std_code::native_code(builtin, self.cache.as_ref().map(Cache::dir))?;
+        // SAFETY: the bytes hash to the digest this executable's build
+        // wrote for the code it compiled with the engine settings this
+        // engine was made with (`vcc_engine::config`); wasmtime still
+        // checks that the settings match.
+        let component = unsafe { crate::code_memory::load_embedded(self.sandbox.engine(), code) };
         match component {
             Ok(component) => {
                 self.count(|s| s.embedded += 1);

@@ -2,30 +2,30 @@
 //! source by this crate's build script and embedded — with their native
 //! code, precompiled for the target's baseline CPU — so `vcc check` works on
 //! a fresh machine with nothing else installed, and compiles nothing to run
-//! them.
+//! them. Both are zstd frames (W12), compressed with a dictionary: one
+//! validator's own bytes ([`WASM_DICTIONARY`], [`NATIVE_DICTIONARY`]).
 
-/// One embedded validator.
-pub struct Embedded {
-    /// `std/NAME`.
-    pub name: &'static str,
-    /// The component, deflated (raw DEFLATE, RFC 1951): it is read only when
-    /// the native code cannot run here, so it need not take its full size.
-    pub deflated: &'static [u8],
-    /// The component's size, inflated.
+/// Bytes stored as one zstd frame.
+pub struct Frame {
+    pub zst: &'static [u8],
+    /// The size, decompressed.
     pub size: usize,
-    /// blake3 of the component, computed at build time.
+    /// blake3 of the bytes, decompressed, computed at build time.
     pub digest: [u8; 32],
-    /// The component compiled for the target's baseline CPU, with the
-    /// engine settings of `vcc-engine`; starts on a 4 KiB boundary, as
-    /// does its code inside it, so the pages can be made executable where
-    /// the executable is mapped.
-    pub precompiled: &'static [u8],
 }
 
-/// The alignment of [`Embedded::precompiled`].
-pub const PRECOMPILED_ALIGN: usize = 4096;
+/// Bytes stored as they are, page-aligned.
+pub struct Raw {
+    pub bytes: &'static [u8],
+    /// blake3 of the bytes, computed at build time.
+    pub digest: [u8; 32],
+}
 
-/// `include_bytes!`, starting on a [`PRECOMPILED_ALIGN`] boundary.
+/// The alignment of [`Raw::bytes`]: the runtime can make its pages
+/// executable where the executable is mapped.
+pub const RAW_ALIGN: usize = 4096;
+
+/// `include_bytes!`, starting on a [`RAW_ALIGN`] boundary.
 macro_rules! page_aligned {
     ($path:expr) => {{
         #[repr(C, align(4096))]
@@ -35,25 +35,49 @@ macro_rules! page_aligned {
     }};
 }
 
+/// One embedded validator.
+pub struct Embedded {
+    /// `std/NAME`.
+    pub name: &'static str,
+    /// The component (dictionary: [`WASM_DICTIONARY`]).
+    pub wasm: Frame,
+    /// The component compiled for the target's baseline CPU with the engine
+    /// settings of `vcc-engine` (dictionary: [`NATIVE_DICTIONARY`], which
+    /// is one validator's native code as is).
+    pub native: Frame,
+}
+
 include!(concat!(env!("OUT_DIR"), "/builtins.rs"));
 
 #[cfg(test)]
 mod tests {
+    use super::*;
+
+    fn unpack(frame: &Frame, dictionary: &[u8]) -> Vec<u8> {
+        let mut z = zstd::bulk::Decompressor::with_dictionary(dictionary).unwrap();
+        let bytes = z.decompress(frame.zst, frame.size).unwrap();
+        assert_eq!(bytes.len(), frame.size);
+        assert_eq!(blake3::hash(&bytes).as_bytes(), &frame.digest);
+        bytes
+    }
+
     #[test]
     fn digests_are_of_the_embedded_bytes() {
-        assert!(!super::BUILTINS.is_empty());
-        for b in super::BUILTINS {
-            let bytes = miniz_oxide::inflate::decompress_to_vec(b.deflated).unwrap();
-            assert_eq!(bytes.len(), b.size, "{}", b.name);
-            assert_eq!(blake3::hash(&bytes).as_bytes(), &b.digest, "{}", b.name);
+        assert!(!BUILTINS.is_empty());
+        let wasm_dictionary = unpack(&WASM_DICTIONARY, &[]);
+        let native_dictionary = NATIVE_DICTIONARY.bytes;
+        assert_eq!(
+            blake3::hash(native_dictionary).as_bytes(),
+            &NATIVE_DICTIONARY.digest
+        );
+        for b in BUILTINS {
+            unpack(&b.wasm, &wasm_dictionary);
+            unpack(&b.native, native_dictionary);
         }
     }
 
     #[test]
-    fn native_code_is_page_aligned() {
-        for b in super::BUILTINS {
-            let at = b.precompiled.as_ptr() as usize;
-            assert_eq!(at % super::PRECOMPILED_ALIGN, 0, "{}", b.name);
-        }
+    fn the_native_dictionary_is_page_aligned() {
+        assert_eq!(NATIVE_DICTIONARY.bytes.as_ptr() as usize % RAW_ALIGN, 0);
     }
 }

@@ -1,6 +1,11 @@
-//! Ed25519 keys: a private key in PKCS#8 PEM (mode 0600), a public key in
-//! SPKI PEM, and a key id — the sha256 of the public key's SPKI DER — which
-//! names a key in signatures.
+//! Ed25519 keys: a private key in PKCS#8 PEM (RFC 8410, mode 0600), a
+//! public key in SPKI PEM, and a key id — the sha256 of the public key's
+//! SPKI DER — which names a key in signatures.
+//!
+//! A private key is written as PKCS#8 v1 (the seed alone, as `openssl
+//! genpkey -algorithm ed25519` writes it): OpenSSL 3.0 and Python's
+//! `cryptography` refuse the v2 form (RFC 5958 `OneAsymmetricKey`, the
+//! public key appended) that vcc wrote before. Both forms are read.
 
 use std::fs;
 use std::io::{Read as _, Write};
@@ -8,7 +13,9 @@ use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 
 use ed25519_dalek::pkcs8::spki::der::pem::LineEnding;
-use ed25519_dalek::pkcs8::{DecodePrivateKey, DecodePublicKey, EncodePrivateKey, EncodePublicKey};
+use ed25519_dalek::pkcs8::{
+    DecodePrivateKey, DecodePublicKey, EncodePrivateKey, EncodePublicKey, KeypairBytes,
+};
 use ed25519_dalek::{Signature, Signer, SigningKey, VerifyingKey};
 use sha2::{Digest, Sha256};
 
@@ -129,8 +136,9 @@ impl PrivateKey {
         })
     }
 
-    /// Read a PKCS#8 PEM private key. One that others could read is
-    /// refused, as ssh refuses a loose key file.
+    /// Read a PKCS#8 PEM private key, v1 or v2 (a v2 key's public key must
+    /// be the seed's). One that others could read is refused, as ssh
+    /// refuses a loose key file.
     pub fn read(path: &Path) -> Result<PrivateKey, Refusal> {
         let bad = |m: String| Refusal::new(Code::MalformedKey, format!("{}: {m}", path.display()));
         let text = fs::read_to_string(path).map_err(|e| bad(e.to_string()))?;
@@ -178,8 +186,12 @@ impl PrivateKey {
     pub fn write(&self, name: &Path) -> std::io::Result<(PathBuf, PathBuf)> {
         let private = name.with_extension("key");
         let public = name.with_extension("pub");
-        let pem = self
-            .key
+        // v1: no public key in the file (see the module's doc).
+        let v1 = KeypairBytes {
+            secret_key: self.key.to_bytes(),
+            public_key: None,
+        };
+        let pem = v1
             .to_pkcs8_pem(LineEnding::LF)
             .map_err(|e| std::io::Error::other(e.to_string()))?;
         let mut file = fs::OpenOptions::new()
@@ -215,6 +227,35 @@ mod tests {
             key.write(&dir.path().join("platform")).is_err(),
             "never overwritten"
         );
+    }
+
+    /// What `vcc key generate` wrote before: PKCS#8 v2, the public key
+    /// appended (`[1]`). Its seed is 32 bytes of 7s.
+    const V2_KEY: &str = "-----BEGIN PRIVATE KEY-----\nMFECAQEwBQYDK2VwBCIEIAcHBwcHBwcHBwcHBwcHBwcHBwcHBwcHBwcHBwcHBwcH\ngSEA6kpsY+KcUgq+9VB7Ey7F+ZVHdq6+vnuSQh7qaRRG0iw=\n-----END PRIVATE KEY-----\n";
+
+    #[test]
+    fn keys_are_written_as_pkcs8_v1_and_v2_keys_are_still_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let key = PrivateKey::generate().unwrap();
+        let (private, _) = key.write(&dir.path().join("new")).unwrap();
+        let text = std::fs::read_to_string(&private).unwrap();
+        // RFC 8410's example is v1: SEQUENCE of 46 bytes, version 0.
+        assert!(
+            text.starts_with("-----BEGIN PRIVATE KEY-----\nMC4CAQAw"),
+            "{text}"
+        );
+        let old = dir.path().join("old.key");
+        std::fs::write(&old, V2_KEY).unwrap();
+        std::fs::set_permissions(&old, std::os::unix::fs::PermissionsExt::from_mode(0o600))
+            .unwrap();
+        let read = PrivateKey::read(&old).unwrap();
+        let seed = SigningKey::from_bytes(&[7u8; 32]);
+        assert_eq!(read.id(), key_id(&seed.verifying_key()));
+        // A v2 key whose public key is not its seed's is refused.
+        let other = V2_KEY.replacen("gSEA6kps", "gSEA6kpt", 1);
+        std::fs::write(&old, other).unwrap();
+        let refused = PrivateKey::read(&old).unwrap_err();
+        assert_eq!(refused.code, Code::MalformedKey);
     }
 
     #[test]

@@ -170,11 +170,19 @@ impl Policy {
         let dir = path.parent().unwrap_or(Path::new("."));
         let mut keys = BTreeMap::new();
         for k in &file.keys {
+            // A key that cannot be read is named with the policy that
+            // lists it: the key file alone says nothing of where it came from.
             let key = if k.public_key.contains("-----BEGIN") {
-                PublicKey::from_pem(&k.public_key, &format!("key `{}`", k.id))?
+                PublicKey::from_pem(&k.public_key, &format!("key `{}`", k.id))
             } else {
-                PublicKey::read(&dir.join(&k.public_key))?
-            };
+                PublicKey::read(&dir.join(&k.public_key))
+            }
+            .map_err(|r| {
+                Refusal::new(
+                    r.code,
+                    format!("{}: key `{}`: {}", path.display(), k.id, r.message),
+                )
+            })?;
             if keys.insert(k.id.clone(), key).is_some() {
                 return Err(bad(format!("key id `{}` is listed twice", k.id)));
             }

@@ -155,12 +155,13 @@ impl Validator for Coverage {
                     relative(path)
                 )
             })?;
-            for (names, cov) in report {
+            for ((written, names), cov) in report {
                 let source = match sources::root_path(&names, &roots) {
                     Some(root) => root.to_string(),
                     None => {
-                        unmatched.insert(names[0].clone());
-                        clean_source(&names[0])
+                        let written = sources::normalise(&written);
+                        unmatched.insert(written.clone());
+                        written
                     }
                 };
                 let merged = files.entry(source).or_default();
@@ -381,9 +382,9 @@ fn clean_source(path: &str) -> String {
     path.trim().trim_start_matches("./").to_string()
 }
 
-/// A report entry: the names its path can stand for (the first as
-/// written, cleaned), and its lines.
-type Entry = (Vec<String>, FileCoverage);
+/// A report entry: its path as written (cleaned) and the names it can
+/// stand for, and its lines.
+type Entry = ((String, Vec<sources::Candidate>), FileCoverage);
 
 fn lcov_files(text: &str) -> Result<Vec<Entry>, (String, u32)> {
     let mut out = Vec::new();
@@ -398,10 +399,9 @@ fn lcov_files(text: &str) -> Result<Vec<Entry>, (String, u32)> {
                 .map_err(|_| (format!("`{line}` has a bad number"), line_no))
         };
         if let Some(source) = line.strip_prefix("SF:") {
-            current = Some((
-                sources::candidates(&clean_source(source), &[]),
-                FileCoverage::default(),
-            ));
+            let written = clean_source(source);
+            let names = sources::candidates(&written, &[]);
+            current = Some(((written, names), FileCoverage::default()));
             any = true;
         } else if line == "end_of_record" {
             out.extend(current.take());
@@ -453,10 +453,8 @@ fn cobertura_files(text: &str) -> Result<Vec<Entry>, (String, u32)> {
         .collect();
     let mut out = Vec::new();
     for class in root.descendants("class") {
-        let source = sources::candidates(
-            &clean_source(class.attr("filename").unwrap_or("")),
-            &folders,
-        );
+        let written = clean_source(class.attr("filename").unwrap_or(""));
+        let source = (written.clone(), sources::candidates(&written, &folders));
         let mut cov = FileCoverage::default();
         for line in class
             .child("lines")
@@ -490,7 +488,7 @@ mod tests {
         let files = lcov_files(text).unwrap();
         let mut merged: BTreeMap<String, FileCoverage> = BTreeMap::new();
         for (s, c) in files {
-            let m = merged.entry(s[0].clone()).or_default();
+            let m = merged.entry(sources::normalise(&s.0)).or_default();
             for (l, h) in c.lines {
                 let e = m.lines.entry(l).or_default();
                 *e = (*e).max(h);
@@ -512,7 +510,7 @@ mod tests {
   <class name="A" filename="src/a.py"><lines><line number="1" hits="3"/><line number="2" hits="0"/></lines></class>
 </classes></package></packages></coverage>"#;
         let files = cobertura_files(text).unwrap();
-        assert_eq!(files[0].0, ["src/a.py"]);
+        assert_eq!(files[0].0.0, "src/a.py");
         assert_eq!(files[0].1.found_hit(), (2, 1));
         assert!(cobertura_files("<testsuites/>").is_err());
     }

@@ -72,26 +72,23 @@ pub fn statements(path: &str, text: &str) -> u64 {
 /// another machine (absolute, or relative to where the tool ran or to a
 /// Cobertura `<source>`), so it is compared from the end: the root file
 /// sharing the most trailing path components with one of its names, and
-/// at least the whole of a relative name (`pkg/core.py` is never
-/// `other/core.py`). Two root files equally close: none (both then count
+/// at least that name's `least` of them (see [`candidates`]), or the
+/// whole root path. Two root files equally close: none (both then count
 /// as unreported, the stricter reading).
-pub fn root_path<'a>(candidates: &[String], roots: &'a BTreeSet<String>) -> Option<&'a str> {
-    let names: Vec<String> = candidates.iter().map(|c| normalise(c)).collect();
-    let first = names.first()?;
-    let least = if first.starts_with('/') {
-        1
-    } else {
-        first.split('/').count()
-    };
+pub fn root_path<'a>(candidates: &[Candidate], roots: &'a BTreeSet<String>) -> Option<&'a str> {
     let mut best: Option<(usize, &str)> = None;
     let mut tied = false;
     for root in roots {
-        let score = names
+        let whole = root.split('/').count();
+        let score = candidates
             .iter()
-            .map(|n| common_tail(n, root))
+            .map(|c| common_tail(&c.name, root))
+            .zip(candidates)
+            .filter(|(tail, c)| *tail >= c.least || (c.whole && *tail == whole))
+            .map(|(tail, _)| tail)
             .max()
             .unwrap_or(0);
-        if score < least {
+        if score == 0 {
             continue;
         }
         match best {
@@ -137,17 +134,88 @@ pub fn normalise(path: &str) -> String {
     }
 }
 
-/// The names a report path can stand for: itself, and joined to each
-/// `<source>` of a Cobertura report.
-pub fn candidates(name: &str, sources: &[String]) -> Vec<String> {
-    let mut out = vec![normalise(name)];
-    for source in sources {
-        out.push(normalise(&format!(
-            "{}/{name}",
-            source.trim_end_matches('/')
-        )));
+/// A name a report path can stand for, and how many of its trailing
+/// components a root path must share to be that file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Candidate {
+    pub name: String,
+    pub least: usize,
+    /// Whether a root path equal to its last components (however few) is
+    /// this file: only when the report has at most one `<source>`, which
+    /// may be the root itself. With several, a site-packages source would
+    /// claim every top-level root file its class path spells.
+    pub whole: bool,
+}
+
+/// The names a report path can stand for. Without Cobertura `<source>`s:
+/// the path itself; a relative one must match whole (`pkg/core.py` is
+/// never `other/core.py`), an absolute one by its file name at least.
+///
+/// With `<source>`s, the path is relative to one of them, as coverage.py,
+/// pycobertura and GitLab read it: each source is tried, and the path
+/// alone is not a name (`requests/api.py` of a source in site-packages is
+/// not the root's `vendor/requests/api.py`). A file under a source must
+/// share with a root path the whole path written and the source's own
+/// folder (`<source>/ci/proj/src</source>` + `pkg/mod.py` is the root's
+/// `src/pkg/mod.py` or `out/src/pkg/mod.py`), unless the root path is the
+/// path written itself (the source is the root). So a source outside the
+/// project never maps a file into the root by a shared file name alone.
+pub fn candidates(name: &str, sources: &[String]) -> Vec<Candidate> {
+    let name = normalise(name);
+    let parts = |p: &str| p.split('/').filter(|s| !s.is_empty()).count();
+    if sources.is_empty() {
+        let least = if name.starts_with('/') {
+            1
+        } else {
+            parts(&name)
+        };
+        return vec![Candidate {
+            name,
+            least,
+            whole: true,
+        }];
     }
-    out
+    let several = sources.len() > 1;
+    let mut found: Vec<Candidate> = Vec::new();
+    for source in sources {
+        let absolute = source.trim().replace('\\', "/").starts_with('/');
+        // A relative source (`.`, `src`) is where the tool ran, which
+        // nothing says: beside other sources, any class could be under
+        // it, so with several sources one makes the report ambiguous, and
+        // it maps nothing (its files count as unreported).
+        if several && !absolute {
+            return Vec::new();
+        }
+        let source = normalise(source);
+        let joined = normalise(&format!("{source}/{name}"));
+        // Alone, a relative source's joined path must match whole, as a
+        // relative name does.
+        let least = if absolute {
+            parts(&name) + usize::from(parts(&source) > 0)
+        } else {
+            parts(&joined)
+        };
+        let tail = |c: &Candidate| last(&c.name, c.least);
+        let candidate = Candidate {
+            name: joined,
+            least,
+            whole: !several,
+        };
+        // Two sources that end alike (`/ci/proj/src`, `/tmp/x/src`) hold
+        // the same class path at the same root file: which one ran is
+        // unknowable, so neither is that file.
+        if found.iter().any(|c| tail(c) == tail(&candidate)) {
+            return Vec::new();
+        }
+        found.push(candidate);
+    }
+    found
+}
+
+/// The last `n` components of a path.
+fn last(path: &str, n: usize) -> String {
+    let parts: Vec<&str> = path.split('/').filter(|s| !s.is_empty()).collect();
+    parts[parts.len().saturating_sub(n)..].join("/")
 }
 
 #[cfg(test)]
@@ -195,6 +263,47 @@ mod tests {
         // lcov: an absolute SF; the closest of two `b.py`.
         let c = candidates("/home/ci/proj/./src/b.py", &[]);
         assert_eq!(root_path(&c, &roots), Some("out/src/b.py"));
+        // Each source is tried; the class path alone is no name: a source
+        // outside the project maps nothing by the file name it shares.
+        let c = candidates(
+            "app/main.py",
+            &[
+                "/usr/lib/python3/site-packages".into(),
+                "/home/ci/proj/src".into(),
+            ],
+        );
+        let vendored: BTreeSet<String> = ["out/vendor/app/main.py", "out/src/app/x.py"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        assert_eq!(root_path(&c, &vendored), None);
+        let project: BTreeSet<String> = ["out/src/app/main.py".to_string()].into();
+        assert_eq!(root_path(&c, &project), Some("out/src/app/main.py"));
+        // A top-level root file is not a site-packages class's just
+        // because its path spells the class path, beside another source.
+        let top: BTreeSet<String> = ["requests/api.py".to_string()].into();
+        let c = candidates(
+            "requests/api.py",
+            &["/usr/lib/python3/site-packages".into(), "/ci/proj".into()],
+        );
+        assert_eq!(root_path(&c, &top), None);
+        // A relative source beside others makes every class ambiguous.
+        let c = candidates(
+            "requests/api.py",
+            &["/usr/lib/python3/site-packages".into(), ".".into()],
+        );
+        assert!(c.is_empty());
+        // Two sources ending alike: the class is in neither.
+        let c = candidates("app/main.py", &["/ci/proj/src".into(), "/tmp/x/src".into()]);
+        assert!(c.is_empty());
+        // The source is the root itself: the path written is the root path.
+        let c = candidates("src/app/main.py", &["/builds/g/proj".into()]);
+        let at_root: BTreeSet<String> = ["src/app/main.py".to_string()].into();
+        assert_eq!(root_path(&c, &at_root), Some("src/app/main.py"));
+        // A relative source joins the path and must match whole.
+        let c = candidates("main.py", &["src/app".into()]);
+        assert_eq!(root_path(&c, &project), Some("out/src/app/main.py"));
+        assert_eq!(root_path(&c, &vendored), None);
         // A relative name must match whole: `x/a.py` is not `pkg/a.py`.
         assert_eq!(root_path(&candidates("x/a.py", &[]), &roots), None);
         // Two equally close: neither.

@@ -404,7 +404,7 @@ fn issues(text: &str) -> Result<Vec<Issue>, (String, Option<u32>)> {
             let uri = location
                 .and_then(|l| l.pointer("/artifactLocation/uri"))
                 .and_then(Value::as_str)
-                .map(|u| u.strip_prefix("file://").unwrap_or(u).to_string());
+                .map(uri_path);
             let line = location
                 .and_then(|l| l.pointer("/region/startLine"))
                 .and_then(Value::as_u64)
@@ -433,6 +433,46 @@ fn issues(text: &str) -> Result<Vec<Issue>, (String, Option<u32>)> {
 /// A result's level (§3.27.10): its own, else its rule's default, else
 /// `warning`; `error` when its rule is not found or a level is not one of
 /// the four (an unknown word is not a reason to count it less).
+/// The path a result's URI names: a `file:` URI (`file:///abs/a.py`,
+/// `file://localhost/abs`, `file:/abs`, as ruff and other tools write
+/// them) becomes the absolute path, and percent-escapes are decoded
+/// (`my%20file.py` is `my file.py`), so the host can show it relative to
+/// the deliverable root. A URI whose escapes do not decode to UTF-8 is
+/// kept as written rather than guessed at.
+fn uri_path(uri: &str) -> String {
+    let path = if let Some(rest) = uri.strip_prefix("file://") {
+        // `file:///p` and `file://localhost/p` are the local `/p`; any
+        // other authority is another machine's file, kept as `//HOST/p`
+        // (absolute, so never read as a path under the root).
+        match rest.strip_prefix("localhost") {
+            Some(local) if local.starts_with('/') => local,
+            _ if rest.starts_with('/') => rest,
+            _ => return format!("//{rest}"),
+        }
+    } else if let Some(rest) = uri.strip_prefix("file:").filter(|r| r.starts_with('/')) {
+        rest
+    } else {
+        uri
+    };
+    let bytes = path.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        let hex = |b: u8| (b as char).to_digit(16);
+        match (bytes[i], bytes.get(i + 1), bytes.get(i + 2)) {
+            (b'%', Some(&h), Some(&l)) if hex(h).is_some() && hex(l).is_some() => {
+                out.push(((hex(h).unwrap_or(0) << 4) | hex(l).unwrap_or(0)) as u8);
+                i += 3;
+            }
+            (b, _, _) => {
+                out.push(b);
+                i += 1;
+            }
+        }
+    }
+    String::from_utf8(out).unwrap_or_else(|_| path.to_string())
+}
+
 fn level(result: &Value, rule: &rules::Rule) -> (Level, Option<String>) {
     let parse = |v: &Value| v.as_str().and_then(Level::parse).unwrap_or(Level::Error);
     if let Some(own) = result.get("level") {
@@ -508,6 +548,26 @@ mod tests {
 
     fn params(v: Value) -> Params {
         vcc_sdk::serde_json::from_value(v).unwrap()
+    }
+
+    #[test]
+    fn file_uris_become_paths_with_escapes_decoded() {
+        assert_eq!(uri_path("file:///tmp/ws/src/a.py"), "/tmp/ws/src/a.py");
+        assert_eq!(uri_path("file://localhost/tmp/a%20b.py"), "/tmp/a b.py");
+        assert_eq!(uri_path("file:/tmp/x.py"), "/tmp/x.py");
+        // Another machine's file is never a path under the root.
+        assert_eq!(uri_path("file://src/etc/passwd"), "//src/etc/passwd");
+        assert_eq!(
+            uri_path("file://localhost.evil/x.py"),
+            "//localhost.evil/x.py"
+        );
+        assert_eq!(uri_path("src/caf%C3%A9.py"), "src/café.py");
+        assert_eq!(uri_path("src/100%.py"), "src/100%.py");
+        assert_eq!(
+            uri_path("src/%FF.py"),
+            "src/%FF.py",
+            "not UTF-8: kept as written"
+        );
     }
 
     #[test]

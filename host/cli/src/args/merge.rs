@@ -84,6 +84,11 @@ pub struct MergeArgs {
     /// Also write a SARIF 2.1.0 log to FILE (a rule per criterion).
     #[arg(long, value_name = "FILE")]
     pub report_sarif: Option<PathBuf>,
+    /// SARIF: send the criteria that passed too, as `kind: pass` results
+    /// (left out by default: code scanning may show every result as an
+    /// alert).
+    #[arg(long)]
+    pub sarif_passes: bool,
     /// Also write a Markdown report to FILE.
     #[arg(long, value_name = "FILE")]
     pub report_markdown: Option<PathBuf>,

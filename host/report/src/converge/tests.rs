@@ -38,6 +38,7 @@ fn criterion(id: &str, severity: Severity, status: Status) -> CriterionReport {
         suspect_inputs: vec![],
         on_fail: None,
         produced_artifact: None,
+        line: None,
         duration_ms: 1,
     }
 }

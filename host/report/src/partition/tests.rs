@@ -233,8 +233,23 @@ fn partitions_parse_and_refuse_with_the_fix() {
     let p = Partition::parse("hash:2/8").unwrap();
     assert_eq!((p.scheme, p.index, p.total), (Scheme::Hash, 2, 8));
     assert_eq!(Partition::parse("count:1/1").unwrap().label(), "count:1/1");
+    // A Kubernetes Indexed Job's 0-based index, one added by vcc.
+    assert_eq!(
+        Partition::parse("hash:0+1/16").unwrap().label(),
+        "hash:1/16"
+    );
+    assert_eq!(Partition::parse("hash:15+1/16").unwrap().index, 16);
     for bad in [
-        "hash:0/3", "hash:4/3", "rand:1/2", "hash:1", "1/2", "hash:a/b",
+        "hash:0/3",
+        "hash:4/3",
+        "rand:1/2",
+        "hash:1",
+        "1/2",
+        "hash:a/b",
+        "hash:3+1/3",
+        "hash:+1/3",
+        "hash:1+2/3",
+        "hash:4294967295+1/3",
     ] {
         let err = Partition::parse(bad).unwrap_err();
         assert!(err.contains("write hash:K/N or count:K/N"), "{bad}: {err}");

@@ -20,6 +20,24 @@ pub(super) struct Ctx<'a> {
     pub(super) judges: Option<Arc<vcc_judge::Run>>,
 }
 
+/// Each criterion's line in the contract file, when it is written there
+/// (one taken from a base is written in the base's file): where a report
+/// format points a result that has no finding of its own.
+pub(super) fn contract_lines(doc: &Document, rows: &mut [CriterionReport]) {
+    let file = doc.path.display().to_string();
+    for row in rows {
+        let Some(i) = doc.contract.criteria.iter().position(|c| c.id == row.id) else {
+            continue;
+        };
+        let field = vcc_contract::FieldPath::root().key("criteria").index(i);
+        if let (written, Some(line)) = doc.written_at(&field)
+            && written == file
+        {
+            row.line = u32::try_from(line).ok();
+        }
+    }
+}
+
 impl Ctx<'_> {
     /// The host's own MUST row for a required deliverable that no MUST
     /// criterion targets: pass when it has files, fail when it is
@@ -92,6 +110,7 @@ impl Ctx<'_> {
             suspect_inputs: Vec::new(),
             on_fail: None,
             produced_artifact: None,
+            line: None,
             duration_ms: 0,
         }
     }
@@ -215,6 +234,7 @@ impl Ctx<'_> {
                 .get(vcc_contract::vcc1::PRODUCED_KEY)
                 .and_then(serde_json::Value::as_str)
                 .map(str::to_string),
+            line: None,
             duration_ms: 0,
         };
         if let Some(Ok(l)) = self.validators.get(&c.validator) {

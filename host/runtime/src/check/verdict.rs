@@ -245,7 +245,7 @@ pub fn root_look(
     let snapshot = Snapshot::take_with(
         root,
         options.walk.clone(),
-        excludes(doc, options)?,
+        excludes(doc, options, root)?,
         &Default::default(),
         loader.progress(),
     )

@@ -109,6 +109,18 @@ pub(super) fn walk(root: &Dir, limits: &WalkLimits, excludes: &Excludes) -> io::
         } else {
             Vec::new()
         };
+        // A file vcc writes during the run (a report in the root) is left
+        // out only as a regular file: a link of that name is an entry.
+        let written = ft.is_file().then(|| excludes.host_file(&path)).flatten();
+        if let Some(rule) = written {
+            out.shadowed.insert(prefix);
+            out.excluded.push(ExcludedEntry {
+                path,
+                folder: false,
+                rule,
+            });
+            continue;
+        }
         if let Decision::Excluded(rule) = excludes.decide(&path, ft.is_dir(), &layers) {
             out.shadowed.insert(prefix);
             out.excluded.push(ExcludedEntry {

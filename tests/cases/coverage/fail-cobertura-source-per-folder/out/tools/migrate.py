@@ -1,0 +1,4 @@
+import sys
+def main():
+    print(sys.argv)
+    return 0
