@@ -595,11 +595,14 @@ fn every_report_format_lists_the_judge_calls() {
     s.scratch.write("contract/contract.yaml", contract);
     let out = s.scratch.path().join("reports");
     let file = |name: &str| out.join(name).display().to_string();
+    // --sarif-passes: AC-1 passes, and a pass is a SARIF result only when
+    // asked for.
     let run = s.check(&[
         "--report-junit",
         &file("junit.xml"),
         "--report-sarif",
         &file("vcc.sarif"),
+        "--sarif-passes",
         "--report-gitlab",
         &file("codequality.json"),
         "--report-markdown",
