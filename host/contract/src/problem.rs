@@ -75,8 +75,15 @@ pub enum Code {
     Expired,
     /// The version is below the policy's `min_version` (a rollback).
     BelowMinVersion,
-    /// Fewer trusted signers than the policy's `threshold`.
+    /// Fewer trusted signers than the policy's `threshold`, or a signer
+    /// group of its rule that no signature meets.
     ThresholdNotMet,
+    /// The trust policy's `revoked:` names this bundle (by digest or version).
+    Revoked,
+    /// A registry tag names a manifest whose bundle has another version.
+    TagVersionMismatch,
+    /// `vcc lock` would move a bundle to a lower version than the lock holds.
+    Downgrade,
     /// A DSSE envelope whose payload is not a vcc in-toto Statement.
     PayloadTypeMismatch,
     /// No rule of the trust policy covers this bundle, or there is no trust policy.
@@ -171,6 +178,9 @@ impl Code {
             Code::Expired => "EXPIRED",
             Code::BelowMinVersion => "BELOW_MIN_VERSION",
             Code::ThresholdNotMet => "THRESHOLD_NOT_MET",
+            Code::Revoked => "REVOKED",
+            Code::TagVersionMismatch => "TAG_VERSION_MISMATCH",
+            Code::Downgrade => "DOWNGRADE",
             Code::PayloadTypeMismatch => "PAYLOAD_TYPE_MISMATCH",
             Code::NotTrusted => "NOT_TRUSTED",
             Code::MalformedBundle => "MALFORMED_BUNDLE",
