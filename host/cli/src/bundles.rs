@@ -234,14 +234,26 @@ pub fn sign(dir: &Path, key: &Path, expires: Option<&str>) -> i32 {
     }
 }
 
-/// `90d`, `12h` (from now), or an RFC 3339 time.
+/// `90d`, `12h` (from now), or an RFC 3339 time; never now or past: a
+/// signature that is born expired counts for nothing, and would only look
+/// like a renewal.
 fn parse_expiry(text: &str) -> Result<SystemTime, String> {
-    if let Ok(at) = humantime::parse_rfc3339_weak(text) {
-        return Ok(at);
+    let now = SystemTime::now();
+    let at = match humantime::parse_rfc3339_weak(text) {
+        Ok(at) => at,
+        Err(_) => humantime::parse_duration(text)
+            .map(|d| now + d)
+            .map_err(|e| {
+                format!("`{text}` is neither a duration (`90d`) nor an RFC 3339 time: {e}")
+            })?,
+    };
+    if at <= now {
+        return Err(format!(
+            "`{text}` is {}, not in the future: the signature would never count; give a later time or a duration such as `90d`",
+            humantime::format_rfc3339_seconds(at)
+        ));
     }
-    humantime::parse_duration(text)
-        .map(|d| SystemTime::now() + d)
-        .map_err(|e| format!("`{text}` is neither a duration (`90d`) nor an RFC 3339 time: {e}"))
+    Ok(at)
 }
 
 /// The trust policy a command needs; `Err` when there is none or it

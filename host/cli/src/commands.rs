@@ -191,6 +191,7 @@ fn bundle(cli: &Cli, command: &BundleCommand) -> i32 {
             Ok(rt) => bundles::pull(&rt, source, trust),
             Err(code) => code,
         },
+        BundleCommand::Refresh { contracts, trust } => crate::refresh::refresh(contracts, trust),
     }
 }
 

@@ -29,6 +29,7 @@ mod output;
 mod paths;
 mod progress;
 mod record;
+mod refresh;
 mod render;
 mod settings;
 mod task;

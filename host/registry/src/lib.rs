@@ -26,7 +26,7 @@ use oci_client::manifest::OciDescriptor;
 use oci_client::secrets::RegistryAuth;
 use oci_client::{Client, Reference, RegistryOperation};
 use vcc_trust::bundle::Bundle;
-use vcc_trust::layout::{self, Descriptor, Index, Layout, Manifest, media};
+use vcc_trust::layout::{self, Descriptor, Index, Layout, Manifest, annotation, media};
 use vcc_trust::{Code, Refusal};
 
 /// At most this many signatures are fetched for one bundle.
@@ -256,6 +256,19 @@ impl Registry {
             Some(bytes) => serde_json::from_slice::<Index>(&bytes).unwrap_or_default(),
             None => Index::default(),
         };
+        // A key's new signature replaces the one it pushed before (re-signing
+        // renews); entries pushed without a key id annotation stay.
+        let keyid = |d: &Descriptor| d.annotations.get(annotation::KEYID).cloned();
+        let renewed: Vec<String> = signature_manifests
+            .iter()
+            .filter_map(|(d, _)| keyid(d))
+            .collect();
+        index.manifests.retain(|m| {
+            signature_manifests
+                .iter()
+                .any(|(d, _)| d.digest == m.digest)
+                || keyid(m).is_none_or(|k| !renewed.contains(&k))
+        });
         for (descriptor, _) in &signature_manifests {
             if !index
                 .manifests
@@ -264,7 +277,7 @@ impl Registry {
             {
                 let mut entry = descriptor.clone();
                 entry.artifact_type = Some(media::DSSE.into());
-                entry.annotations.clear();
+                entry.annotations.retain(|k, _| k == annotation::KEYID);
                 index.manifests.push(entry);
             }
         }

@@ -307,7 +307,8 @@ impl Bundle {
     }
 
     /// Add a signature by `key` (a DSSE envelope over an in-toto Statement
-    /// naming the manifest and every layer by sha256).
+    /// naming the manifest and every layer by sha256). An older signature
+    /// by the same key is replaced: re-signing renews, it does not pile up.
     pub fn sign(&mut self, key: &PrivateKey, expires: Option<SystemTime>) -> Result<(), String> {
         let statement = self.statement(expires.map(rfc3339));
         let payload = serde_json::to_vec(&statement).map_err(|e| e.to_string())?;
@@ -331,17 +332,28 @@ impl Bundle {
                 artifact_type: None,
                 annotations: BTreeMap::new(),
             }),
-            annotations: BTreeMap::from([(
-                "dev.vcc.signature.keyid".to_string(),
-                key.id().to_string(),
-            )]),
+            annotations: BTreeMap::from([(annotation::KEYID.to_string(), key.id().to_string())]),
         };
         let bytes = serde_json::to_vec_pretty(&manifest).map_err(|e| e.to_string())?;
         let mut entry = self.layout.put(media::MANIFEST, &bytes).map_err(io)?;
         entry.artifact_type = Some(media::DSSE.into());
+        entry
+            .annotations
+            .insert(annotation::KEYID.into(), key.id().to_string());
+        let replaced: Vec<String> = self
+            .signatures
+            .iter()
+            .filter(|(_, env)| env.signatures.iter().any(|s| s.keyid == key.id()))
+            .map(|(d, _)| d.digest.clone())
+            .collect();
         let mut index = self.layout.index().map_err(|e| e.to_string())?;
+        index
+            .manifests
+            .retain(|m| !replaced.contains(&m.digest) && m.digest != entry.digest);
         index.manifests.push(entry.clone());
         self.layout.set_index(&index).map_err(io)?;
+        self.signatures
+            .retain(|(d, _)| !replaced.contains(&d.digest));
         self.signatures.push((entry, envelope));
         Ok(())
     }

@@ -45,6 +45,8 @@ pub mod annotation {
     pub const BUNDLE_NAME: &str = "dev.vcc.bundle.name";
     /// Where the local store's copy was pulled from.
     pub const SOURCE: &str = "dev.vcc.bundle.source";
+    /// The key id of a signature manifest (on it, and on its index entry).
+    pub const KEYID: &str = "dev.vcc.signature.keyid";
 }
 
 /// Size caps, checked before a byte is read. A bundle manifest is a few

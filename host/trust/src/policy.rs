@@ -8,6 +8,11 @@
 //!   - { id: platform, public_key: platform.pub }   # a path relative to this file, or inline PEM
 //! bundles:
 //!   - { name: "acme/*", signers: [platform], threshold: 1, min_version: 1.2.0, source: "registry.example" }
+//!   # or signer groups (Kubewarden's allOf/anyOf): one of the platform keys AND security
+//!   - { name: "core/*", all_of: [ { any_of: [platform, platform2] }, security ] }
+//! revoked:                # refused everywhere (REVOKED), even from the store or a lock
+//!   - { bundle: "acme/security@1.0.1", reason: "CVE-2026-1234: reads outside its targets" }
+//!   - { digest: "sha256:…", reason: "…" }   # a bundle manifest, or any component or contract in one
 //! require_signed: true    # every validator of a checked contract is std/ or from a trusted bundle
 //! contracts:
 //!   - { path: "contracts/*.yaml", digest: "blake3:…" }
@@ -17,7 +22,7 @@
 //! judges: { endpoints: [...], limits: {...} }  # which endpoints may serve AI judges (see vcc-judge's config)
 //! ```
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
@@ -33,6 +38,8 @@ struct File {
     keys: Vec<KeyEntry>,
     #[serde(default)]
     bundles: Vec<RuleEntry>,
+    #[serde(default)]
+    revoked: Vec<RevokedEntry>,
     #[serde(default)]
     require_signed: bool,
     #[serde(default)]
@@ -67,11 +74,24 @@ struct KeyEntry {
 #[serde(deny_unknown_fields)]
 struct RuleEntry {
     name: String,
-    signers: Vec<String>,
-    #[serde(default = "one")]
-    threshold: usize,
+    /// The flat form: `threshold` of `signers`.
+    signers: Option<Vec<String>>,
+    threshold: Option<usize>,
+    /// The group form: every item (a key id or a group) must be met …
+    all_of: Option<Vec<serde_yaml::Value>>,
+    /// … or `minimum` (1) of them.
+    any_of: Option<Vec<serde_yaml::Value>>,
+    minimum: Option<usize>,
     min_version: Option<String>,
     source: Option<String>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RevokedEntry {
+    bundle: Option<String>,
+    digest: Option<String>,
+    reason: String,
 }
 
 fn one() -> usize {
@@ -93,14 +113,95 @@ pub struct Pin {
 pub struct Rule {
     pub name: String,
     matcher: globset::GlobMatcher,
-    /// Key ids of this policy.
-    pub signers: Vec<String>,
-    pub threshold: usize,
+    /// Whose signatures it takes, as a tree of groups over key ids.
+    pub require: Signers,
     pub min_version: Option<semver::Version>,
     /// Where `vcc lock` pulls a bundle from when it is not in the store:
     /// a registry and optional path prefix (`HOST[:PORT][/PREFIX]`); the
     /// bundle is the repository `SOURCE/NAME`, its tags are versions.
     pub source: Option<String>,
+}
+
+/// A signer requirement: one key, every item of a group, or `minimum` of
+/// them. The flat `signers` + `threshold` form is `AnyOf`.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Signers {
+    Key(String),
+    AllOf(Vec<Signers>),
+    AnyOf { of: Vec<Signers>, minimum: usize },
+}
+
+impl Signers {
+    /// Is it met by signatures of these key ids?
+    pub fn met(&self, signed: &BTreeSet<String>) -> bool {
+        match self {
+            Signers::Key(id) => signed.contains(id),
+            Signers::AllOf(all) => all.iter().all(|s| s.met(signed)),
+            Signers::AnyOf { of, minimum } => {
+                of.iter().filter(|s| s.met(signed)).count() >= *minimum
+            }
+        }
+    }
+
+    /// Every key id it names, in order.
+    pub fn keys(&self) -> Vec<&str> {
+        match self {
+            Signers::Key(id) => vec![id.as_str()],
+            Signers::AllOf(of) | Signers::AnyOf { of, .. } => {
+                of.iter().flat_map(Signers::keys).collect()
+            }
+        }
+    }
+
+    /// The parts not met, as words: the top group's unmet items (a whole
+    /// requirement when it is a single key or an `any_of`).
+    pub fn unmet(&self, signed: &BTreeSet<String>) -> Vec<String> {
+        match self {
+            Signers::AllOf(all) => all
+                .iter()
+                .filter(|s| !s.met(signed))
+                .map(Signers::to_string)
+                .collect(),
+            other if !other.met(signed) => vec![other.to_string()],
+            _ => Vec::new(),
+        }
+    }
+}
+
+impl std::fmt::Display for Signers {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let list = |of: &[Signers]| {
+            of.iter()
+                .map(Signers::to_string)
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        match self {
+            Signers::Key(id) => write!(f, "{id}"),
+            Signers::AllOf(of) => write!(f, "all of ({})", list(of)),
+            Signers::AnyOf { of, minimum: 1 } => write!(f, "any of ({})", list(of)),
+            Signers::AnyOf { of, minimum } => write!(f, "{minimum} of ({})", list(of)),
+        }
+    }
+}
+
+/// A bundle the policy refuses whatever its signatures say.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Revoked {
+    pub what: Revocation,
+    pub reason: String,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum Revocation {
+    /// `sha256:…` of a bundle manifest, or of a component or contract
+    /// layer (revoked in whatever bundle carries it).
+    Digest(String),
+    /// An exact name and version.
+    Version {
+        name: String,
+        version: semver::Version,
+    },
 }
 
 #[derive(Debug, Clone)]
@@ -111,6 +212,7 @@ pub struct Policy {
     pub digest: String,
     pub keys: BTreeMap<String, PublicKey>,
     pub rules: Vec<Rule>,
+    pub revoked: Vec<Revoked>,
     pub require_signed: bool,
     pub contracts: Vec<Pin>,
     /// Who may sign command records.
@@ -195,22 +297,8 @@ impl Policy {
         }
         let mut rules = Vec::new();
         for r in file.bundles {
-            for s in &r.signers {
-                if !keys.contains_key(s) {
-                    return Err(bad(format!(
-                        "bundle rule `{}` names signer `{s}`, which is not under `keys`",
-                        r.name
-                    )));
-                }
-            }
-            if r.threshold == 0 || r.threshold > r.signers.len() {
-                return Err(bad(format!(
-                    "bundle rule `{}`: threshold {} with {} signer(s)",
-                    r.name,
-                    r.threshold,
-                    r.signers.len()
-                )));
-            }
+            let require =
+                signers_of(&r, &keys).map_err(|m| bad(format!("bundle rule `{}`: {m}", r.name)))?;
             let min_version = r
                 .min_version
                 .as_deref()
@@ -225,8 +313,7 @@ impl Policy {
             rules.push(Rule {
                 name: r.name,
                 matcher,
-                signers: r.signers,
-                threshold: r.threshold,
+                require,
                 min_version,
                 source: r.source,
             });
@@ -255,6 +342,12 @@ impl Policy {
                     threshold: r.threshold,
                 }))
             };
+        let revoked = file
+            .revoked
+            .into_iter()
+            .enumerate()
+            .map(|(i, r)| revocation(r).map_err(|m| bad(format!("revoked[{i}]: {m}"))))
+            .collect::<Result<Vec<_>, _>>()?;
         let records = signer_rule("records", file.records)?;
         let attestations = signer_rule("attestations", file.attestations)?;
         for pin in &file.contracts {
@@ -281,12 +374,25 @@ impl Policy {
             digest: format!("blake3:{}", blake3::hash(text.as_bytes()).to_hex()),
             keys,
             rules,
+            revoked,
             require_signed: file.require_signed,
             contracts: file.contracts,
             records,
             attestations,
             roles,
             judges: file.judges,
+        })
+    }
+
+    /// Why the policy revokes a bundle (its name, version, manifest digest
+    /// and the digests of its layers), if it does.
+    pub fn revocation(&self, name: &str, version: &str, digests: &[&str]) -> Option<&Revoked> {
+        self.revoked.iter().find(|r| match &r.what {
+            Revocation::Digest(d) => digests.contains(&d.as_str()),
+            Revocation::Version {
+                name: n,
+                version: v,
+            } => n == name && semver::Version::parse(version).is_ok_and(|ver| &ver == v),
         })
     }
 
@@ -331,6 +437,164 @@ impl Policy {
     }
 }
 
+/// A rule's signer requirement: the flat form (`signers`, `threshold`) or
+/// the group form (`all_of` / `any_of` with `minimum`), never both. A key
+/// may appear once per rule: named in two groups, one signature would
+/// meet both, and a rotation could quietly lower the bar.
+fn signers_of(r: &RuleEntry, keys: &BTreeMap<String, PublicKey>) -> Result<Signers, String> {
+    let require = match (&r.signers, &r.all_of, &r.any_of) {
+        (Some(signers), None, None) => {
+            if r.minimum.is_some() {
+                return Err("`minimum` goes with `any_of`; the flat form takes `threshold`".into());
+            }
+            let threshold = r.threshold.unwrap_or(1);
+            if threshold == 0 || threshold > signers.len() {
+                return Err(format!(
+                    "threshold {threshold} with {} signer(s)",
+                    signers.len()
+                ));
+            }
+            Signers::AnyOf {
+                of: signers.iter().cloned().map(Signers::Key).collect(),
+                minimum: threshold,
+            }
+        }
+        (None, all, any) if all.is_some() != any.is_some() => {
+            if r.threshold.is_some() {
+                return Err("`threshold` goes with `signers`; a group takes `minimum`".into());
+            }
+            let mut group = serde_yaml::Mapping::new();
+            for (k, v) in [("all_of", all), ("any_of", any)] {
+                if let Some(v) = v {
+                    group.insert(k.into(), serde_yaml::Value::Sequence(v.clone()));
+                }
+            }
+            if let Some(m) = r.minimum {
+                group.insert("minimum".into(), m.into());
+            }
+            group_of(&serde_yaml::Value::Mapping(group), "")?
+        }
+        (None, None, None) => {
+            return Err("names no signers: give `signers: [...]`, or `all_of:` / `any_of:`".into());
+        }
+        _ => {
+            return Err(
+                "give one of `signers` (with `threshold`), `all_of` or `any_of` at its top".into(),
+            );
+        }
+    };
+    let mut seen = BTreeSet::new();
+    for key in require.keys() {
+        if !keys.contains_key(key) {
+            return Err(format!("names signer `{key}`, which is not under `keys`"));
+        }
+        if !seen.insert(key) {
+            return Err(format!(
+                "names signer `{key}` twice: one signature would count for two groups"
+            ));
+        }
+    }
+    Ok(require)
+}
+
+/// One item of a group: a key id, or `{ all_of: [...] }` / `{ any_of:
+/// [...], minimum: N }`. `at` names it in messages.
+fn group_of(value: &serde_yaml::Value, at: &str) -> Result<Signers, String> {
+    use serde_yaml::Value;
+    let map = match value {
+        Value::String(id) => return Ok(Signers::Key(id.clone())),
+        Value::Mapping(map) => map,
+        other => {
+            return Err(format!(
+                "{at}: {other:?} is neither a key id nor a group (`all_of:` or `any_of:`)"
+            ));
+        }
+    };
+    let items = |key: &str| -> Result<Option<Vec<Signers>>, String> {
+        let Some(v) = map.get(key) else {
+            return Ok(None);
+        };
+        let Value::Sequence(list) = v else {
+            return Err(format!("{at}{key}: a list of key ids or groups"));
+        };
+        if list.is_empty() {
+            return Err(format!("{at}{key}: an empty group"));
+        }
+        list.iter()
+            .enumerate()
+            .map(|(i, item)| group_of(item, &format!("{at}{key}[{i}].")))
+            .collect::<Result<Vec<_>, _>>()
+            .map(Some)
+    };
+    for key in map.keys() {
+        if !matches!(key.as_str(), Some("all_of" | "any_of" | "minimum")) {
+            return Err(format!(
+                "{at}{key:?}: a group takes `all_of`, `any_of` and `minimum`"
+            ));
+        }
+    }
+    let minimum = match map.get("minimum") {
+        None => None,
+        Some(v) => Some(
+            v.as_u64()
+                .and_then(|m| usize::try_from(m).ok())
+                .ok_or_else(|| format!("{at}minimum: a whole number"))?,
+        ),
+    };
+    match (items("all_of")?, items("any_of")?) {
+        (Some(all), None) if minimum.is_none() => Ok(Signers::AllOf(all)),
+        (None, Some(of)) => {
+            let minimum = minimum.unwrap_or(1);
+            if minimum == 0 || minimum > of.len() {
+                return Err(format!(
+                    "{at}minimum {minimum} with {} item(s) in any_of",
+                    of.len()
+                ));
+            }
+            Ok(Signers::AnyOf { of, minimum })
+        }
+        (Some(_), None) => Err(format!("{at}minimum: goes with any_of, not all_of")),
+        _ => Err(format!(
+            "{at}a group has exactly one of `all_of` and `any_of`"
+        )),
+    }
+}
+
+/// A `revoked:` entry: by `bundle: NAME@VERSION` or `digest: sha256:…`,
+/// with a reason every refusal repeats.
+fn revocation(r: RevokedEntry) -> Result<Revoked, String> {
+    if r.reason.trim().is_empty() {
+        return Err("`reason` is empty: say why, it is what every refusal shows".into());
+    }
+    let what = match (r.bundle, r.digest) {
+        (Some(b), None) => {
+            let (name, version) = b
+                .rsplit_once('@')
+                .ok_or_else(|| format!("bundle `{b}`: write NAME@VERSION (acme/security@1.0.1)"))?;
+            let version = semver::Version::parse(version)
+                .map_err(|e| format!("bundle `{b}`: version: {e}"))?;
+            Revocation::Version {
+                name: name.to_string(),
+                version,
+            }
+        }
+        (None, Some(d)) => {
+            let hex = d.strip_prefix("sha256:").unwrap_or("");
+            if hex.len() != 64 || !hex.bytes().all(|c| matches!(c, b'0'..=b'9' | b'a'..=b'f')) {
+                return Err(format!("digest `{d}`: write sha256:<64 lowercase hex>"));
+            }
+            Revocation::Digest(d)
+        }
+        _ => {
+            return Err("give exactly one of `bundle: NAME@VERSION` and `digest: sha256:…`".into());
+        }
+    };
+    Ok(Revoked {
+        what,
+        reason: r.reason,
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -345,7 +609,14 @@ mod tests {
         let good = "trust: 1\nkeys:\n  - { id: platform, public_key: platform.pub }\nbundles:\n  - { name: \"acme/*\", signers: [platform], min_version: 1.2.0 }\nrequire_signed: true\n";
         std::fs::write(&path, good).unwrap();
         let policy = Policy::read(&path).unwrap();
-        assert_eq!(policy.rule_for("acme/security").unwrap().threshold, 1);
+        assert_eq!(
+            policy
+                .rule_for("acme/security")
+                .unwrap()
+                .require
+                .to_string(),
+            "any of (platform)"
+        );
         assert!(
             policy.rule_for("acme/a/b").is_none(),
             "* stays in one segment"
@@ -372,5 +643,69 @@ mod tests {
         );
         std::fs::write(&path, inline).unwrap();
         assert!(Policy::read(&path).is_ok(), "inline PEM");
+
+        // Groups, and what a group cannot say.
+        let key2 = PrivateKey::generate().unwrap();
+        key2.write(&dir.path().join("security")).unwrap();
+        let keys = "trust: 1\nkeys:\n  - { id: platform, public_key: platform.pub }\n  - { id: security, public_key: security.pub }\nbundles:\n";
+        let grouped = format!(
+            "{keys}  - {{ name: \"acme/*\", all_of: [ {{ any_of: [platform] }}, security ] }}\n"
+        );
+        std::fs::write(&path, &grouped).unwrap();
+        let policy = Policy::read(&path).unwrap();
+        assert_eq!(
+            policy.rule_for("acme/x").unwrap().require.to_string(),
+            "all of (any of (platform), security)"
+        );
+        for (bad, says) in [
+            (
+                "all_of: [platform, { any_of: [platform, security] }]",
+                "names signer `platform` twice",
+            ),
+            ("all_of: [platform], signers: [security]", "give one of"),
+            (
+                "any_of: [platform, security], minimum: 3",
+                "minimum 3 with 2 item(s)",
+            ),
+            (
+                "all_of: [platform], threshold: 1",
+                "`threshold` goes with `signers`",
+            ),
+            (
+                "all_of: [{ all_of: [] }]",
+                "all_of[0].all_of: an empty group",
+            ),
+            ("all_of: [{ one_of: [platform] }]", "a group takes"),
+            ("all_of: [nobody]", "`nobody`, which is not under `keys`"),
+        ] {
+            std::fs::write(&path, format!("{keys}  - {{ name: \"acme/*\", {bad} }}\n")).unwrap();
+            let refused = Policy::read(&path).unwrap_err();
+            assert_eq!(refused.code, Code::MalformedPolicy);
+            assert!(refused.message.contains(says), "{bad}: {}", refused.message);
+        }
+        for (bad, says) in [
+            ("{ bundle: acme/x, reason: r }", "NAME@VERSION"),
+            (
+                "{ bundle: acme/x@1.0.0, reason: \" \" }",
+                "`reason` is empty",
+            ),
+            (
+                "{ digest: \"sha256:AB\", reason: r }",
+                "sha256:<64 lowercase hex>",
+            ),
+            (
+                "{ bundle: acme/x@1.0.0, digest: \"sha256:ab\", reason: r }",
+                "exactly one of",
+            ),
+        ] {
+            std::fs::write(&path, format!("{grouped}revoked:\n  - {bad}\n")).unwrap();
+            let refused = Policy::read(&path).unwrap_err();
+            assert!(refused.message.contains(says), "{bad}: {}", refused.message);
+            assert!(
+                refused.message.contains("revoked[0]"),
+                "{}",
+                refused.message
+            );
+        }
     }
 }

@@ -167,6 +167,25 @@ impl Store {
     }
 }
 
+impl Store {
+    /// (name, version, manifest digest, source) of every stored bundle
+    /// that came from a registry.
+    pub fn sourced(&self) -> Result<Vec<(String, String, String, String)>, Refusal> {
+        Ok(bundle::listed(&self.layout)?
+            .into_iter()
+            .filter_map(|d| {
+                let a = |k: &str| d.annotations.get(k).cloned();
+                Some((
+                    a(annotation::BUNDLE_NAME)?,
+                    a(annotation::REF_NAME)?,
+                    d.digest.clone(),
+                    a(annotation::SOURCE)?,
+                ))
+            })
+            .collect())
+    }
+}
+
 /// A temporary layout for a pull; removed when dropped.
 pub struct Staging {
     pub layout: Layout,

@@ -1,8 +1,9 @@
-//! Is a bundle trusted? Against a trust policy: its rule for the bundle's
-//! name, enough distinct listed signers whose DSSE signatures verify
-//! (strictly) over an in-toto Statement that names this very manifest and
-//! every layer, with the bundle's name and version, not expired, and a
-//! version at or above the rule's floor.
+//! Is a bundle trusted? Against a trust policy: not revoked; its rule for
+//! the bundle's name, whose signer requirement (a threshold, or groups) is
+//! met by listed keys whose DSSE signatures verify (strictly) over an
+//! in-toto Statement that names this very manifest and every layer, with
+//! the bundle's name and version, not expired; and a version at or above
+//! the rule's floor.
 
 use std::collections::BTreeSet;
 use std::time::SystemTime;
@@ -28,6 +29,21 @@ pub struct Verified {
 pub fn verify(bundle: &Bundle, policy: &Policy, now: SystemTime) -> Result<Verified, Refusal> {
     let name = &bundle.config.name;
     let version = &bundle.config.version;
+    let digests: Vec<&str> = std::iter::once(bundle.descriptor.digest.as_str())
+        .chain(bundle.manifest.layers.iter().map(|l| l.digest.as_str()))
+        .collect();
+    // First: no signature can bring a revoked bundle back.
+    if let Some(r) = policy.revocation(name, version, &digests) {
+        return Err(Refusal::new(
+            Code::Revoked,
+            format!(
+                "{name} {version} ({}) is revoked by the trust policy ({}): {}",
+                bundle.descriptor.digest,
+                policy.path.display(),
+                r.reason
+            ),
+        ));
+    }
     let rule = policy.rule_for(name).ok_or_else(|| {
         Refusal::new(
             Code::NotTrusted,
@@ -37,32 +53,34 @@ pub fn verify(bundle: &Bundle, policy: &Policy, now: SystemTime) -> Result<Verif
             ),
         )
     })?;
+    let listed = rule.require.keys();
     let parsed = semver::Version::parse(version)
         .map_err(|e| Refusal::new(Code::MalformedBundle, format!("version `{version}`: {e}")))?;
     if bundle.signatures.is_empty() {
         return Err(Refusal::new(
             Code::Unsigned,
             format!(
-                "bundle {name} {version} carries no signature; the trust policy requires {} of: {}",
-                rule.threshold,
-                rule.signers.join(", ")
+                "bundle {name} {version} carries no signature; the trust policy requires {}",
+                rule.require
             ),
         ));
     }
     let mut signers = BTreeSet::new();
     // The most telling refusal among the signatures that did not count.
     let mut refusals: Vec<Refusal> = Vec::new();
+    // The expired signatures of listed keys: (when, key id).
+    let mut lapsed: Vec<(SystemTime, String)> = Vec::new();
     for (_, envelope) in &bundle.signatures {
-        let by: Vec<&String> = rule
-            .signers
+        let by: Vec<String> = listed
             .iter()
-            .filter(|s| policy.keys.get(*s).is_some_and(|k| envelope.signed_by(k)))
+            .filter(|s| policy.keys.get(**s).is_some_and(|k| envelope.signed_by(k)))
+            .map(|s| s.to_string())
             .collect();
         if by.is_empty() {
             let claims_listed_key = envelope.signatures.iter().any(|s| {
-                rule.signers
+                listed
                     .iter()
-                    .any(|id| policy.keys.get(id).is_some_and(|k| k.id() == s.keyid))
+                    .any(|id| policy.keys.get(*id).is_some_and(|k| k.id() == s.keyid))
             });
             refusals.push(if claims_listed_key {
                 Refusal::new(
@@ -86,32 +104,64 @@ pub fn verify(bundle: &Bundle, policy: &Policy, now: SystemTime) -> Result<Verif
                             })
                             .collect::<Vec<_>>()
                             .join(", "),
-                        rule.signers.join(", ")
+                        listed.join(", ")
                     ),
                 )
             });
             continue;
         }
         match statement_holds(bundle, envelope, now) {
-            Ok(()) => signers.extend(by.into_iter().cloned()),
-            Err(refusal) => refusals.push(refusal),
+            Ok(()) => signers.extend(by),
+            Err(Lapse::Expired(at, text)) => {
+                lapsed.extend(by.iter().map(|k| (at, k.clone())));
+                refusals.push(Refusal::new(
+                    Code::Expired,
+                    format!("the signature by {} expired at {text}", by.join(", ")),
+                ));
+            }
+            Err(Lapse::Refused(refusal)) => refusals.push(refusal),
         }
     }
-    if signers.len() < rule.threshold {
+    if !rule.require.met(&signers) {
+        // Expired signatures of keys that have no good one: name the
+        // newest, the one a re-sign or a refresh was due to replace.
+        lapsed.retain(|(_, k)| !signers.contains(k));
+        lapsed.sort();
+        let newest_lapse = lapsed.last().map(|(at, key)| {
+            format!(
+                "; the newest signature that lapsed is {key}'s, at {} (re-sign, then `vcc bundle refresh`)",
+                humantime::format_rfc3339_seconds(*at)
+            )
+        });
         if signers.is_empty() {
             refusals.sort_by_key(|r| rank(r.code));
-            return Err(refusals.into_iter().next().unwrap_or_else(|| {
-                Refusal::new(Code::Unsigned, "no signature counts".to_string())
-            }));
+            let mut first = refusals
+                .into_iter()
+                .next()
+                .unwrap_or_else(|| Refusal::new(Code::Unsigned, "no signature counts".to_string()));
+            if first.code == Code::Expired
+                && let Some(newest) = newest_lapse
+            {
+                first.message = format!(
+                    "no signature of {name} {version} counts{newest}; the trust policy requires {}",
+                    rule.require
+                );
+            }
+            return Err(first);
         }
+        let unmet = rule.require.unmet(&signers);
+        let unmet = if unmet == [rule.require.to_string()] {
+            String::new()
+        } else {
+            format!(", and {} is not met", unmet.join(" nor "))
+        };
         return Err(Refusal::new(
             Code::ThresholdNotMet,
             format!(
-                "{} trusted signer(s) ({}) of {name} {version}; the trust policy requires {} of: {}",
-                signers.len(),
+                "{name} {version} is signed by {}; the trust policy requires {}{unmet}{}",
                 signers.iter().cloned().collect::<Vec<_>>().join(", "),
-                rule.threshold,
-                rule.signers.join(", ")
+                rule.require,
+                newest_lapse.unwrap_or_default()
             ),
         ));
     }
@@ -145,22 +195,35 @@ fn rank(code: Code) -> u8 {
     }
 }
 
+/// Why a trusted key's signature does not count: it expired (when, as
+/// written), or it states something untrue of this bundle.
+enum Lapse {
+    Expired(SystemTime, String),
+    Refused(Refusal),
+}
+
+impl From<Refusal> for Lapse {
+    fn from(r: Refusal) -> Lapse {
+        Lapse::Refused(r)
+    }
+}
+
 /// What a trusted signature states must be true of this bundle.
 fn statement_holds(
     bundle: &Bundle,
     envelope: &dsse::Envelope,
     now: SystemTime,
-) -> Result<(), Refusal> {
+) -> Result<(), Lapse> {
     let name = &bundle.config.name;
     if envelope.payload_type != dsse::PAYLOAD_TYPE {
-        return Err(Refusal::new(
+        return Err(Lapse::Refused(Refusal::new(
             Code::PayloadTypeMismatch,
             format!(
                 "a signature's payload type is {:?}, not an in-toto Statement ({})",
                 envelope.payload_type,
                 dsse::PAYLOAD_TYPE
             ),
-        ));
+        )));
     }
     let statement: Statement = envelope
         .payload_bytes()
@@ -187,7 +250,7 @@ fn statement_holds(
                 "a signature is over another bundle: its subjects do not include this manifest ({})",
                 bundle.descriptor.digest
             ),
-        ));
+        ).into());
     }
     for layer in &bundle.manifest.layers {
         if !covers(layout::sha256_hex(&layer.digest).unwrap_or("")) {
@@ -202,7 +265,8 @@ fn statement_holds(
                     "{title} ({}) is not among the signed subjects",
                     layer.digest
                 ),
-            ));
+            )
+            .into());
         }
     }
     if &statement.predicate.name != name {
@@ -212,7 +276,8 @@ fn statement_holds(
                 "the signature is for `{}`, the bundle is `{name}`",
                 statement.predicate.name
             ),
-        ));
+        )
+        .into());
     }
     if statement.predicate.version != bundle.config.version {
         return Err(Refusal::new(
@@ -221,7 +286,8 @@ fn statement_holds(
                 "the signature is for version {}, the bundle is {}",
                 statement.predicate.version, bundle.config.version
             ),
-        ));
+        )
+        .into());
     }
     if let Some(expires) = &statement.predicate.expires {
         let at = humantime::parse_rfc3339(expires).map_err(|e| {
@@ -231,10 +297,7 @@ fn statement_holds(
             )
         })?;
         if at <= now {
-            return Err(Refusal::new(
-                Code::Expired,
-                format!("the signature expired at {expires}"),
-            ));
+            return Err(Lapse::Expired(at, expires.clone()));
         }
     }
     Ok(())
@@ -331,5 +394,146 @@ mod tests {
             code(verify(&other, &p, SystemTime::now())),
             Code::DigestMismatch
         );
+    }
+
+    /// The issue's rotation: "2 of [platform, platform2, security]" is met
+    /// by the two platform keys alone; groups keep security required.
+    #[test]
+    fn signer_groups_keep_a_group_required_through_a_rotation() {
+        let keys = tempfile::tempdir().unwrap();
+        let (p1, p2, sec) = (
+            PrivateKey::generate().unwrap(),
+            PrivateKey::generate().unwrap(),
+            PrivateKey::generate().unwrap(),
+        );
+        let named = [("platform", &p1), ("platform2", &p2), ("security", &sec)];
+        let flat = policy(
+            keys.path(),
+            &named,
+            "{ name: \"acme/*\", signers: [platform, platform2, security], threshold: 2 }",
+        );
+        let groups = policy(
+            keys.path(),
+            &named,
+            "{ name: \"acme/*\", all_of: [ { any_of: [platform, platform2] }, security ] }",
+        );
+        let now = SystemTime::now();
+        let dir = tempfile::tempdir().unwrap();
+        let mut bundle = sample(dir.path(), "1.2.0");
+        bundle.sign(&p1, None).unwrap();
+        bundle.sign(&p2, None).unwrap();
+        assert!(verify(&bundle, &flat, now).is_ok(), "the flat form's hole");
+        let refused = verify(&bundle, &groups, now).unwrap_err();
+        assert_eq!(refused.code, Code::ThresholdNotMet);
+        assert!(
+            refused.message.contains(
+                "requires all of (any of (platform, platform2), security), and security is not met"
+            ),
+            "{}",
+            refused.message
+        );
+        bundle.sign(&sec, None).unwrap();
+        let ok = verify(&bundle, &groups, now).unwrap();
+        assert_eq!(ok.signers, vec!["platform", "platform2", "security"]);
+        // Security alone does not meet the platform group.
+        let dir2 = tempfile::tempdir().unwrap();
+        let mut only_sec = sample(dir2.path(), "1.2.1");
+        only_sec.sign(&sec, None).unwrap();
+        let refused = verify(&only_sec, &groups, now).unwrap_err();
+        assert!(
+            refused
+                .message
+                .contains("any of (platform, platform2) is not met"),
+            "{}",
+            refused.message
+        );
+    }
+
+    #[test]
+    fn a_revoked_bundle_is_refused_whoever_signed_it() {
+        let keys = tempfile::tempdir().unwrap();
+        let a = PrivateKey::generate().unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let mut bundle = sample(dir.path(), "1.2.0");
+        bundle.sign(&a, None).unwrap();
+        let layer = bundle.manifest.layers[0].digest.clone();
+        for (entry, shown) in [
+            (
+                "{ bundle: \"acme/security@1.2.0\", reason: \"CVE-1: leaks\" }".to_string(),
+                "CVE-1: leaks",
+            ),
+            (
+                format!(
+                    "{{ digest: \"{}\", reason: \"bad build\" }}",
+                    bundle.descriptor.digest
+                ),
+                "bad build",
+            ),
+            (
+                format!("{{ digest: \"{layer}\", reason: \"a bad component\" }}"),
+                "a bad component",
+            ),
+        ] {
+            let p = policy(
+                keys.path(),
+                &[("a", &a)],
+                &format!("{{ name: \"acme/*\", signers: [a] }}\nrevoked:\n  - {entry}"),
+            );
+            let refused = verify(&bundle, &p, SystemTime::now()).unwrap_err();
+            assert_eq!(refused.code, Code::Revoked, "{entry}");
+            assert!(refused.message.ends_with(shown), "{}", refused.message);
+        }
+        let other = policy(
+            keys.path(),
+            &[("a", &a)],
+            "{ name: \"acme/*\", signers: [a] }\nrevoked:\n  - { bundle: \"acme/security@1.2.1\", reason: x }",
+        );
+        assert!(
+            verify(&bundle, &other, SystemTime::now()).is_ok(),
+            "another version"
+        );
+    }
+
+    #[test]
+    fn re_signing_replaces_and_the_newest_lapse_is_named() {
+        let keys = tempfile::tempdir().unwrap();
+        let (a, b) = (
+            PrivateKey::generate().unwrap(),
+            PrivateKey::generate().unwrap(),
+        );
+        let p = policy(
+            keys.path(),
+            &[("a", &a), ("b", &b)],
+            "{ name: \"acme/*\", signers: [a, b] }",
+        );
+        let now = SystemTime::now();
+        let dir = tempfile::tempdir().unwrap();
+        let mut bundle = sample(dir.path(), "1.2.0");
+        bundle
+            .sign(&a, Some(now + Duration::from_secs(60)))
+            .unwrap();
+        bundle
+            .sign(&b, Some(now + Duration::from_secs(3600)))
+            .unwrap();
+        let later = now + Duration::from_secs(7200);
+        let refused = verify(&bundle, &p, later).unwrap_err();
+        assert_eq!(refused.code, Code::Expired);
+        assert!(
+            refused
+                .message
+                .contains("the newest signature that lapsed is b's"),
+            "{}",
+            refused.message
+        );
+        bundle
+            .sign(&a, Some(now + Duration::from_secs(86_400)))
+            .unwrap();
+        let again = Bundle::open(&bundle.layout).unwrap();
+        assert_eq!(
+            again.signatures.len(),
+            2,
+            "a's renewal replaced its first signature"
+        );
+        assert_eq!(verify(&again, &p, later).unwrap().signers, vec!["a"]);
     }
 }

@@ -73,6 +73,17 @@ pub enum BundleCommand {
         #[command(flatten)]
         trust: TrustArgs,
     },
+    /// Fetch the signatures the registry holds now for pinned bundles (by
+    /// manifest digest: only signatures can change) and keep them when the
+    /// bundle verifies with them: after a key rotation, instead of a new
+    /// lock. Exit 0 when every bundle is trusted, 2 when one is refused.
+    Refresh {
+        /// Contracts whose vcc.lock names the bundles [default: every
+        /// stored bundle pulled from a registry].
+        contracts: Vec<PathBuf>,
+        #[command(flatten)]
+        trust: TrustArgs,
+    },
 }
 
 #[derive(Args)]
