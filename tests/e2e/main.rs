@@ -36,6 +36,7 @@ mod ledger;
 mod links;
 mod messages;
 mod record;
+mod rotation;
 mod scale_out;
 mod scale_out_examples;
 mod signed_records;
