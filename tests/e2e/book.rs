@@ -191,12 +191,25 @@ fn platform_owners_checks(world: &World, registry: &str, printed: &str) {
     assert!(printed.contains("locked acme/security 1.0.0"), "{printed}");
     assert!(printed.contains("verdict: ACCEPTED"), "{printed}");
     assert!(printed.contains("rejected: exit 1"), "{printed}");
+    // The rotation runbook: refused until the refresh, trusted after.
+    for step in [
+        "error[UNKNOWN_KEY] signed by sha256:",
+        "not by a key the trust policy lists for `acme/security` (platform2, security)",
+        "refreshed acme/security 1.0.0 (sha256:",
+        "3 signature(s), 2 new; trusted, signed by platform2, security",
+        // The revocation runbook.
+        "error[REVOKED] acme/security 1.0.0 (sha256:",
+        "CVE-2026-0001: no-todo misses a TODO in a table",
+        "locked acme/security 1.0.1",
+    ] {
+        assert!(printed.contains(step), "{step}\n{printed}");
+    }
     let lock = std::fs::read_to_string(world.path().join("work/service/vcc.lock")).unwrap();
     assert!(
-        lock.contains(&format!("source: {registry}/acme/security:1.0.0")),
+        lock.contains(&format!("source: {registry}/acme/security:1.0.1")),
         "{lock}"
     );
-    assert!(lock.contains("- platform"), "{lock}");
+    assert!(lock.contains("- platform2\n  - security"), "{lock}");
 }
 
 fn copy_dir(from: &Path, to: &Path) {
