@@ -459,7 +459,9 @@ fn every_trust_policy_in_the_book_is_one_vcc_reads() {
         }
         // A pinned digest the page abbreviates (`blake3:…`): one of the
         // right shape.
-        let text = text.replace("blake3:…", &format!("blake3:{}", "0".repeat(64)));
+        let text = text
+            .replace("blake3:…", &format!("blake3:{}", "0".repeat(64)))
+            .replace("sha256:…", &format!("sha256:{}", "0".repeat(64)));
         let trust = dir.write("trust.yaml", &text);
         let run = vcc(&[
             "check",
