@@ -1046,17 +1046,21 @@ fn hostile_a_dsse_payload_type_mismatch() {
 fn hostile_an_expired_signature() {
     let (world, trust) = platform();
     let layout = unsigned(&world);
-    let run = world.vcc(&[
-        "bundle",
-        "sign",
-        &s(&layout),
-        "--key",
-        "keys/platform.key",
-        "--expires",
-        "2024-01-01T00:00:00Z",
-    ]);
-    assert_eq!(run.code, 0, "{}", run.stderr);
-    assert_refused(&verify(&world, &layout, &trust), "EXPIRED");
+    // `vcc bundle sign` refuses a past expiry; an older signer (or one
+    // whose signature has since lapsed) made this one.
+    let key = vcc_trust::keys::PrivateKey::read(&world.path().join("keys/platform.key")).unwrap();
+    let l = vcc_trust::layout::Layout::open(&layout).unwrap();
+    let mut bundle = vcc_trust::bundle::Bundle::open(&l).unwrap();
+    let past = humantime::parse_rfc3339("2024-01-01T00:00:00Z").unwrap();
+    bundle.sign(&key, Some(past)).unwrap();
+    let run = verify(&world, &layout, &trust);
+    assert_refused(&run, "EXPIRED");
+    assert!(
+        run.stderr
+            .contains("the newest signature that lapsed is platform's, at 2024-01-01T00:00:00Z"),
+        "{}",
+        run.stderr
+    );
 }
 
 #[test]

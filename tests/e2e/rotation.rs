@@ -255,10 +255,18 @@ fn hostile_a_signature_born_expired_is_refused() {
     let world = World::new();
     world.key("platform");
     let layout = build(&world, "1.0.0");
-    for when in ["0d", "2020-01-01T00:00:00Z"] {
+    for (when, says) in [
+        ("0d", "not in the future"),
+        ("2020-01-01T00:00:00Z", "not in the future"),
+        (
+            "2020-01-01T02:00:00+02:00",
+            "is 2020-01-01T00:00:00Z, not in the future",
+        ),
+        ("3000000d", "after 9999-12-31"),
+    ] {
         let run = sign(&world, &layout, "platform", Some(when));
         assert_eq!(run.code, 2, "{when}: {}", run.stderr);
-        assert!(run.stderr.contains("not in the future"), "{}", run.stderr);
+        assert!(run.stderr.contains(says), "{when}: {}", run.stderr);
     }
     let inspect = world.vcc(&["bundle", "inspect", &s(&layout), "--format", "json"]);
     assert_eq!(inspect.json()["signatures"], serde_json::json!([]));
@@ -285,5 +293,158 @@ fn re_signing_replaces_the_keys_signature_in_the_registry() {
     assert!(
         at > std::time::SystemTime::now() + std::time::Duration::from_secs(80 * 86_400),
         "the 90-day signature is the one left: {expires}"
+    );
+}
+
+/// Add a signature entry to a bundle's layout by hand: `envelope` as its
+/// DSSE layer, `annotations` on its manifest (what someone who can write
+/// to the registry, but holds no trusted key, can push beside a bundle).
+fn add_raw_signature(layout: &Path, envelope: &[u8], annotations: &[(&str, &str)]) {
+    use vcc_trust::layout::{Layout, Manifest, media};
+    let l = Layout::open(layout).unwrap();
+    let bundle = vcc_trust::bundle::Bundle::open(&l).unwrap();
+    let layer = l.put(media::DSSE, envelope).unwrap();
+    let mut subject = bundle.descriptor.clone();
+    subject.annotations.clear();
+    subject.artifact_type = None;
+    let manifest = Manifest {
+        schema_version: 2,
+        media_type: media::MANIFEST.into(),
+        artifact_type: Some(media::DSSE.into()),
+        config: l.put(media::EMPTY, b"{}").unwrap(),
+        layers: vec![layer],
+        subject: Some(subject),
+        annotations: annotations
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect(),
+    };
+    let mut entry = l
+        .put(media::MANIFEST, &serde_json::to_vec(&manifest).unwrap())
+        .unwrap();
+    entry.artifact_type = Some(media::DSSE.into());
+    let mut index = l.index().unwrap();
+    index.manifests.push(entry);
+    l.set_index(&index).unwrap();
+}
+
+/// A pusher without a trusted key adds a "signature" that is not a DSSE
+/// envelope (once: every pull failed, MALFORMED_BUNDLE).
+#[test]
+fn hostile_a_junk_signature_beside_a_bundle_denies_nothing() {
+    let world = World::new();
+    let registry = Registry::start();
+    world.key("platform");
+    let reference = format!("{}/acme/security:1.0.0", registry.host);
+    let layout = build(&world, "1.0.0");
+    assert_eq!(sign(&world, &layout, "platform", None).code, 0);
+    add_raw_signature(&layout, b"{}", &[]);
+    push(&world, &layout, &reference);
+    let trust = world.trust(
+        &["platform"],
+        &["{ name: \"acme/*\", signers: [platform] }"],
+        "",
+    );
+    let pulled = world.vcc(&["bundle", "pull", &reference, "--trust", &s(&trust)]);
+    assert_eq!(pulled.code, 0, "{}", pulled.stderr);
+}
+
+/// A pusher without the platform's key pushes its own signature dressed
+/// as the platform's (key id and public key annotations): the platform's
+/// signature stays in the registry's list (once: a push replaced it on
+/// the strength of the key id annotation).
+#[test]
+fn hostile_a_signature_dressed_as_the_platforms_replaces_nothing() {
+    let world = World::new();
+    let registry = Registry::start();
+    let platform_id = world.key("platform");
+    world.key("mallory");
+    let reference = format!("{}/acme/security:1.0.0", registry.host);
+    let layout = build(&world, "1.0.0");
+    assert_eq!(sign(&world, &layout, "platform", None).code, 0);
+    push(&world, &layout, &reference);
+    // Mallory signs a copy, then dresses the envelope as the platform's.
+    let copy = world.path().join("mallory-copy");
+    let cp = std::process::Command::new("cp")
+        .args(["-r", &s(&layout), &s(&copy)])
+        .status()
+        .unwrap();
+    assert!(cp.success());
+    assert_eq!(sign(&world, &copy, "mallory", None).code, 0);
+    let l = vcc_trust::layout::Layout::open(&copy).unwrap();
+    let bundle = vcc_trust::bundle::Bundle::open(&l).unwrap();
+    let mallory = vcc_trust::keys::PublicKey::read(&world.path().join("keys/mallory.pub")).unwrap();
+    let (_, envelope) = bundle
+        .signatures
+        .iter()
+        .find(|(_, e)| e.signed_by(&mallory))
+        .unwrap();
+    let mut dressed = envelope.clone();
+    dressed.signatures[0].keyid = platform_id.clone();
+    let platform_pem = std::fs::read_to_string(world.path().join("keys/platform.pub")).unwrap();
+    add_raw_signature(
+        &copy,
+        &serde_json::to_vec(&dressed).unwrap(),
+        &[
+            ("dev.vcc.signature.keyid", &platform_id),
+            ("dev.vcc.signature.publickey", &platform_pem),
+        ],
+    );
+    push(&world, &copy, &reference);
+    let trust = world.trust(
+        &["platform"],
+        &["{ name: \"acme/*\", signers: [platform] }"],
+        "",
+    );
+    let verified = world.vcc(&["bundle", "verify", &reference, "--trust", &s(&trust)]);
+    assert_eq!(verified.code, 0, "{}", verified.stderr);
+}
+
+/// A renewal replaces the key's older signature in a team's store too, so
+/// a shorter expiry takes effect there (once: the store kept the old,
+/// never-expiring signature and the check stayed ACCEPTED).
+#[test]
+fn a_refreshed_renewal_replaces_the_stored_signature() {
+    let world = World::new();
+    let registry = Registry::start();
+    world.key("platform");
+    let reference = format!("{}/acme/security:1.0.0", registry.host);
+    let layout = build(&world, "1.0.0");
+    assert_eq!(sign(&world, &layout, "platform", None).code, 0);
+    push(&world, &layout, &reference);
+    let trust = world.trust(
+        &["platform"],
+        &[&format!(
+            "{{ name: \"acme/*\", signers: [platform], source: \"{}\" }}",
+            registry.host
+        )],
+        "",
+    );
+    let contract = world
+        .project("team", &[("contract.yaml", TEAM), ("NOTES.md", "notes\n")])
+        .join("contract.yaml");
+    assert_eq!(
+        world
+            .vcc(&["lock", &s(&contract), "--trust", &s(&trust)])
+            .code,
+        0
+    );
+    assert_eq!(sign(&world, &layout, "platform", Some("3s")).code, 0);
+    push(&world, &layout, &reference);
+    let refreshed = world.vcc(&["bundle", "refresh", &s(&contract), "--trust", &s(&trust)]);
+    assert_eq!(refreshed.code, 0, "{}", refreshed.stderr);
+    assert!(
+        refreshed.stderr.contains("1 signature(s)"),
+        "{}",
+        refreshed.stderr
+    );
+    std::thread::sleep(std::time::Duration::from_secs(4));
+    let run = check_locked(&world, &contract, &trust);
+    assert_eq!(run.code, 2, "{}", run.stdout);
+    assert!(
+        problems(&run).iter().any(|p| p.starts_with("EXPIRED")
+            && p.contains("the newest signature that lapsed is platform's")),
+        "{:?}",
+        problems(&run)
     );
 }

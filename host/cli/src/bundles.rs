@@ -239,14 +239,24 @@ pub fn sign(dir: &Path, key: &Path, expires: Option<&str>) -> i32 {
 /// like a renewal.
 fn parse_expiry(text: &str) -> Result<SystemTime, String> {
     let now = SystemTime::now();
-    let at = match humantime::parse_rfc3339_weak(text) {
-        Ok(at) => at,
-        Err(_) => humantime::parse_duration(text)
-            .map(|d| now + d)
+    let at = match rfc3339_with_offset(text) {
+        Some(at) => at,
+        None => humantime::parse_duration(text)
             .map_err(|e| {
                 format!("`{text}` is neither a duration (`90d`) nor an RFC 3339 time: {e}")
+            })
+            .and_then(|d| {
+                now.checked_add(d)
+                    .ok_or_else(|| format!("`{text}` is too far in the future"))
             })?,
     };
+    // Written as RFC 3339 in the Statement, which stops at year 9999.
+    let last = humantime::parse_rfc3339("9999-12-31T23:59:59Z").map_err(|e| e.to_string())?;
+    if at > last {
+        return Err(format!(
+            "`{text}` is after 9999-12-31: give a nearer time or a shorter duration"
+        ));
+    }
     if at <= now {
         return Err(format!(
             "`{text}` is {}, not in the future: the signature would never count; give a later time or a duration such as `90d`",
@@ -254,6 +264,31 @@ fn parse_expiry(text: &str) -> Result<SystemTime, String> {
         ));
     }
     Ok(at)
+}
+
+/// An RFC 3339 time, with `Z` or a `±HH:MM` offset (humantime reads
+/// only UTC).
+fn rfc3339_with_offset(text: &str) -> Option<SystemTime> {
+    if let Ok(at) = humantime::parse_rfc3339_weak(text) {
+        return Some(at);
+    }
+    let (local, sign, offset) = text
+        .rfind(['+', '-'])
+        .filter(|&i| i > 10)
+        .map(|i| (&text[..i], &text[i..i + 1], &text[i + 1..]))?;
+    let (h, m) = offset.split_once(':')?;
+    let (h, m): (u64, u64) = (h.parse().ok()?, m.parse().ok()?);
+    if h > 23 || m > 59 {
+        return None;
+    }
+    let shift = std::time::Duration::from_secs(h * 3600 + m * 60);
+    let local = humantime::parse_rfc3339_weak(local).ok()?;
+    // 12:00+02:00 is 10:00 UTC.
+    if sign == "+" {
+        local.checked_sub(shift)
+    } else {
+        local.checked_add(shift)
+    }
 }
 
 /// The trust policy a command needs; `Err` when there is none or it

@@ -26,7 +26,8 @@ use oci_client::manifest::OciDescriptor;
 use oci_client::secrets::RegistryAuth;
 use oci_client::{Client, Reference, RegistryOperation};
 use vcc_trust::bundle::Bundle;
-use vcc_trust::layout::{self, Descriptor, Index, Layout, Manifest, annotation, media};
+use vcc_trust::layout::{self, Descriptor, Index, Layout, Manifest, media};
+use vcc_trust::renewal;
 use vcc_trust::{Code, Refusal};
 
 /// At most this many signatures are fetched for one bundle.
@@ -201,7 +202,7 @@ impl Registry {
             })?;
             blobs.push(manifest.config.clone());
             blobs.extend(manifest.layers.iter().cloned());
-            signature_manifests.push((descriptor.clone(), bytes));
+            signature_manifests.push((descriptor.clone(), bytes, manifest));
         }
         for blob in &blobs {
             let exists = self
@@ -232,7 +233,7 @@ impl Registry {
         if signature_manifests.is_empty() {
             return Ok(bundle.descriptor.digest.clone());
         }
-        for (descriptor, bytes) in &signature_manifests {
+        for (descriptor, bytes, _) in &signature_manifests {
             self.put_manifest(
                 &repo(&descriptor.digest),
                 bytes.clone(),
@@ -256,20 +257,42 @@ impl Registry {
             Some(bytes) => serde_json::from_slice::<Index>(&bytes).unwrap_or_default(),
             None => Index::default(),
         };
-        // A key's new signature replaces the one it pushed before (re-signing
-        // renews); entries pushed without a key id annotation stay.
-        let keyid = |d: &Descriptor| d.annotations.get(annotation::KEYID).cloned();
-        let renewed: Vec<String> = signature_manifests
-            .iter()
-            .filter_map(|(d, _)| keyid(d))
-            .collect();
-        index.manifests.retain(|m| {
-            signature_manifests
+        // Renewals: what a pushed signature replaces (the same key, proven,
+        // signed later) leaves the list; the new ones go first, so a reader
+        // that stops at its cap sees them.
+        let mut held: Vec<(String, Manifest, vcc_trust::dsse::Envelope)> = Vec::new();
+        for (descriptor, _, manifest) in &signature_manifests {
+            if let Some((_, envelope)) = bundle
+                .signatures
                 .iter()
-                .any(|(d, _)| d.digest == m.digest)
-                || keyid(m).is_none_or(|k| !renewed.contains(&k))
-        });
-        for (descriptor, _) in &signature_manifests {
+                .find(|(d, _)| d.digest == descriptor.digest)
+            {
+                held.push((
+                    descriptor.digest.clone(),
+                    manifest.clone(),
+                    envelope.clone(),
+                ));
+            }
+        }
+        for entry in &index.manifests {
+            if !held.iter().any(|(d, _, _)| d == &entry.digest)
+                && let Some((manifest, envelope)) =
+                    self.signature(reference, &repo(&entry.digest)).await?
+            {
+                held.push((entry.digest.clone(), manifest, envelope));
+            }
+        }
+        let signed: Vec<renewal::Signed> = held
+            .iter()
+            .map(|(digest, manifest, envelope)| renewal::Signed {
+                digest,
+                manifest,
+                envelope,
+            })
+            .collect();
+        let gone = renewal::superseded(&signed);
+        index.manifests.retain(|m| !gone.contains(&m.digest));
+        for (descriptor, _, _) in signature_manifests.iter().rev() {
             if !index
                 .manifests
                 .iter()
@@ -277,8 +300,8 @@ impl Registry {
             {
                 let mut entry = descriptor.clone();
                 entry.artifact_type = Some(media::DSSE.into());
-                entry.annotations.retain(|k, _| k == annotation::KEYID);
-                index.manifests.push(entry);
+                entry.annotations.clear();
+                index.manifests.insert(0, entry);
             }
         }
         let index_bytes = serde_json::to_vec(&index).map_err(|e| Error::Registry(e.to_string()))?;
@@ -286,6 +309,53 @@ impl Registry {
         self.put_manifest(&tagged, index_bytes, media::INDEX, &index_digest)
             .await?;
         Ok(bundle.descriptor.digest.clone())
+    }
+
+    /// A signature the registry holds, by its manifest reference: its
+    /// manifest and envelope, checked against their digests; `None` when it
+    /// is missing or is not one.
+    async fn signature(
+        &self,
+        reference: &Reference,
+        by_digest: &Reference,
+    ) -> Result<Option<(Manifest, vcc_trust::dsse::Envelope)>, Error> {
+        let Some(digest) = by_digest.digest() else {
+            return Ok(None);
+        };
+        let Some(bytes) = self.get_manifest(by_digest, media::MANIFEST).await? else {
+            return Ok(None);
+        };
+        let Ok(manifest) = serde_json::from_slice::<Manifest>(&bytes) else {
+            return Ok(None);
+        };
+        let Some(layer) = manifest.layers.iter().find(|l| l.media_type == media::DSSE) else {
+            return Ok(None);
+        };
+        if layout::sha256(&bytes) != digest
+            || layout::sha256_hex(&layer.digest).is_none()
+            || layer.size > layout::MAX_ENVELOPE
+        {
+            return Ok(None);
+        }
+        let url = format!(
+            "{}://{}/v2/{}/blobs/{}",
+            self.scheme,
+            reference.resolve_registry(),
+            reference.repository(),
+            layer.digest
+        );
+        let Some(envelope_bytes) = self
+            .get_capped(reference, &url, "*/*", layout::MAX_ENVELOPE)
+            .await?
+        else {
+            return Ok(None);
+        };
+        if layout::sha256(&envelope_bytes) != layer.digest {
+            return Ok(None);
+        }
+        Ok(serde_json::from_slice(&envelope_bytes)
+            .ok()
+            .map(|envelope| (manifest, envelope)))
     }
 
     async fn put_manifest(
@@ -366,7 +436,12 @@ impl Registry {
         // DSSE signature whose subject is this bundle (copies by other
         // tools may drop `artifactType` from index entries).
         let listed = self.referrers(reference, &digest).await?;
-        for candidate in listed.into_iter().take(MAX_SIGNATURES) {
+        // Only what says it is a signature counts toward the cap (copies
+        // that drop `artifactType` say nothing, and are read too).
+        let candidates = listed
+            .into_iter()
+            .filter(|c| c.artifact_type.as_deref().is_none_or(|t| t == media::DSSE));
+        for candidate in candidates.take(MAX_SIGNATURES) {
             if layout::sha256_hex(&candidate.digest).is_none()
                 || candidate.size > layout::MAX_MANIFEST
             {

@@ -310,7 +310,10 @@ impl Bundle {
     /// naming the manifest and every layer by sha256). An older signature
     /// by the same key is replaced: re-signing renews, it does not pile up.
     pub fn sign(&mut self, key: &PrivateKey, expires: Option<SystemTime>) -> Result<(), String> {
-        let statement = self.statement(expires.map(rfc3339));
+        let mut statement = self.statement(expires.map(rfc3339));
+        // Microseconds: two signings in one second still have an order.
+        statement.predicate.signed =
+            Some(humantime::format_rfc3339_micros(SystemTime::now()).to_string());
         let payload = serde_json::to_vec(&statement).map_err(|e| e.to_string())?;
         let envelope = Envelope::sign(dsse::PAYLOAD_TYPE, &payload, key);
         let io = |e: std::io::Error| format!("{}: {e}", self.layout.dir().display());
@@ -332,7 +335,10 @@ impl Bundle {
                 artifact_type: None,
                 annotations: BTreeMap::new(),
             }),
-            annotations: BTreeMap::from([(annotation::KEYID.to_string(), key.id().to_string())]),
+            annotations: BTreeMap::from([
+                (annotation::KEYID.to_string(), key.id().to_string()),
+                (annotation::PUBLIC_KEY.to_string(), key.public().to_pem()),
+            ]),
         };
         let bytes = serde_json::to_vec_pretty(&manifest).map_err(|e| e.to_string())?;
         let mut entry = self.layout.put(media::MANIFEST, &bytes).map_err(io)?;
@@ -340,10 +346,11 @@ impl Bundle {
         entry
             .annotations
             .insert(annotation::KEYID.into(), key.id().to_string());
+        let public = key.public();
         let replaced: Vec<String> = self
             .signatures
             .iter()
-            .filter(|(_, env)| env.signatures.iter().any(|s| s.keyid == key.id()))
+            .filter(|(_, env)| env.signed_by(&public))
             .map(|(d, _)| d.digest.clone())
             .collect();
         let mut index = self.layout.index().map_err(|e| e.to_string())?;
@@ -384,6 +391,7 @@ impl Bundle {
                 version: self.config.version.clone(),
                 created: self.config.created.clone(),
                 expires,
+                signed: None,
             },
         }
     }
@@ -468,6 +476,11 @@ fn layer_of<'a>(
         })
 }
 
+/// The manifest of a signature the layout holds.
+pub fn signature_manifest(layout: &Layout, entry: &Descriptor) -> Option<Manifest> {
+    serde_json::from_slice(&layout.get(entry, layout::MAX_MANIFEST).ok()?).ok()
+}
+
 /// The signature envelopes a layout holds for a bundle manifest: index
 /// entries whose manifest has it as `subject`.
 fn signatures(layout: &Layout, subject: &str) -> Result<Vec<(Descriptor, Envelope)>, Refusal> {
@@ -488,13 +501,13 @@ fn signatures(layout: &Layout, subject: &str) -> Result<Vec<(Descriptor, Envelop
             .iter()
             .filter(|l| l.media_type == media::DSSE)
         {
-            let envelope = serde_json::from_slice(&layout.get(layer, layout::MAX_ENVELOPE)?)
-                .map_err(|e| {
-                    Refusal::new(
-                        Code::MalformedBundle,
-                        format!("a signature is not a DSSE envelope: {e}"),
-                    )
-                })?;
+            // What is not an envelope counts for nothing, like a stranger's
+            // signature: anyone who can push beside a bundle could add one,
+            // and it must not deny the bundle its real signatures.
+            let Ok(envelope) = serde_json::from_slice(&layout.get(layer, layout::MAX_ENVELOPE)?)
+            else {
+                continue;
+            };
             out.push((entry.clone(), envelope));
         }
     }

@@ -109,6 +109,10 @@ pub struct Predicate {
     /// RFC 3339; after it the signature no longer counts.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub expires: Option<String>,
+    /// RFC 3339: when it was signed. A later signature by the same key
+    /// replaces an earlier one (older vcc versions ignore the field).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub signed: Option<String>,
 }
 
 impl Subject {

@@ -47,6 +47,9 @@ pub mod annotation {
     pub const SOURCE: &str = "dev.vcc.bundle.source";
     /// The key id of a signature manifest (on it, and on its index entry).
     pub const KEYID: &str = "dev.vcc.signature.keyid";
+    /// The signer's public key (PEM), on a signature manifest: what a
+    /// renewal is proven against (see `renewal`).
+    pub const PUBLIC_KEY: &str = "dev.vcc.signature.publickey";
 }
 
 /// Size caps, checked before a byte is read. A bundle manifest is a few

@@ -16,6 +16,7 @@ pub mod layout;
 pub mod lock;
 pub mod policy;
 pub mod refusal;
+pub mod renewal;
 pub mod store;
 pub mod verify;
 

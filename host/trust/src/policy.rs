@@ -310,6 +310,16 @@ impl Policy {
                 .build()
                 .map_err(|e| bad(format!("bundle rule `{}`: {e}", r.name)))?
                 .compile_matcher();
+            // First match decides: a rule for one bundle after a glob that
+            // covers it would never apply, and its stricter signers with it.
+            if !r.name.contains(['*', '?', '[', '{'])
+                && let Some(earlier) = rules.iter().find(|e: &&Rule| e.matcher.is_match(&r.name))
+            {
+                return Err(bad(format!(
+                    "bundle rule `{}` can never apply: rule `{}` before it covers that name, and the first matching rule decides; put the more specific rule first",
+                    r.name, earlier.name
+                )));
+            }
             rules.push(Rule {
                 name: r.name,
                 matcher,
@@ -389,10 +399,16 @@ impl Policy {
     pub fn revocation(&self, name: &str, version: &str, digests: &[&str]) -> Option<&Revoked> {
         self.revoked.iter().find(|r| match &r.what {
             Revocation::Digest(d) => digests.contains(&d.as_str()),
+            // Build metadata does not make another version (semver 2.0
+            // §10): revoking 1.0.1 revokes 1.0.1+build.7.
             Revocation::Version {
                 name: n,
                 version: v,
-            } => n == name && semver::Version::parse(version).is_ok_and(|ver| &ver == v),
+            } => {
+                n == name
+                    && semver::Version::parse(version)
+                        .is_ok_and(|ver| ver.cmp_precedence(v) == std::cmp::Ordering::Equal)
+            }
         })
     }
 
@@ -571,6 +587,11 @@ fn revocation(r: RevokedEntry) -> Result<Revoked, String> {
             let (name, version) = b
                 .rsplit_once('@')
                 .ok_or_else(|| format!("bundle `{b}`: write NAME@VERSION (acme/security@1.0.1)"))?;
+            // An exact bundle name: a glob or a misspelt name would revoke
+            // nothing, silently.
+            vcc_contract::check_bundle_name(name).map_err(|e| {
+                format!("bundle `{b}`: {e} (a revocation names one bundle exactly; no globs)")
+            })?;
             let version = semver::Version::parse(version)
                 .map_err(|e| format!("bundle `{b}`: version: {e}"))?;
             Revocation::Version {
@@ -657,6 +678,19 @@ mod tests {
             policy.rule_for("acme/x").unwrap().require.to_string(),
             "all of (any of (platform), security)"
         );
+        std::fs::write(
+            &path,
+            format!("{keys}  - {{ name: \"acme/*\", signers: [platform] }}\n  - {{ name: acme/security, signers: [security] }}\n"),
+        )
+        .unwrap();
+        let shadowed = Policy::read(&path).unwrap_err();
+        assert!(
+            shadowed
+                .message
+                .contains("bundle rule `acme/security` can never apply: rule `acme/*` before it"),
+            "{}",
+            shadowed.message
+        );
         for (bad, says) in [
             (
                 "all_of: [platform, { any_of: [platform, security] }]",
@@ -692,6 +726,12 @@ mod tests {
             (
                 "{ digest: \"sha256:AB\", reason: r }",
                 "sha256:<64 lowercase hex>",
+            ),
+            ("{ bundle: \"acme/*@1.0.0\", reason: r }", "no globs"),
+            ("{ bundle: \"ACME/security@1.0.0\", reason: r }", "no globs"),
+            (
+                "{ bundle: \"acme/security @1.0.0\", reason: r }",
+                "no globs",
             ),
             (
                 "{ bundle: acme/x@1.0.0, digest: \"sha256:ab\", reason: r }",

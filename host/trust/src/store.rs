@@ -10,6 +10,7 @@ use crate::bundle::{self, Bundle};
 use crate::dirs;
 use crate::layout::{self, Layout, annotation};
 use crate::refusal::{Code, Refusal};
+use crate::renewal;
 
 pub struct Store {
     layout: Layout,
@@ -100,7 +101,42 @@ impl Store {
                 None => index.manifests.push(e),
             }
         }
+        // A renewal replaces what the same key signed before.
+        let gone = self.superseded(&index, &bundle.descriptor.digest);
+        index.manifests.retain(|m| !gone.contains(&m.digest));
         self.layout.set_index(&index).map_err(io)
+    }
+
+    /// The signatures of `subject` in `index` that a later one by the same
+    /// key replaces (see `renewal`).
+    fn superseded(&self, index: &layout::Index, subject: &str) -> Vec<String> {
+        let held: Vec<(String, layout::Manifest, crate::dsse::Envelope)> = index
+            .manifests
+            .iter()
+            .filter(|m| m.artifact_type.as_deref() == Some(layout::media::DSSE))
+            .filter_map(|m| {
+                let manifest = bundle::signature_manifest(&self.layout, m)?;
+                if manifest.subject.as_ref()?.digest != subject {
+                    return None;
+                }
+                let layer = manifest
+                    .layers
+                    .iter()
+                    .find(|l| l.media_type == layout::media::DSSE)?;
+                let bytes = self.layout.get(layer, layout::MAX_ENVELOPE).ok()?;
+                let envelope = serde_json::from_slice(&bytes).ok()?;
+                Some((m.digest.clone(), manifest, envelope))
+            })
+            .collect();
+        let signed: Vec<renewal::Signed> = held
+            .iter()
+            .map(|(digest, manifest, envelope)| renewal::Signed {
+                digest,
+                manifest,
+                envelope,
+            })
+            .collect();
+        renewal::superseded(&signed)
     }
 
     /// The bundle whose manifest has this digest, read and checked.

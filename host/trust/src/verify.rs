@@ -483,6 +483,19 @@ mod tests {
             assert_eq!(refused.code, Code::Revoked, "{entry}");
             assert!(refused.message.ends_with(shown), "{}", refused.message);
         }
+        let build_dir = tempfile::tempdir().unwrap();
+        let mut built = sample(build_dir.path(), "1.2.0+build.7");
+        built.sign(&a, None).unwrap();
+        let p = policy(
+            keys.path(),
+            &[("a", &a)],
+            "{ name: \"acme/*\", signers: [a] }\nrevoked:\n  - { bundle: \"acme/security@1.2.0\", reason: r }",
+        );
+        assert_eq!(
+            verify(&built, &p, SystemTime::now()).unwrap_err().code,
+            Code::Revoked,
+            "build metadata is the same version"
+        );
         let other = policy(
             keys.path(),
             &[("a", &a)],
