@@ -39,6 +39,7 @@ mod record;
 mod scale_out;
 mod scale_out_examples;
 mod signed_records;
+mod store;
 mod task_drafts;
 mod vcc1;
 mod wasi_view;

@@ -31,6 +31,7 @@ mod progress;
 mod record;
 mod render;
 mod settings;
+mod store_cmd;
 mod task;
 mod watch;
 

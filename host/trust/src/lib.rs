@@ -16,7 +16,9 @@ pub mod layout;
 pub mod lock;
 pub mod policy;
 pub mod refusal;
+pub mod select;
 pub mod store;
+pub mod store_admin;
 pub mod verify;
 
 pub use refusal::{Code, Refusal};
