@@ -40,6 +40,7 @@ mod rotation;
 mod scale_out;
 mod scale_out_examples;
 mod signed_records;
+mod store;
 mod task_drafts;
 mod vcc1;
 mod wasi_view;

@@ -59,7 +59,8 @@ pub enum Command {
     /// Ed25519 keys that sign validator bundles.
     #[command(subcommand)]
     Key(KeyCommand),
-    /// Validator bundles: build, sign, verify, push, pull, inspect.
+    /// Validator bundles: build, sign, verify, push, pull, inspect; the
+    /// local store: list, rm, gc, save.
     #[command(subcommand)]
     Bundle(BundleCommand),
     /// Resolve the bundles a contract uses (local store, else the registry

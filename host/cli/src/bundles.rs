@@ -114,22 +114,16 @@ fn build_bundle(
     for (name, path) in &m.validators {
         bundle::check_item_name(name)
             .map_err(|e| format!("{}: validators: {e}", manifest.display()))?;
-        let path = base.join(path);
-        let wasm = if path.is_dir() {
-            eprintln!("building {}", path.display());
-            crate::author::build_project(&path)?
-        } else {
-            path
-        };
-        let bytes = std::fs::read(&wasm).map_err(|e| format!("{}: {e}", wasm.display()))?;
+        let (bytes, component) = validator_bytes(runtime, base, path)
+            .map_err(|e| format!("{}: validators: {name}: {e}", manifest.display()))?;
         let binding = vcc_contract::ValidatorRef {
-            component: wasm.display().to_string(),
+            component: component.clone(),
             ..Default::default()
         };
         let loaded = runtime
             .loader()
             .load(&binding, Path::new("."))
-            .map_err(|e| format!("validator `{name}` ({}): {e}", wasm.display()))?;
+            .map_err(|e| format!("validator `{name}` ({component}): {e}"))?;
         let d = &loaded.description;
         let describe = json!({
             "name": d.name,
@@ -167,6 +161,41 @@ fn build_bundle(
     };
     let digest = bundle::write(out, &source)?;
     Ok((m.name, m.version, digest))
+}
+
+/// A bundle validator's component bytes, and what to load it as: a
+/// built-in re-exported by name (`std/NAME`: the component embedded in
+/// this vcc, not its native code), a validator project folder (built), or
+/// a `.wasm` file.
+fn validator_bytes(
+    runtime: &Runtime,
+    base: &Path,
+    path: &Path,
+) -> Result<(Vec<u8>, String), String> {
+    let text = path.to_string_lossy();
+    if text.starts_with("std/") {
+        let builtins = runtime.loader().builtins();
+        let builtin = builtins.iter().find(|b| b.name == text).ok_or_else(|| {
+            format!(
+                "no built-in validator `{text}` (`vcc validator list` shows them: {})",
+                builtins
+                    .iter()
+                    .map(|b| b.name)
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )
+        })?;
+        return Ok((builtin.bytes()?, text.into_owned()));
+    }
+    let path = base.join(path);
+    let wasm = if path.is_dir() {
+        eprintln!("building {}", path.display());
+        crate::author::build_project(&path)?
+    } else {
+        path
+    };
+    let bytes = std::fs::read(&wasm).map_err(|e| format!("{}: {e}", wasm.display()))?;
+    Ok((bytes, wasm.display().to_string()))
 }
 
 /// A base contract shipped in a bundle: lint-clean, not itself extending
@@ -320,10 +349,9 @@ pub fn fetch(
     insecure: bool,
     staging: &Layout,
 ) -> Result<(Bundle, Option<String>), Refusal> {
-    let path = Path::new(target);
-    if path.join("oci-layout").exists() {
-        let bundle = Bundle::open(&Layout::open(path)?)?;
-        return Ok((bundle, None));
+    // `DIR`, `DIR:TAG` or `DIR@sha256:…` of an OCI image layout folder.
+    if let Some(layout) = vcc_trust::select::layout_target(target) {
+        return Ok((layout.open()?, None));
     }
     let reference = vcc_registry::parse_reference(target).map_err(|e| {
         Refusal::new(
@@ -453,6 +481,9 @@ pub fn pull(runtime: &Runtime, source: &str, trust: &TrustArgs) -> i32 {
         // Verified before a byte reaches the store.
         let verified = verify(&bundle, &policy, SystemTime::now())?;
         store.import(&bundle, from.as_deref())?;
+        // Read back from the store: a registry pull's staging folder is
+        // gone once this closure returns, and precompiling reads layers.
+        let bundle = store.bundle(&bundle.descriptor.digest)?;
         Ok::<_, Refusal>((store, bundle, verified))
     })();
     let (store, bundle, verified) = match result {
@@ -467,22 +498,27 @@ pub fn pull(runtime: &Runtime, source: &str, trust: &TrustArgs) -> i32 {
         verified.signers.join(", "),
         store.dir().display()
     );
-    // Precompiled now, so the first check is fast (a cache miss is only
-    // slower, never wrong).
-    if runtime.loader().cache().is_some() {
-        for name in bundle.config.validators.keys() {
-            match bundle
-                .component(name)
-                .map_err(|r| r.to_string())
-                .and_then(|b| runtime.loader().precompile(&b))
-            {
-                Ok(_) => eprintln!("  precompiled {name}"),
-                Err(e) => eprintln!("vcc bundle pull: warning: {name} was not precompiled: {e}"),
-            }
-        }
-    }
+    precompile(runtime, &bundle);
     print_stdout(&format!("{}\n", verified.manifest));
     exit::ACCEPTED
+}
+
+/// Precompiled now, so the first check is fast (a cache miss is only
+/// slower, never wrong).
+pub fn precompile(runtime: &Runtime, bundle: &Bundle) {
+    if runtime.loader().cache().is_none() {
+        return;
+    }
+    for name in bundle.config.validators.keys() {
+        match bundle
+            .component(name)
+            .map_err(|r| r.to_string())
+            .and_then(|b| runtime.loader().precompile(&b))
+        {
+            Ok(_) => eprintln!("  precompiled {name}"),
+            Err(e) => eprintln!("vcc bundle pull: warning: {name} was not precompiled: {e}"),
+        }
+    }
 }
 
 pub fn inspect(target: &str, trust: &TrustArgs, format: Format) -> i32 {

@@ -188,10 +188,18 @@ fn bundle(cli: &Cli, command: &BundleCommand) -> i32 {
             insecure,
         } => bundles::push(dir, reference, *insecure),
         BundleCommand::Pull { source, trust } => match runtime(cli) {
-            Ok(rt) => bundles::pull(&rt, source, trust),
+            // A layout folder named alone: every bundle it holds (air gap).
+            Ok(rt) => match crate::store_cmd::whole_layout(source) {
+                Some(layout) => crate::store_cmd::pull_layout(&rt, &layout, trust),
+                None => bundles::pull(&rt, source, trust),
+            },
             Err(code) => code,
         },
         BundleCommand::Refresh { contracts, trust } => crate::refresh::refresh(contracts, trust),
+        BundleCommand::List { trust, format } => crate::store_cmd::list(trust.as_deref(), *format),
+        BundleCommand::Rm { bundles } => crate::store_cmd::rm(bundles),
+        BundleCommand::Gc => crate::store_cmd::gc(),
+        BundleCommand::Save { dir, bundles } => crate::store_cmd::save(dir, bundles),
     }
 }
 

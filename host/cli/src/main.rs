@@ -32,6 +32,7 @@ mod record;
 mod refresh;
 mod render;
 mod settings;
+mod store_cmd;
 mod task;
 mod watch;
 

@@ -185,14 +185,25 @@ pub struct Bundle {
     pub signatures: Vec<(Descriptor, Envelope)>,
 }
 
-/// The bundle manifests a layout's index lists: (descriptor, name,
-/// version) from their annotations (not yet checked).
+/// The bundle manifests a layout's index lists (not yet checked). vcc
+/// writes `artifactType` on each index entry; other tools (skopeo) do not,
+/// so an entry without one is recognised by its manifest: an OCI manifest
+/// of a vcc bundle (read capped). An entry that cannot be read is no
+/// bundle here; naming it (`DIR@sha256:…`) says why (`Bundle::read`).
 pub fn listed(layout: &Layout) -> Result<Vec<Descriptor>, Refusal> {
     Ok(layout
         .index()?
         .manifests
         .into_iter()
-        .filter(|m| m.artifact_type.as_deref() == Some(media::BUNDLE))
+        .filter(|m| match m.artifact_type.as_deref() {
+            Some(t) => t == media::BUNDLE,
+            None => {
+                m.media_type == media::MANIFEST
+                    && layout
+                        .get(m, layout::MAX_MANIFEST)
+                        .is_ok_and(|b| parse_manifest(&b).is_ok())
+            }
+        })
         .collect())
 }
 
@@ -484,15 +495,26 @@ pub fn signature_manifest(layout: &Layout, entry: &Descriptor) -> Option<Manifes
 /// The signature envelopes a layout holds for a bundle manifest: index
 /// entries whose manifest has it as `subject`.
 fn signatures(layout: &Layout, subject: &str) -> Result<Vec<(Descriptor, Envelope)>, Refusal> {
-    let mut out = Vec::new();
-    for entry in layout.index()?.manifests {
-        if entry.artifact_type.as_deref() != Some(media::DSSE) {
+    let mut out: Vec<(Descriptor, Envelope)> = Vec::new();
+    for (mut entry, typed) in signature_candidates(layout)? {
+        if out.iter().any(|(d, _)| d.digest == entry.digest) {
             continue;
         }
-        let bytes = layout.get(&entry, layout::MAX_MANIFEST)?;
+        // An entry vcc typed as a signature must be readable; an untyped
+        // one (another tool's) may be any image, and one that cannot be
+        // read is simply not a signature: fewer signatures never trust more.
+        let bytes = match layout.get(&entry, layout::MAX_MANIFEST) {
+            Ok(bytes) => bytes,
+            Err(r) if typed => return Err(r),
+            Err(_) => continue,
+        };
         let Ok(manifest) = serde_json::from_slice::<Manifest>(&bytes) else {
             continue;
         };
+        if manifest.artifact_type.as_deref() != Some(media::DSSE) {
+            continue;
+        }
+        entry.artifact_type = Some(media::DSSE.into());
         if manifest.subject.as_ref().map(|s| s.digest.as_str()) != Some(subject) {
             continue;
         }
@@ -509,6 +531,43 @@ fn signatures(layout: &Layout, subject: &str) -> Result<Vec<(Descriptor, Envelop
                 continue;
             };
             out.push((entry.clone(), envelope));
+        }
+    }
+    Ok(out)
+}
+
+/// Index entries that may be signature manifests, and whether vcc typed
+/// them so: vcc's (`artifactType` DSSE), untyped manifests (skopeo writes
+/// no `artifactType` in a layout's index), and the manifests an image
+/// index in the layout lists, one level deep: the referrers tag schema's
+/// index (`sha256-<hex>`), which `skopeo copy --all` copies as a tag.
+fn signature_candidates(layout: &Layout) -> Result<Vec<(Descriptor, bool)>, Refusal> {
+    let untyped_manifest =
+        |d: &Descriptor| d.media_type == media::MANIFEST && d.artifact_type.is_none();
+    let mut out = Vec::new();
+    for entry in layout.index()?.manifests {
+        match entry.artifact_type.as_deref() {
+            Some(media::DSSE) => out.push((entry, true)),
+            Some(_) => {}
+            None if entry.media_type == media::MANIFEST => out.push((entry, false)),
+            None if entry.media_type == media::INDEX => {
+                let Ok(bytes) = layout.get(&entry, layout::MAX_INDEX) else {
+                    continue;
+                };
+                let Ok(index) = serde_json::from_slice::<layout::Index>(&bytes) else {
+                    continue;
+                };
+                out.extend(
+                    index
+                        .manifests
+                        .into_iter()
+                        .filter(|d| {
+                            untyped_manifest(d) || d.artifact_type.as_deref() == Some(media::DSSE)
+                        })
+                        .map(|d| (d, false)),
+                );
+            }
+            None => {}
         }
     }
     Ok(out)

@@ -93,8 +93,15 @@ pub struct Manifest {
 #[serde(rename_all = "camelCase")]
 pub struct Index {
     pub schema_version: u32,
+    /// Optional in image-spec (skopeo leaves it out of a layout's
+    /// index.json); vcc always writes it.
+    #[serde(default = "index_media_type")]
     pub media_type: String,
     pub manifests: Vec<Descriptor>,
+}
+
+fn index_media_type() -> String {
+    media::INDEX.into()
 }
 
 impl Default for Index {

@@ -17,7 +17,9 @@ pub mod lock;
 pub mod policy;
 pub mod refusal;
 pub mod renewal;
+pub mod select;
 pub mod store;
+pub mod store_admin;
 pub mod verify;
 
 pub use refusal::{Code, Refusal};

@@ -53,90 +53,26 @@ impl Store {
     /// index entry last, so a crash leaves no entry without its blobs.
     /// `source`: where it was pulled from (`HOST[:PORT]/REPO:TAG`).
     pub fn import(&self, bundle: &Bundle, source: Option<&str>) -> Result<(), Refusal> {
-        let io = |e: std::io::Error| {
-            Refusal::new(
-                Code::MalformedBundle,
-                format!("{}: {e}", self.dir().display()),
-            )
-        };
-        let mut entries = Vec::new();
-        for descriptor in bundle.blobs() {
-            if !self.layout.has(&descriptor.digest) {
-                let bytes = bundle.layout.get(&descriptor, layout::MAX_LAYER)?;
-                self.layout
-                    .put(&descriptor.media_type, &bytes)
-                    .map_err(io)?;
-            }
-        }
-        // The blobs a signature manifest names (its envelope, its config).
-        for (descriptor, _) in &bundle.signatures {
-            let manifest: layout::Manifest =
-                serde_json::from_slice(&bundle.layout.get(descriptor, layout::MAX_MANIFEST)?)
-                    .map_err(|e| Refusal::new(Code::MalformedBundle, e.to_string()))?;
-            for blob in std::iter::once(&manifest.config).chain(&manifest.layers) {
-                let bytes = bundle.layout.get(blob, layout::MAX_ENVELOPE)?;
-                self.layout.put(&blob.media_type, &bytes).map_err(io)?;
-            }
-            entries.push(descriptor.clone());
-        }
-        let mut entry = bundle.descriptor.clone();
-        entry.artifact_type = Some(layout::media::BUNDLE.into());
-        entry
-            .annotations
-            .insert(annotation::BUNDLE_NAME.into(), bundle.config.name.clone());
-        entry
-            .annotations
-            .insert(annotation::REF_NAME.into(), bundle.config.version.clone());
-        if let Some(source) = source {
-            entry
-                .annotations
-                .insert(annotation::SOURCE.into(), source.to_string());
-        }
-        entries.push(entry);
-        let mut index = self.layout.index()?;
-        for e in entries {
-            match index.manifests.iter_mut().find(|m| m.digest == e.digest) {
-                // Pulled again, from elsewhere: remember the newest source.
-                Some(known) => known.annotations.extend(e.annotations),
-                None => index.manifests.push(e),
-            }
-        }
-        // A renewal replaces what the same key signed before.
-        let gone = self.superseded(&index, &bundle.descriptor.digest);
-        index.manifests.retain(|m| !gone.contains(&m.digest));
-        self.layout.set_index(&index).map_err(io)
+        let _lock = self.lock()?;
+        copy(bundle, &self.layout, source)
     }
 
-    /// The signatures of `subject` in `index` that a later one by the same
-    /// key replaces (see `renewal`).
-    fn superseded(&self, index: &layout::Index, subject: &str) -> Vec<String> {
-        let held: Vec<(String, layout::Manifest, crate::dsse::Envelope)> = index
-            .manifests
-            .iter()
-            .filter(|m| m.artifact_type.as_deref() == Some(layout::media::DSSE))
-            .filter_map(|m| {
-                let manifest = bundle::signature_manifest(&self.layout, m)?;
-                if manifest.subject.as_ref()?.digest != subject {
-                    return None;
-                }
-                let layer = manifest
-                    .layers
-                    .iter()
-                    .find(|l| l.media_type == layout::media::DSSE)?;
-                let bytes = self.layout.get(layer, layout::MAX_ENVELOPE).ok()?;
-                let envelope = serde_json::from_slice(&bytes).ok()?;
-                Some((m.digest.clone(), manifest, envelope))
-            })
-            .collect();
-        let signed: Vec<renewal::Signed> = held
-            .iter()
-            .map(|(digest, manifest, envelope)| renewal::Signed {
-                digest,
-                manifest,
-                envelope,
-            })
-            .collect();
-        renewal::superseded(&signed)
+    /// Held while the store's index or blobs change (import, `rm`, `gc`),
+    /// so `gc` never deletes blobs a pull has written but not yet listed.
+    pub(crate) fn lock(&self) -> Result<std::fs::File, Refusal> {
+        let path = self.dir().join(".lock");
+        let file = std::fs::OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(&path)
+            .and_then(|f| f.lock().map(|()| f))
+            .map_err(|e| Refusal::new(Code::NotInStore, format!("{}: {e}", path.display())))?;
+        Ok(file)
+    }
+
+    pub(crate) fn layout(&self) -> &Layout {
+        &self.layout
     }
 
     /// The bundle whose manifest has this digest, read and checked.
@@ -222,6 +158,66 @@ impl Store {
     }
 }
 
+/// Copy a bundle and its signatures into the layout `to` (the store, or a
+/// `vcc bundle save` folder): blobs first, the index entries last, each
+/// entry typed and annotated with the bundle's name and version (its tag).
+pub fn copy(bundle: &Bundle, to: &Layout, source: Option<&str>) -> Result<(), Refusal> {
+    let io = |e: std::io::Error| {
+        Refusal::new(
+            Code::MalformedBundle,
+            format!("{}: {e}", to.dir().display()),
+        )
+    };
+    let mut entries = Vec::new();
+    for descriptor in bundle.blobs() {
+        if !to.has(&descriptor.digest) {
+            let bytes = bundle.layout.get(&descriptor, layout::MAX_LAYER)?;
+            to.put(&descriptor.media_type, &bytes).map_err(io)?;
+        }
+    }
+    // The blobs a signature manifest names (its envelope, its config).
+    for (descriptor, _) in &bundle.signatures {
+        let manifest: layout::Manifest =
+            serde_json::from_slice(&bundle.layout.get(descriptor, layout::MAX_MANIFEST)?)
+                .map_err(|e| Refusal::new(Code::MalformedBundle, e.to_string()))?;
+        for blob in std::iter::once(&manifest.config).chain(&manifest.layers) {
+            let bytes = bundle.layout.get(blob, layout::MAX_ENVELOPE)?;
+            to.put(&blob.media_type, &bytes).map_err(io)?;
+        }
+        // Typed as a signature, whatever another tool's index said.
+        let mut entry = descriptor.clone();
+        entry.artifact_type = Some(layout::media::DSSE.into());
+        entry.annotations.clear();
+        entries.push(entry);
+    }
+    let mut entry = bundle.descriptor.clone();
+    entry.artifact_type = Some(layout::media::BUNDLE.into());
+    entry
+        .annotations
+        .insert(annotation::BUNDLE_NAME.into(), bundle.config.name.clone());
+    entry
+        .annotations
+        .insert(annotation::REF_NAME.into(), bundle.config.version.clone());
+    if let Some(source) = source {
+        entry
+            .annotations
+            .insert(annotation::SOURCE.into(), source.to_string());
+    }
+    entries.push(entry);
+    let mut index = to.index()?;
+    for e in entries {
+        match index.manifests.iter_mut().find(|m| m.digest == e.digest) {
+            // Pulled again, from elsewhere: remember the newest source.
+            Some(known) => known.annotations.extend(e.annotations),
+            None => index.manifests.push(e),
+        }
+    }
+    // A renewal replaces what the same key signed before.
+    let gone = superseded(to, &index, &bundle.descriptor.digest);
+    index.manifests.retain(|m| !gone.contains(&m.digest));
+    to.set_index(&index).map_err(io)
+}
+
 /// A temporary layout for a pull; removed when dropped.
 pub struct Staging {
     pub layout: Layout,
@@ -231,4 +227,36 @@ impl Drop for Staging {
     fn drop(&mut self) {
         let _ = std::fs::remove_dir_all(self.layout.dir());
     }
+}
+
+/// The signatures of `subject` in `index` that a later one by the same
+/// key replaces (see `renewal`).
+fn superseded(layout: &Layout, index: &layout::Index, subject: &str) -> Vec<String> {
+    let held: Vec<(String, layout::Manifest, crate::dsse::Envelope)> = index
+        .manifests
+        .iter()
+        .filter(|m| m.artifact_type.as_deref() == Some(layout::media::DSSE))
+        .filter_map(|m| {
+            let manifest = bundle::signature_manifest(layout, m)?;
+            if manifest.subject.as_ref()?.digest != subject {
+                return None;
+            }
+            let layer = manifest
+                .layers
+                .iter()
+                .find(|l| l.media_type == layout::media::DSSE)?;
+            let bytes = layout.get(layer, layout::MAX_ENVELOPE).ok()?;
+            let envelope = serde_json::from_slice(&bytes).ok()?;
+            Some((m.digest.clone(), manifest, envelope))
+        })
+        .collect();
+    let signed: Vec<renewal::Signed> = held
+        .iter()
+        .map(|(digest, manifest, envelope)| renewal::Signed {
+            digest,
+            manifest,
+            envelope,
+        })
+        .collect();
+    renewal::superseded(&signed)
 }

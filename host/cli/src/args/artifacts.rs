@@ -25,7 +25,8 @@ pub enum BundleCommand {
     },
     /// Name, version, validators, digests, signatures and who signed.
     Inspect {
-        /// An OCI image layout folder, or HOST[:PORT]/REPO:TAG.
+        /// An OCI image layout folder (DIR, DIR:TAG or DIR@sha256:…), or
+        /// HOST[:PORT]/REPO:TAG.
         target: String,
         #[command(flatten)]
         trust: TrustArgs,
@@ -48,7 +49,8 @@ pub enum BundleCommand {
     /// Verify a bundle against the trust policy: exit 0 trusted, 2 refused
     /// (with a stable code).
     Verify {
-        /// An OCI image layout folder, or HOST[:PORT]/REPO:TAG.
+        /// An OCI image layout folder (DIR, DIR:TAG or DIR@sha256:…), or
+        /// HOST[:PORT]/REPO:TAG.
         target: String,
         #[command(flatten)]
         trust: TrustArgs,
@@ -68,7 +70,9 @@ pub enum BundleCommand {
     /// Pull a bundle (from a registry, or an OCI layout folder), verify it
     /// against the trust policy, store it, and precompile its validators.
     Pull {
-        /// HOST[:PORT]/REPO:TAG, HOST[:PORT]/REPO@sha256:…, or a folder.
+        /// HOST[:PORT]/REPO:TAG, HOST[:PORT]/REPO@sha256:…, or an OCI image
+        /// layout folder: DIR (every bundle it holds, each verified first),
+        /// DIR:TAG or DIR@sha256:….
         source: String,
         #[command(flatten)]
         trust: TrustArgs,
@@ -83,6 +87,34 @@ pub enum BundleCommand {
         contracts: Vec<PathBuf>,
         #[command(flatten)]
         trust: TrustArgs,
+    },
+    /// The bundles in the local store: name, version, manifest digest,
+    /// source, signers, and whether the trust policy (if any) trusts them.
+    List {
+        /// Signers named as in this policy, and each bundle's verdict
+        /// [default: $VCC_TRUST, else ~/.config/vcc/trust.yaml, if any].
+        #[arg(long, value_name = "FILE")]
+        trust: Option<PathBuf>,
+        #[arg(long, value_enum, default_value_t = Format::Human)]
+        format: Format,
+    },
+    /// Remove a bundle and its signatures from the local store's index
+    /// (`vcc bundle gc` then frees its blobs).
+    Rm {
+        /// NAME@VERSION or sha256:DIGEST (of the bundle manifest).
+        #[arg(required = true)]
+        bundles: Vec<String>,
+    },
+    /// Delete the local store's blobs no bundle references, and staging
+    /// folders of pulls that no longer run; prints what it freed.
+    Gc,
+    /// Write stored bundles with their signatures into a new OCI image
+    /// layout folder, for `vcc bundle pull DIR` on another machine.
+    Save {
+        /// The folder to write (must not hold a layout yet).
+        dir: PathBuf,
+        /// NAME@VERSION or sha256:DIGEST [default: every stored bundle].
+        bundles: Vec<String>,
     },
 }
 
