@@ -201,6 +201,11 @@ fn platform_owners_checks(world: &World, registry: &str, printed: &str) {
         "error[REVOKED] acme/security 1.0.0 (sha256:",
         "CVE-2026-0001: no-todo misses a TODO in a table",
         "locked acme/security 1.0.1",
+        // The store and air-gap runbook.
+        "removed acme/security 1.0.0 (sha256:",
+        "saved acme/security 1.0.1 (sha256:",
+        "pulled acme/security 1.0.1 (sha256:",
+        "offline-store",
     ] {
         assert!(printed.contains(step), "{step}\n{printed}");
     }
@@ -210,6 +215,14 @@ fn platform_owners_checks(world: &World, registry: &str, printed: &str) {
         "{lock}"
     );
     assert!(lock.contains("- platform2\n  - security"), "{lock}");
+    assert!(
+        printed.contains("freed ") && !printed.contains("freed 0 blob(s)"),
+        "gc freed the removed version's blobs:\n{printed}"
+    );
+    assert!(
+        world.path().join("work/offline-store/index.json").exists(),
+        "the other site's store"
+    );
 }
 
 fn copy_dir(from: &Path, to: &Path) {
