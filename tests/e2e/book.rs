@@ -206,12 +206,14 @@ fn platform_owners_checks(world: &World, registry: &str, printed: &str) {
         "saved acme/security 1.0.1 (sha256:",
         "pulled acme/security 1.0.1 (sha256:",
         "offline-store",
+        // The update runbook.
+        "locked acme/security 1.1.0",
     ] {
         assert!(printed.contains(step), "{step}\n{printed}");
     }
     let lock = std::fs::read_to_string(world.path().join("work/service/vcc.lock")).unwrap();
     assert!(
-        lock.contains(&format!("source: {registry}/acme/security:1.0.1")),
+        lock.contains(&format!("source: {registry}/acme/security:1.1.0")),
         "{lock}"
     );
     assert!(lock.contains("- platform2\n  - security"), "{lock}");

@@ -8,7 +8,7 @@ use vcc_test_support::fixtures;
 
 use crate::world::{Registry, World, http_get, refusal, tools_dir, which};
 
-const BASELINE: &str = "vcc: 1
+pub(crate) const BASELINE: &str = "vcc: 1
 id: baseline
 deliverables:
   - { id: notes, path: NOTES.md }
@@ -21,7 +21,7 @@ criteria:
   - { id: style, severity: should, validator: exists, targets: [notes] }
 ";
 
-const TEAM: &str = "vcc: 1
+pub(crate) const TEAM: &str = "vcc: 1
 id: team
 extends: { bundle: acme/security, contract: baseline, version: \"^1.2\" }
 deliverables:
@@ -35,7 +35,7 @@ criteria:
 const RULE: &str = "{ name: \"acme/*\", signers: [platform], min_version: 1.2.0 }";
 
 /// The platform's signed acme/security bundle at `version`, its layout.
-fn signed_bundle(world: &World, version: &str) -> PathBuf {
+pub(crate) fn signed_bundle(world: &World, version: &str) -> PathBuf {
     let layout = world.bundle(
         &format!("security-{version}"),
         "acme/security",
@@ -50,7 +50,7 @@ fn signed_bundle(world: &World, version: &str) -> PathBuf {
 /// A platform key, its trust policy, acme/security 1.2.0 signed and
 /// pulled into the store, and a team project extending its baseline,
 /// locked. Returns the trust policy and the project's contract.
-fn locked_team(world: &World, contract: &str) -> (PathBuf, PathBuf) {
+pub(crate) fn locked_team(world: &World, contract: &str) -> (PathBuf, PathBuf) {
     world.key("platform");
     let trust = world.trust(&["platform"], &[RULE], "");
     let layout = signed_bundle(world, "1.2.0");
@@ -86,7 +86,7 @@ fn verify(world: &World, layout: &Path, trust: &Path) -> crate::Run {
 
 /// The team's project: `contract`, NOTES.md and CHANGELOG.md; the
 /// contract's path.
-fn team_project(world: &World, contract: &str) -> PathBuf {
+pub(crate) fn team_project(world: &World, contract: &str) -> PathBuf {
     let files = [
         ("contract.yaml", contract),
         ("NOTES.md", "notes\n"),
@@ -101,11 +101,11 @@ fn lock(world: &World, contract: &Path, trust: &Path) {
     assert_eq!(locked.code, 0, "{}", locked.stderr);
 }
 
-fn s(path: &Path) -> String {
+pub(crate) fn s(path: &Path) -> String {
     path.display().to_string()
 }
 
-fn check(world: &World, contract: &Path, trust: &Path, extra: &[&str]) -> crate::Run {
+pub(crate) fn check(world: &World, contract: &Path, trust: &Path, extra: &[&str]) -> crate::Run {
     let mut args = vec![
         "check".to_string(),
         s(contract),
@@ -131,7 +131,7 @@ fn codes(run: &crate::Run) -> Vec<String> {
 }
 
 /// Refused before anything ran: exit 2, the code, no criterion evaluated.
-fn assert_refused(run: &crate::Run, code: &str) {
+pub(crate) fn assert_refused(run: &crate::Run, code: &str) {
     assert_eq!(
         run.code, 2,
         "stdout:\n{}\nstderr:\n{}",

@@ -34,6 +34,7 @@ mod keys;
 mod large;
 mod ledger;
 mod links;
+mod lock_updates;
 mod messages;
 mod record;
 mod rotation;

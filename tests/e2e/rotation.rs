@@ -132,7 +132,8 @@ fn a_platform_key_rotates_while_security_stays_required() {
         problems(&stale)
             .iter()
             .any(|p| p.starts_with("THRESHOLD_NOT_MET")
-                && p.contains("any of (platform2) is not met")),
+                && p.contains("any of (platform2) is not met")
+                && p.contains("`vcc bundle refresh` fetches them")),
         "{:?}",
         problems(&stale)
     );

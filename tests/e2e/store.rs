@@ -553,3 +553,126 @@ criteria:
         bad.stderr
     );
 }
+
+/// Rewrite a layout's index.json entries with `edit` (what whoever hands
+/// a layout over can do).
+fn edit_index(layout: &Path, edit: impl Fn(&mut serde_json::Value)) {
+    let path = layout.join("index.json");
+    let mut index: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    for entry in index["manifests"].as_array_mut().unwrap() {
+        edit(entry);
+    }
+    std::fs::write(&path, serde_json::to_vec(&index).unwrap()).unwrap();
+}
+
+/// A handed-over layout whose entries say they are image indexes (red
+/// team: `gc` then read the stored manifests as indexes, counted nothing
+/// they name, and deleted the trusted bundle's blobs).
+#[test]
+fn hostile_entries_typed_as_indexes_do_not_make_gc_delete_a_bundle() {
+    let (world, trust) = platform("1.0.0");
+    let layout = signed(&world, "1.2.0");
+    edit_index(&layout, |e| {
+        e["mediaType"] = "application/vnd.oci.image.index.v1+json".into();
+    });
+    ok(&pull(&world, &s(&layout), &trust));
+    let gc = world.vcc(&["bundle", "gc"]);
+    ok(&gc);
+    assert!(gc.stdout.contains("freed 0 blob(s)"), "{}", gc.stdout);
+    let states = states(&list(&world, &trust));
+    assert_eq!(
+        states,
+        vec![("1.2.0".to_string(), "trusted".to_string(), String::new())]
+    );
+}
+
+/// A handed-over layout that says where its bundle came from (red team:
+/// the store kept the annotation; `lock` recorded the attacker's registry
+/// and `refresh` contacted it).
+#[test]
+fn hostile_a_layout_does_not_say_where_a_stored_bundle_came_from() {
+    let (world, trust) = platform("1.0.0");
+    let layout = signed(&world, "1.2.0");
+    edit_index(&layout, |e| {
+        e["annotations"]["dev.vcc.bundle.source"] = "127.0.0.1:1/evil/acme/security:1.2.0".into();
+    });
+    ok(&pull(&world, &s(&layout), &trust));
+    let listed = list(&world, &trust);
+    assert!(
+        !listed.to_string().contains("evil"),
+        "the layout's claim is not kept: {listed}"
+    );
+    let refreshed = world.vcc(&["bundle", "refresh", "--trust", &s(&trust)]);
+    assert!(
+        refreshed.stderr.contains("nothing to refresh"),
+        "{}",
+        refreshed.stderr
+    );
+}
+
+/// Two stored manifests of one version (a rebuild): `rm NAME@VERSION`
+/// names both instead of removing the first (red team: it removed the one
+/// the lock pinned).
+#[test]
+fn hostile_rm_of_a_version_held_twice_names_both() {
+    let (world, trust) = platform("1.0.0");
+    let first = signed(&world, "1.2.0");
+    ok(&pull(&world, &s(&first), &trust));
+    // The same version rebuilt: another `created`, another digest.
+    std::thread::sleep(std::time::Duration::from_millis(1100));
+    let again = world.bundle(
+        "security-1.2.0-again",
+        "acme/security",
+        "1.2.0",
+        &[("secrets-scan", fixtures::ALWAYS_PASS)],
+        &[("baseline", BASELINE)],
+    );
+    world.sign(&again, "platform");
+    ok(&pull(&world, &s(&again), &trust));
+    let rm = world.vcc(&["bundle", "rm", "acme/security@1.2.0"]);
+    assert_eq!(rm.code, 2, "{}", rm.stderr);
+    assert!(
+        rm.stderr
+            .contains("`acme/security@1.2.0` names 2 stored manifests; name one: sha256:"),
+        "{}",
+        rm.stderr
+    );
+    assert_eq!(states(&list(&world, &trust)).len(), 2, "nothing removed");
+}
+
+/// A layout whose index.json is a FIFO (red team: `pull DIR` blocked
+/// forever).
+#[test]
+fn hostile_a_fifo_in_a_layout_is_refused_not_waited_on() {
+    let (world, trust) = platform("1.0.0");
+    let layout = signed(&world, "1.2.0");
+    std::fs::remove_file(layout.join("index.json")).unwrap();
+    let made = Command::new("mkfifo")
+        .arg(layout.join("index.json"))
+        .status()
+        .unwrap();
+    assert!(made.success());
+    let run = pull(&world, &s(&layout), &trust);
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert!(
+        run.stderr.contains("is not a regular file"),
+        "{}",
+        run.stderr
+    );
+}
+
+/// A layout's version tag on another version's manifest (a rollback in
+/// disguise, as a retagged registry release).
+#[test]
+fn hostile_a_layout_tag_naming_another_version_is_refused() {
+    let (world, trust) = platform("1.0.0");
+    let layout = signed(&world, "1.0.1");
+    edit_index(&layout, |e| {
+        if e["annotations"]["org.opencontainers.image.ref.name"] == "1.0.1" {
+            e["annotations"]["org.opencontainers.image.ref.name"] = "1.2.0".into();
+        }
+    });
+    let run = pull(&world, &format!("{}:1.2.0", s(&layout)), &trust);
+    refused(&run, "TAG_VERSION_MISMATCH");
+}

@@ -65,7 +65,8 @@ pub enum Command {
     Bundle(BundleCommand),
     /// Resolve the bundles a contract uses (local store, else the registry
     /// its trust policy names), verify them, and pin them in vcc.lock
-    /// beside the contract.
+    /// beside the contract; never below the version vcc.lock holds
+    /// without --allow-downgrade, and naming every version passed over.
     Lock(LockArgs),
     /// Run CMD until the contract is accepted, or stop for a stated reason
     /// (budget, stagnation, abort, attempts): check; hand the failures

@@ -353,12 +353,8 @@ pub fn fetch(
     if let Some(layout) = vcc_trust::select::layout_target(target) {
         return Ok((layout.open()?, None));
     }
-    let reference = vcc_registry::parse_reference(target).map_err(|e| {
-        Refusal::new(
-            Code::MalformedBundle,
-            format!("{e} (and there is no OCI layout folder `{target}`)"),
-        )
-    })?;
+    let reference = vcc_registry::parse_reference(target)
+        .map_err(|e| Refusal::new(Code::MalformedBundle, no_layout(target, &e)))?;
     let registry =
         vcc_registry::Registry::connect(&reference, insecure).map_err(registry_refusal)?;
     let descriptor = registry
@@ -368,12 +364,70 @@ pub fn fetch(
     Ok((bundle, Some(reference.whole())))
 }
 
+/// Why `target` is neither a layout folder nor a registry reference: a
+/// text that names no registry host (`mirror/oci`, `./x`) is a folder
+/// that is not there (or holds no layout), never a name on Docker Hub.
+fn no_layout(target: &str, why: &str) -> String {
+    if vcc_registry::names_a_registry(target) {
+        return format!("{why} (and there is no OCI layout folder `{target}`)");
+    }
+    if Path::new(target).is_dir() {
+        format!("the folder `{target}` holds no OCI layout (no `oci-layout` file)")
+    } else {
+        format!(
+            "no OCI layout folder `{target}`; a registry reference starts with HOST[:PORT]/ (a host with a `.` or a `:`, or `localhost`)"
+        )
+    }
+}
+
 /// A registry failure as a refusal: what arrived keeps its code; a
 /// registry that cannot give it is `NOT_IN_STORE` (nothing to trust).
 pub fn registry_refusal(e: vcc_registry::Error) -> Refusal {
     match e {
         vcc_registry::Error::Refused(r) => r,
         vcc_registry::Error::Registry(m) => Refusal::new(Code::NotInStore, m),
+    }
+}
+
+/// A tag that is a semver version (`1.1.0`, `v1.1.0`) must name a bundle
+/// of that version: a registry that moved a release tag onto another
+/// release's manifest (a rollback in disguise) is refused with
+/// `TAG_VERSION_MISMATCH`. Other tags (`latest`, `stable`) and digests
+/// cannot mismatch.
+pub fn check_tag(reference: &str, bundle: &Bundle) -> Result<(), Refusal> {
+    let Some(tag) = vcc_registry::parse_reference(reference)
+        .ok()
+        .and_then(|r| r.tag().map(str::to_string))
+    else {
+        return Ok(());
+    };
+    let Ok(named) = semver::Version::parse(tag.strip_prefix('v').unwrap_or(&tag)) else {
+        return Ok(());
+    };
+    let held = &bundle.config.version;
+    if semver::Version::parse(held).is_ok_and(|v| v == named) {
+        return Ok(());
+    }
+    Err(Refusal::new(
+        Code::TagVersionMismatch,
+        format!(
+            "{reference}: the tag names version {named}, and the manifest it points to ({}) is {} {held}: the registry moved the tag onto another release; ask its publisher, or pull by digest",
+            bundle.descriptor.digest, bundle.config.name
+        ),
+    ))
+}
+
+/// `vcc bundle pull` has no contract to say where the repository is: the
+/// git work tree the command runs in is it, and a trust policy there is
+/// refused as `check` refuses one in the deliverable root. Outside any
+/// work tree nothing is refused: the folder a platform owner keeps its
+/// policy in and pulls from is not a repository a worker writes.
+pub fn policy_outside_repository(policy: &Policy) -> Result<(), Refusal> {
+    let cwd = std::env::current_dir()
+        .map_err(|e| Refusal::new(Code::TrustInRoot, format!("the current folder: {e}")))?;
+    match crate::paths::work_tree(&cwd) {
+        Some(top) => crate::paths::policy_outside(&policy.path, &[("the repository", top)]),
+        None => Ok(()),
     }
 }
 
@@ -389,7 +443,10 @@ pub fn verify_command(target: &str, trust: &TrustArgs, format: Format) -> i32 {
     let result = (|| {
         let policy = policy(trust)?;
         let (_tmp, staging) = scratch()?;
-        let (bundle, _) = fetch(target, trust.insecure, &staging)?;
+        let (bundle, from) = fetch(target, trust.insecure, &staging)?;
+        if let Some(from) = &from {
+            check_tag(from, &bundle)?;
+        }
         let verified = verify(&bundle, &policy, SystemTime::now());
         Ok::<_, Refusal>((bundle, verified))
     })();
@@ -475,9 +532,13 @@ pub fn push(dir: &Path, reference: &str, insecure: bool) -> i32 {
 pub fn pull(runtime: &Runtime, source: &str, trust: &TrustArgs) -> i32 {
     let result = (|| {
         let policy = policy(trust)?;
+        policy_outside_repository(&policy)?;
         let store = open_store()?;
         let staging = store.staging()?;
         let (bundle, from) = fetch(source, trust.insecure, &staging.layout)?;
+        if let Some(from) = &from {
+            check_tag(from, &bundle)?;
+        }
         // Verified before a byte reaches the store.
         let verified = verify(&bundle, &policy, SystemTime::now())?;
         store.import(&bundle, from.as_deref())?;

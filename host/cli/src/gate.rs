@@ -33,6 +33,7 @@ use crate::bundles::{open_store, registry_refusal};
 
 mod bases;
 mod lock;
+mod resolve;
 
 pub use bases::prepare;
 pub use lock::lock;
@@ -95,6 +96,12 @@ struct Gate<'a> {
     policy: Option<Policy>,
     store: Option<Store>,
     insecure: bool,
+    /// `vcc lock --update`: ask the registry for newer versions even when
+    /// the store has a match.
+    update: bool,
+    /// The versions resolving passed over, and why (`vcc lock` prints
+    /// them rather than fall back to an older version without a word).
+    notes: Vec<String>,
 }
 
 impl<'a> Gate<'a> {
@@ -107,6 +114,8 @@ impl<'a> Gate<'a> {
             policy,
             store: None,
             insecure: trust.insecure,
+            update: false,
+            notes: Vec::new(),
         })
     }
 
@@ -133,7 +142,21 @@ impl<'a> Gate<'a> {
         let store = self.store()?;
         let bundle = store.bundle(manifest)?;
         let source = store.source_of(manifest).unwrap_or_else(|| "store".into());
-        let verified = verify(&bundle, self.policy()?, SystemTime::now())?;
+        let verified = verify(&bundle, self.policy()?, SystemTime::now()).map_err(|mut r| {
+            // What a re-signing fixes: the store holds the signatures of its
+            // last pull, and the registry may hold newer ones.
+            if source != "store"
+                && matches!(
+                    r.code,
+                    Code::Expired | Code::ThresholdNotMet | Code::UnknownKey | Code::Unsigned
+                )
+            {
+                r.message.push_str(&format!(
+                    " (the store holds the signatures {source} had at its last pull; if the publisher has signed it again, `vcc bundle refresh` fetches them)"
+                ));
+            }
+            r
+        })?;
         Ok(Resolved {
             bundle,
             verified,
@@ -166,12 +189,13 @@ impl<'a> Gate<'a> {
             return Err(Refusal::new(
                 Code::LockMismatch,
                 format!(
-                    "the registry serves another manifest for {reference} ({}) than vcc.lock pins ({wanted}); run `vcc lock` to move to it on purpose",
+                    "the registry serves another manifest for {reference} ({}) than vcc.lock pins ({wanted}): the tag was moved. Ask the bundle's publisher whether they retagged it on purpose; `vcc lock` takes the new manifest only if the policy trusts it and its version is not lower than the lock's (lower only with --allow-downgrade)",
                     descriptor.digest
                 ),
             ));
         }
         let bundle = Bundle::read(&staging.layout, &descriptor)?;
+        crate::bundles::check_tag(reference, &bundle)?;
         if bundle.config.name != name {
             return Err(Refusal::new(
                 Code::NameMismatch,
@@ -184,90 +208,6 @@ impl<'a> Gate<'a> {
         verify(&bundle, &policy, SystemTime::now())?;
         store.import(&bundle, Some(reference))?;
         self.stored(&descriptor.digest)
-    }
-
-    /// The highest version of `name` meeting `reqs` that the policy
-    /// trusts: from the store, else from the registry its rule names.
-    fn resolve(&mut self, name: &str, reqs: &[VersionReq]) -> Result<Resolved, Refusal> {
-        let policy = self.policy()?.clone();
-        let mut refusal = None;
-        match self.in_store(name, reqs) {
-            Ok(Some(r)) => return Ok(r),
-            Ok(None) => {}
-            Err(r) => refusal = Some(r),
-        }
-        let wanted = reqs
-            .iter()
-            .map(|r| r.to_string())
-            .collect::<Vec<_>>()
-            .join(", ");
-        let source = policy.rule_for(name).and_then(|r| r.source.clone());
-        if let Some(source) = source {
-            // The bundle's name is its repository under the source.
-            let repository = format!("{}/{name}", source.trim_end_matches('/'));
-            let listing =
-                vcc_registry::parse_reference(&format!("{repository}:latest")).map_err(|e| {
-                    Refusal::new(
-                        Code::MalformedPolicy,
-                        format!("bundle rule for `{name}`: source: {e}"),
-                    )
-                })?;
-            let registry = vcc_registry::Registry::connect(&listing, self.insecure)
-                .map_err(registry_refusal)?;
-            let mut tags: Vec<(Version, String)> = registry
-                .tags(&listing)
-                .map_err(registry_refusal)?
-                .into_iter()
-                .filter_map(|t| {
-                    Version::parse(t.trim_start_matches('v'))
-                        .ok()
-                        .map(|v| (v, t))
-                })
-                .filter(|(v, _)| reqs.iter().all(|r| r.matches(v)))
-                .collect();
-            tags.sort_by(|a, b| b.0.cmp(&a.0));
-            for (_, tag) in tags {
-                match self.pull(&format!("{repository}:{tag}"), name, None) {
-                    Ok(r) => return Ok(r),
-                    Err(r) => {
-                        refusal.get_or_insert(r);
-                    }
-                }
-            }
-        }
-        Err(refusal.unwrap_or_else(|| {
-            Refusal::new(
-                vcc_contract::Code::NotInStore,
-                format!(
-                    "no version of bundle `{name}` matching `{}` is in the store{}; pull one with `vcc bundle pull`",
-                    if wanted.is_empty() { "*" } else { &wanted },
-                    if policy.rule_for(name).is_some_and(|r| r.source.is_some()) {
-                        " or in the registry the trust policy names"
-                    } else {
-                        ""
-                    }
-                ),
-            )
-        }))
-    }
-
-    /// The highest version of `name` meeting `reqs` in the local store that
-    /// the policy trusts; `Ok(None)` when the store has none (`Err`: the
-    /// first refusal of one it has).
-    fn in_store(&mut self, name: &str, reqs: &[VersionReq]) -> Result<Option<Resolved>, Refusal> {
-        let mut refusal = None;
-        for (version, digest) in self.store()?.versions(name)? {
-            if !reqs.iter().all(|r| r.matches(&version)) {
-                continue;
-            }
-            match self.stored(&digest) {
-                Ok(r) => return Ok(Some(r)),
-                Err(r) => {
-                    refusal.get_or_insert(r);
-                }
-            }
-        }
-        refusal.map_or(Ok(None), Err)
     }
 
     /// The bundle a lock entry pins: from the store, else fetched by the
@@ -325,18 +265,27 @@ fn compare_pins<'a>(
     held: impl Fn(&str) -> Option<(&'a String, &'a String)>,
 ) -> Result<(), Refusal> {
     for (name, pin) in pinned {
-        let found = held(name);
-        if found != Some((&pin.sha256, &pin.blake3)) {
+        let of = format!("{what} `{name}` of {} {}", entry.name, entry.version);
+        let Some((sha256, blake3)) = held(name) else {
             return Err(Refusal::new(
                 Code::LockMismatch,
-                format!(
-                    "vcc.lock pins {what} `{name}` of {} {} as {}, and the bundle holds {}",
-                    entry.name,
-                    entry.version,
-                    pin.sha256,
-                    found.map_or(format!("no {what} `{name}`"), |h| h.0.clone())
-                ),
+                format!("vcc.lock pins {of}, and the bundle holds no {what} `{name}`"),
             ));
+        };
+        // Name the digest that differs, with both values: the other may
+        // well be equal.
+        for (field, locked, found) in [
+            ("sha256", &pin.sha256, sha256),
+            ("blake3", &pin.blake3, blake3),
+        ] {
+            if locked != found {
+                return Err(Refusal::new(
+                    Code::LockMismatch,
+                    format!(
+                        "vcc.lock pins {of} with {field} {locked}, and the bundle holds {field} {found}"
+                    ),
+                ));
+            }
         }
     }
     Ok(())
@@ -721,12 +670,15 @@ fn policy_base(g: &mut Gate, spec: &str, root: &Path) -> Result<(String, PolicyB
         )
     })?;
     let resolved = if vcc_contract::check_bundle_name(bundle_part).is_ok() {
-        g.resolve(bundle_part, &[])?
+        g.resolve(bundle_part, &[], None)?
     } else {
         let (insecure, policy) = (g.insecure, g.policy()?.clone());
         let store = g.store()?;
         let staging = store.staging()?;
         let (bundle, from) = crate::bundles::fetch(bundle_part, insecure, &staging.layout)?;
+        if let Some(from) = &from {
+            crate::bundles::check_tag(from, &bundle)?;
+        }
         verify(&bundle, &policy, SystemTime::now())?;
         store.import(&bundle, from.as_deref())?;
         let digest = bundle.descriptor.digest.clone();
@@ -747,7 +699,7 @@ fn policy_base(g: &mut Gate, spec: &str, root: &Path) -> Result<(String, PolicyB
         if name == resolved.verified.name {
             continue;
         }
-        let r = g.resolve(&name, &parse_reqs(&reqs)?)?;
+        let r = g.resolve(&name, &parse_reqs(&reqs)?, None)?;
         g.register(&r)?;
         versions.insert(name, r.verified.version.clone());
     }
@@ -760,7 +712,7 @@ fn policy_base(g: &mut Gate, spec: &str, root: &Path) -> Result<(String, PolicyB
 fn resolve_base_bundles(g: &mut Gate, base: &mut Document) -> Result<(), Refusal> {
     let mut versions = HashMap::new();
     for (name, reqs) in requirements(&base.contract) {
-        let r = g.resolve(&name, &parse_reqs(&reqs)?)?;
+        let r = g.resolve(&name, &parse_reqs(&reqs)?, None)?;
         g.register(&r)?;
         versions.insert(name, r.verified.version.clone());
     }

@@ -29,9 +29,50 @@ fn real(path: &Path) -> PathBuf {
     std::fs::canonicalize(path).unwrap_or_else(|_| absolute(path))
 }
 
+/// The top of the git work tree holding `start` (the nearest folder up
+/// from it with a `.git` folder or file), found from the file system
+/// alone: git is never run on a repository whose config the worker may
+/// have written (`core.fsmonitor` and the like run programs).
+pub fn work_tree(start: &Path) -> Option<PathBuf> {
+    absolute(start)
+        .ancestors()
+        .find(|folder| folder.join(".git").symlink_metadata().is_ok())
+        .map(Path::to_path_buf)
+}
+
+/// `TRUST_IN_ROOT` when the trust policy lies in any of `places` (what
+/// `what` names: the deliverable root, the contract's folder, its
+/// repository): whoever writes there could rewrite the policy that
+/// decides which bundles are trusted.
+pub fn policy_outside(policy: &Path, places: &[(&str, PathBuf)]) -> Result<(), vcc_trust::Refusal> {
+    match places.iter().find(|(_, place)| inside(policy, place)) {
+        Some((what, place)) => Err(vcc_trust::Refusal::new(
+            vcc_trust::Code::TrustInRoot,
+            format!(
+                "the trust policy {} lies in {what} {}: whoever writes there could rewrite it; keep it where they cannot (outside the repository)",
+                policy.display(),
+                place.display()
+            ),
+        )),
+        None => Ok(()),
+    }
+}
+
 #[cfg(test)]
 mod tests {
-    use super::inside;
+    use super::{inside, work_tree};
+
+    #[test]
+    fn the_work_tree_is_found_without_git() {
+        let dir = tempfile::tempdir().unwrap();
+        let top = dir.path().join("repo");
+        std::fs::create_dir_all(top.join(".git")).unwrap();
+        std::fs::create_dir_all(top.join("a/b")).unwrap();
+        assert_eq!(work_tree(&top.join("a/b")), Some(top.clone()));
+        // A worktree or submodule has a `.git` file.
+        std::fs::write(top.join("a/.git"), "gitdir: elsewhere\n").unwrap();
+        assert_eq!(work_tree(&top.join("a/b")), Some(top.join("a")));
+    }
 
     #[test]
     fn a_link_in_the_root_does_not_lead_out_of_it() {

@@ -32,6 +32,7 @@ struct Pinned {
 pub fn refresh(contracts: &[PathBuf], trust: &TrustArgs) -> i32 {
     let result = (|| {
         let policy = policy(trust)?;
+        crate::bundles::policy_outside_repository(&policy)?;
         let store = open_store()?;
         let pinned = if contracts.is_empty() {
             store

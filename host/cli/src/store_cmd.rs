@@ -258,6 +258,7 @@ pub fn whole_layout(source: &str) -> Option<Target> {
 pub fn pull_layout(runtime: &Runtime, target: &Target, trust: &TrustArgs) -> i32 {
     let result = (|| {
         let policy = policy(trust)?;
+        crate::bundles::policy_outside_repository(&policy)?;
         let store = open_store()?;
         let bundles = target.bundles()?;
         let mut verified = Vec::new();

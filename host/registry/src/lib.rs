@@ -51,8 +51,30 @@ impl From<Refusal> for Error {
     }
 }
 
-/// Parse `HOST[:PORT]/REPO:TAG` or `HOST[:PORT]/REPO@sha256:…`.
+/// Whether `text` names a registry host: its first `/`-separated part has
+/// a `.` or a `:` (`registry.example`, `127.0.0.1:5000`, `[::1]:5000`) or
+/// is `localhost`, as Docker decides. Anything else (`mirror/oci`,
+/// `./x`, `../x`, `/abs`, `security:1.2.0`) is a folder, never a name
+/// on Docker Hub: a mistyped folder must not turn into a login attempt at
+/// a registry nobody named (write `docker.io/…` to mean Docker Hub).
+pub fn names_a_registry(text: &str) -> bool {
+    let Some((first, _)) = text.split_once('/') else {
+        return false;
+    };
+    first != "."
+        && first != ".."
+        && (first.contains('.') || first.contains(':') || first == "localhost")
+}
+
+/// Parse `HOST[:PORT]/REPO:TAG` or `HOST[:PORT]/REPO@sha256:…`; a
+/// reference without a host (see [`names_a_registry`]) is refused, never
+/// taken to mean Docker Hub.
 pub fn parse_reference(text: &str) -> Result<Reference, String> {
+    if !names_a_registry(text) {
+        return Err(format!(
+            "`{text}` names no registry: a reference starts with HOST[:PORT]/ (a host with a `.` or a `:`, or `localhost`)"
+        ));
+    }
     let reference: Reference = text.parse().map_err(|e| {
         format!("`{text}` is not an OCI reference (HOST[:PORT]/REPO:TAG or HOST[:PORT]/REPO@sha256:…): {e}")
     })?;
@@ -175,6 +197,23 @@ impl Registry {
         Error::Registry(format!("{what}: {e}"))
     }
 
+    /// A failed login: a connection that could not be made (nothing
+    /// listening, no route, no such host) says so with the OS's reason,
+    /// told apart from a registry that refused the credentials.
+    fn login_error(
+        &self,
+        reference: &Reference,
+        e: oci_client::errors::OciDistributionError,
+    ) -> Error {
+        let host = reference.resolve_registry();
+        match &e {
+            oci_client::errors::OciDistributionError::RequestError(r) if r.is_connect() => {
+                Error::Registry(format!("cannot connect to {host}: {}", causes(r)))
+            }
+            _ => self.registry_error(&format!("cannot log in to {host}"), e),
+        }
+    }
+
     async fn push_async(&self, bundle: &Bundle, reference: &Reference) -> Result<String, Error> {
         let repo = |digest: &str| {
             Reference::with_digest(
@@ -186,12 +225,7 @@ impl Registry {
         self.client
             .auth(reference, &self.auth, RegistryOperation::Push)
             .await
-            .map_err(|e| {
-                self.registry_error(
-                    &format!("cannot log in to {}", reference.resolve_registry()),
-                    e,
-                )
-            })?;
+            .map_err(|e| self.login_error(reference, e))?;
         let mut blobs = vec![bundle.manifest.config.clone()];
         blobs.extend(bundle.manifest.layers.iter().cloned());
         let mut signature_manifests = Vec::new();
@@ -548,10 +582,17 @@ impl Registry {
                 _ => request,
             },
         };
-        let mut response = request
-            .send()
-            .await
-            .map_err(|e| self.registry_error(&format!("GET {url}"), e))?;
+        let mut response = request.send().await.map_err(|e| {
+            if e.is_connect() {
+                Error::Registry(format!(
+                    "cannot connect to {}: {}",
+                    reference.resolve_registry(),
+                    causes(&e)
+                ))
+            } else {
+                self.registry_error(&format!("GET {url}"), e)
+            }
+        })?;
         let status = response.status();
         if status == reqwest::StatusCode::NOT_FOUND {
             return Ok(None);
@@ -588,12 +629,7 @@ impl Registry {
             .client
             .auth(reference, &self.auth, RegistryOperation::Pull)
             .await
-            .map_err(|e| {
-                self.registry_error(
-                    &format!("cannot log in to {}", reference.resolve_registry()),
-                    e,
-                )
-            })?;
+            .map_err(|e| self.login_error(reference, e))?;
         if let Ok(mut tokens) = self.tokens.lock() {
             tokens.insert(repo, token.clone());
         }
@@ -677,6 +713,22 @@ impl Registry {
     }
 }
 
+/// An error with every cause under it (`error sending request: …:
+/// Connection refused (os error 111)`): reqwest's own text leaves out why.
+fn causes(e: &dyn std::error::Error) -> String {
+    let mut out = e.to_string();
+    let mut source = e.source();
+    while let Some(cause) = source {
+        let text = cause.to_string();
+        if !out.contains(&text) {
+            out.push_str(": ");
+            out.push_str(&text);
+        }
+        source = cause.source();
+    }
+    out
+}
+
 fn too_large(what: &str, size: u64, cap: u64) -> Error {
     Error::Refused(Refusal::new(
         Code::TooLarge,
@@ -710,5 +762,33 @@ mod tests {
         assert!(!is_loopback("reg.example:5000"));
         assert!(!is_loopback("10.0.0.1"));
         assert_eq!(referrers_tag("sha256:ab"), "sha256-ab");
+    }
+
+    #[test]
+    fn a_reference_without_a_host_is_a_folder() {
+        for registry in [
+            "registry.example/acme/security:1.2.0",
+            "127.0.0.1:5000/acme/security:1.2.0",
+            "localhost/acme/security:1.2.0",
+            "docker.io/acme/security:1.2.0",
+        ] {
+            assert!(names_a_registry(registry), "{registry}");
+            assert!(parse_reference(registry).is_ok(), "{registry}");
+        }
+        // A host, though oci-client does not parse bracketed IPv6.
+        assert!(names_a_registry("[::1]:5000/acme/security:1.2.0"));
+        for folder in [
+            "mirror/oci",
+            "./x",
+            "../x",
+            "/abs/oci",
+            "security:1.2.0",
+            "acme/security:1.2.0",
+            "./mirror.d/oci",
+        ] {
+            assert!(!names_a_registry(folder), "{folder}");
+            let e = parse_reference(folder).unwrap_err();
+            assert!(e.contains("names no registry"), "{e}");
+        }
     }
 }

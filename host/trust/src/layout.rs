@@ -263,6 +263,16 @@ impl Layout {
 
 /// A file's bytes, refusing more than `max` (read no further than that).
 fn read_capped(path: &Path, max: u64) -> Result<Vec<u8>, Refusal> {
+    // A FIFO would block the read forever, a device never end: a layout
+    // handed over holds regular files or nothing.
+    let meta = fs::metadata(path)
+        .map_err(|e| Refusal::new(Code::MalformedBundle, format!("{}: {e}", path.display())))?;
+    if !meta.is_file() {
+        return Err(Refusal::new(
+            Code::MalformedBundle,
+            format!("{} is not a regular file", path.display()),
+        ));
+    }
     let file = fs::File::open(path)
         .map_err(|e| Refusal::new(Code::MalformedBundle, format!("{}: {e}", path.display())))?;
     let mut bytes = Vec::new();

@@ -79,7 +79,25 @@ impl Target {
             Pick::Digest(digest) => self.by_digest(&layout, digest)?,
             Pick::Tag(tag) => self.by_tag(&layout, tag)?,
         };
-        Bundle::read(&layout, &entry)
+        let bundle = Bundle::read(&layout, &entry)?;
+        // A tag that is a version must name that version, as a registry
+        // tag must: a layout's tags are written by whoever handed it over.
+        if let Pick::Tag(tag) = &self.pick
+            && let Ok(named) = semver::Version::parse(tag.strip_prefix('v').unwrap_or(tag))
+            && semver::Version::parse(&bundle.config.version).ok() != Some(named)
+        {
+            return Err(Refusal::new(
+                Code::TagVersionMismatch,
+                format!(
+                    "{}:{tag}: the tag names version {tag}, and the manifest it points to ({}) is {} {}",
+                    self.dir.display(),
+                    entry.digest,
+                    bundle.config.name,
+                    bundle.config.version
+                ),
+            ));
+        }
+        Ok(bundle)
     }
 
     /// Every bundle this target names: all the layout holds for `DIR`

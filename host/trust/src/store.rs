@@ -184,14 +184,11 @@ pub fn copy(bundle: &Bundle, to: &Layout, source: Option<&str>) -> Result<(), Re
             let bytes = bundle.layout.get(blob, layout::MAX_ENVELOPE)?;
             to.put(&blob.media_type, &bytes).map_err(io)?;
         }
-        // Typed as a signature, whatever another tool's index said.
-        let mut entry = descriptor.clone();
-        entry.artifact_type = Some(layout::media::DSSE.into());
-        entry.annotations.clear();
-        entries.push(entry);
+        entries.push(entry_for(descriptor, layout::media::DSSE));
     }
-    let mut entry = bundle.descriptor.clone();
-    entry.artifact_type = Some(layout::media::BUNDLE.into());
+    // Only what vcc sets: a layout handed over is not trusted to say
+    // where a bundle came from (`SOURCE`) or what kind of entry it is.
+    let mut entry = entry_for(&bundle.descriptor, layout::media::BUNDLE);
     entry
         .annotations
         .insert(annotation::BUNDLE_NAME.into(), bundle.config.name.clone());
@@ -216,6 +213,18 @@ pub fn copy(bundle: &Bundle, to: &Layout, source: Option<&str>) -> Result<(), Re
     let gone = superseded(to, &index, &bundle.descriptor.digest);
     index.manifests.retain(|m| !gone.contains(&m.digest));
     to.set_index(&index).map_err(io)
+}
+
+/// A fresh index entry for a manifest: its digest and size, typed as an
+/// image manifest of `artifact_type`, with no annotation from elsewhere.
+fn entry_for(d: &layout::Descriptor, artifact_type: &str) -> layout::Descriptor {
+    layout::Descriptor {
+        media_type: layout::media::MANIFEST.into(),
+        digest: d.digest.clone(),
+        size: d.size,
+        artifact_type: Some(artifact_type.into()),
+        annotations: Default::default(),
+    }
 }
 
 /// A temporary layout for a pull; removed when dropped.

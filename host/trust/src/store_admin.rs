@@ -88,9 +88,26 @@ impl Store {
                     ),
                 )
             })?;
-            entries
+            let all: Vec<&Entry> = entries
                 .iter()
-                .find(|e| e.name == name && e.version == version)
+                .filter(|e| e.name == name && e.version == version)
+                .collect();
+            // Two manifests of one version (a rebuild): taking the first
+            // could remove the one a lock pins.
+            if all.len() > 1 {
+                return Err(Refusal::new(
+                    Code::MalformedBundle,
+                    format!(
+                        "`{selector}` names {} stored manifests; name one: {}",
+                        all.len(),
+                        all.iter()
+                            .map(|e| e.manifest.as_str())
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    ),
+                ));
+            }
+            all.first().copied()
         };
         found.cloned().ok_or_else(|| {
             Refusal::new(
@@ -212,13 +229,21 @@ impl Store {
                     ),
                 )
             })?;
-            if entry.media_type == media::INDEX {
-                if let Ok(index) = serde_json::from_slice::<Index>(&bytes) {
-                    pending.extend(index.manifests);
-                }
-            } else if let Ok(manifest) = serde_json::from_slice::<Manifest>(&bytes) {
+            // Read as what it is, whatever the entry claims: a manifest
+            // whose blobs went uncounted would have them deleted.
+            if let Ok(manifest) = serde_json::from_slice::<Manifest>(&bytes) {
                 out.insert(manifest.config.digest);
                 out.extend(manifest.layers.into_iter().map(|l| l.digest));
+            } else if let Ok(index) = serde_json::from_slice::<Index>(&bytes) {
+                pending.extend(index.manifests);
+            } else {
+                return Err(Refusal::new(
+                    Code::MalformedBundle,
+                    format!(
+                        "{} is listed in the store and is neither an image manifest nor an index; `vcc bundle gc` deletes nothing while it is listed (remove it with `vcc bundle rm {}`)",
+                        entry.digest, entry.digest
+                    ),
+                ));
             }
         }
         Ok(out)

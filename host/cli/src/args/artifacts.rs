@@ -123,6 +123,14 @@ pub struct LockArgs {
     pub contract: PathBuf,
     #[command(flatten)]
     pub trust: TrustArgs,
+    /// Ask the registry the trust policy's rule names (`source`) for newer
+    /// matching versions even when the local store has one.
+    #[arg(long)]
+    pub update: bool,
+    /// Let a bundle move to a lower version than vcc.lock holds (refused
+    /// with DOWNGRADE otherwise).
+    #[arg(long)]
+    pub allow_downgrade: bool,
 }
 
 #[derive(Subcommand)]
