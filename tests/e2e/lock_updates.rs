@@ -333,6 +333,33 @@ fn hostile_a_trust_policy_in_the_repository_for_lock_and_pull() {
         "{}",
         pulled.stderr
     );
+    // A `.git` the worker plants in the project folder does not make the
+    // repository smaller (red team: lock, pull and check then took the
+    // policy beside it).
+    std::fs::write(repo.join("app/.git"), "gitdir: /nonexistent\n").unwrap();
+    let locked = vcc_lock(&world, &repo.join("app/contract.yaml"), &inside, &[]);
+    assert_refused(&locked, "TRUST_IN_ROOT");
+    let pulled = world.vcc_in(
+        &repo.join("app"),
+        &["bundle", "pull", &s(&layout), "--trust", &s(&inside)],
+    );
+    assert_refused(&pulled, "TRUST_IN_ROOT");
+    // `vcc check` applies the same rule (red team: it only looked at the
+    // deliverable root).
+    let checked = world.vcc(&[
+        "check",
+        &s(&repo.join("app/contract.yaml")),
+        "--trust",
+        &s(&inside),
+    ]);
+    assert_eq!(checked.code, 2, "{}{}", checked.stdout, checked.stderr);
+    assert!(
+        format!("{}{}", checked.stdout, checked.stderr).contains("TRUST_IN_ROOT"),
+        "{}{}",
+        checked.stdout,
+        checked.stderr
+    );
+    std::fs::remove_file(repo.join("app/.git")).unwrap();
 
     // In the contract's folder, with no repository at all.
     std::fs::remove_dir_all(repo.join(".git")).unwrap();
@@ -370,6 +397,52 @@ fn hostile_a_lock_with_another_blake3_names_blake3() {
 
 /// Nothing listens on the port: the message says it cannot connect, with
 /// the system's reason, not that it cannot log in.
+/// A folder in the current directory named like the registry reference
+/// (`HOST:PORT/REPO`) never stands in for the registry (red team: a
+/// committed folder served `--policy HOST:PORT/REPO:latest#C` an older
+/// signed release).
+#[test]
+fn hostile_a_folder_named_like_a_registry_reference_is_not_read() {
+    let (world, trust) = platform(None);
+    let layout = signed_bundle(&world, "1.2.0");
+    // Nothing listens on this port.
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let reference = format!("127.0.0.1:{port}/acme/security");
+    let decoy = world.path().join(&reference);
+    std::fs::create_dir_all(decoy.parent().unwrap()).unwrap();
+    let copied = std::process::Command::new("cp")
+        .args(["-r", &s(&layout), &s(&decoy)])
+        .status()
+        .unwrap();
+    assert!(copied.success());
+    let pulled = world.vcc(&[
+        "bundle",
+        "pull",
+        &format!("{reference}:latest"),
+        "--trust",
+        &s(&trust),
+    ]);
+    assert_eq!(pulled.code, 2, "{}", pulled.stderr);
+    assert!(
+        pulled.stderr.contains("cannot connect"),
+        "{}",
+        pulled.stderr
+    );
+    // Named as a folder, it is one.
+    let pulled = world.vcc(&[
+        "bundle",
+        "pull",
+        &format!("./{reference}"),
+        "--trust",
+        &s(&trust),
+    ]);
+    assert_eq!(pulled.code, 0, "{}", pulled.stderr);
+}
+
 #[test]
 fn a_refused_connection_says_it_cannot_connect() {
     let (world, trust) = platform(None);

@@ -350,7 +350,7 @@ pub fn fetch(
     staging: &Layout,
 ) -> Result<(Bundle, Option<String>), Refusal> {
     // `DIR`, `DIR:TAG` or `DIR@sha256:…` of an OCI image layout folder.
-    if let Some(layout) = vcc_trust::select::layout_target(target) {
+    if let Some(layout) = local_layout(target) {
         return Ok((layout.open()?, None));
     }
     let reference = vcc_registry::parse_reference(target)
@@ -362,6 +362,17 @@ pub fn fetch(
         .map_err(registry_refusal)?;
     let bundle = Bundle::read(staging, &descriptor)?;
     Ok((bundle, Some(reference.whole())))
+}
+
+/// The layout folder `target` names, unless it names a registry: a
+/// folder in the current directory called `HOST:PORT/REPO` (which the
+/// repository's author may have committed) never stands in for the
+/// registry. Write `./HOST:PORT/REPO` for such a folder.
+pub fn local_layout(target: &str) -> Option<vcc_trust::select::Target> {
+    if vcc_registry::names_a_registry(target) {
+        return None;
+    }
+    vcc_trust::select::layout_target(target)
 }
 
 /// Why `target` is neither a layout folder nor a registry reference: a

@@ -389,6 +389,12 @@ fn prepare_at(
                 &file,
             ));
         }
+        // Whoever writes the deliverables writes the repository around
+        // them too: the rule `vcc lock` and `vcc bundle pull` apply.
+        if let Some(top) = crate::paths::work_tree(root) {
+            crate::paths::policy_outside(&policy.path, &[("the repository", top)])
+                .map_err(|r| refuse(r, &file))?;
+        }
         policy
             .check_contract(&doc.path, &doc.digest)
             .map_err(|r| refuse(r, &file))?;
@@ -672,6 +678,19 @@ fn policy_base(g: &mut Gate, spec: &str, root: &Path) -> Result<(String, PolicyB
     let resolved = if vcc_contract::check_bundle_name(bundle_part).is_ok() {
         g.resolve(bundle_part, &[], None)?
     } else {
+        // A layout folder in the deliverable root is the worker's to
+        // write: which of its signed bundles a tag names, for one.
+        if let Some(layout) = crate::bundles::local_layout(bundle_part)
+            && crate::paths::inside(&layout.dir, root)
+        {
+            return Err(Refusal::new(
+                Code::TrustInRoot,
+                format!(
+                    "the --policy layout {} lies in the deliverable root: whoever writes the deliverables chooses what it holds",
+                    layout.dir.display()
+                ),
+            ));
+        }
         let (insecure, policy) = (g.insecure, g.policy()?.clone());
         let store = g.store()?;
         let staging = store.staging()?;

@@ -29,14 +29,20 @@ fn real(path: &Path) -> PathBuf {
     std::fs::canonicalize(path).unwrap_or_else(|_| absolute(path))
 }
 
-/// The top of the git work tree holding `start` (the nearest folder up
-/// from it with a `.git` folder or file), found from the file system
+/// The top of the git work tree holding `start`: the outermost folder up
+/// from it with a `.git` folder or file, found from the file system
 /// alone: git is never run on a repository whose config the worker may
-/// have written (`core.fsmonitor` and the like run programs).
+/// have written (`core.fsmonitor` and the like run programs). Outermost,
+/// because the worker can put a `.git` anywhere in the repository to make
+/// a smaller one; `$HOME` itself is left out, or a dotfiles repository
+/// would hold `~/.config/vcc/trust.yaml` and every project.
 pub fn work_tree(start: &Path) -> Option<PathBuf> {
+    let home = std::env::var_os("HOME").map(|h| absolute(Path::new(&h)));
     absolute(start)
         .ancestors()
-        .find(|folder| folder.join(".git").symlink_metadata().is_ok())
+        .filter(|folder| Some(folder.to_path_buf()) != home)
+        .filter(|folder| folder.join(".git").symlink_metadata().is_ok())
+        .last()
         .map(Path::to_path_buf)
 }
 
@@ -69,9 +75,11 @@ mod tests {
         std::fs::create_dir_all(top.join(".git")).unwrap();
         std::fs::create_dir_all(top.join("a/b")).unwrap();
         assert_eq!(work_tree(&top.join("a/b")), Some(top.clone()));
-        // A worktree or submodule has a `.git` file.
+        // A `.git` file (a worktree, a submodule, or one the worker put
+        // there) inside it does not make the repository smaller.
         std::fs::write(top.join("a/.git"), "gitdir: elsewhere\n").unwrap();
-        assert_eq!(work_tree(&top.join("a/b")), Some(top.join("a")));
+        assert_eq!(work_tree(&top.join("a/b")), Some(top.clone()));
+        assert_eq!(work_tree(&dir.path().join("elsewhere")), None);
     }
 
     #[test]

@@ -9,7 +9,7 @@ use serde_json::{Value, json};
 use vcc_report::law::exit;
 use vcc_runtime::Runtime;
 use vcc_trust::policy::Policy;
-use vcc_trust::select::{Pick, Target, layout_target};
+use vcc_trust::select::{Pick, Target};
 use vcc_trust::store::Store;
 use vcc_trust::verify::verify;
 use vcc_trust::{Code, Refusal};
@@ -249,7 +249,7 @@ pub fn save(dir: &Path, selectors: &[String]) -> i32 {
 
 /// `source`, if it is a layout folder named alone (no `:TAG`, `@DIGEST`).
 pub fn whole_layout(source: &str) -> Option<Target> {
-    layout_target(source).filter(|t| t.pick == Pick::Only)
+    crate::bundles::local_layout(source).filter(|t| t.pick == Pick::Only)
 }
 
 /// Import every bundle a layout holds. All are verified first and none is

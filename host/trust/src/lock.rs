@@ -116,6 +116,22 @@ impl Lock {
                 ),
             ));
         }
+        // A version or digest that does not read would quietly remove what
+        // `vcc lock` compares against (its floor, its pins).
+        for b in &lock.bundles {
+            if semver::Version::parse(&b.version).is_err() || !is_sha256(&b.manifest) {
+                return Err(Refusal::new(
+                    Code::LockStale,
+                    format!(
+                        "{}: bundle `{}`: version `{}` or manifest `{}` is not what `vcc lock` writes; remove vcc.lock and lock again",
+                        path.display(),
+                        b.name,
+                        b.version,
+                        b.manifest
+                    ),
+                ));
+            }
+        }
         Ok(lock)
     }
 
@@ -129,6 +145,12 @@ impl Lock {
     pub fn bundle(&self, name: &str) -> Option<&LockedBundle> {
         self.bundles.iter().find(|b| b.name == name)
     }
+}
+
+fn is_sha256(digest: &str) -> bool {
+    digest
+        .strip_prefix("sha256:")
+        .is_some_and(|h| h.len() == 64 && h.bytes().all(|c| matches!(c, b'0'..=b'9' | b'a'..=b'f')))
 }
 
 #[cfg(test)]
@@ -155,8 +177,16 @@ mod tests {
             extends: None,
         };
         std::fs::write(Lock::path_for(&contract), lock.to_yaml()).unwrap();
-        assert_eq!(Lock::read_for(&contract).unwrap(), Some(lock));
+        assert_eq!(Lock::read_for(&contract).unwrap(), Some(lock.clone()));
         std::fs::write(Lock::path_for(&contract), "vcc_lock: 1\nbundles: 7\n").unwrap();
         assert_eq!(Lock::read_for(&contract).unwrap_err().code, Code::LockStale);
+        // A version that does not read would remove `vcc lock`'s floor.
+        std::fs::write(
+            Lock::path_for(&contract),
+            lock.to_yaml().replace("version: 1.2.3", "version: '1.2'"),
+        )
+        .unwrap();
+        let stale = Lock::read_for(&contract).unwrap_err();
+        assert!(stale.message.contains("version `1.2`"), "{}", stale.message);
     }
 }

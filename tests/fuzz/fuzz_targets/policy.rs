@@ -15,13 +15,19 @@ fuzz_target!(|data: &[u8]| {
     // Key files are read relative to a folder that does not exist.
     if let Ok(policy) = Policy::parse(Path::new("/nonexistent-vcc-fuzz/trust.yaml"), text) {
         for rule in &policy.rules {
-            assert!(rule.threshold >= 1, "a bundle rule that needs no signature");
-            for signer in &rule.signers {
+            assert!(
+                !rule.require.met(&Default::default()),
+                "a bundle rule that needs no signature"
+            );
+            let keys = rule.require.keys();
+            for signer in &keys {
                 assert!(
-                    policy.keys.contains_key(signer),
+                    policy.keys.contains_key(*signer),
                     "a rule names an unlisted key"
                 );
             }
+            let unique: std::collections::BTreeSet<&str> = keys.iter().copied().collect();
+            assert_eq!(unique.len(), keys.len(), "a key counted twice in one rule");
         }
         for rule in policy.records.iter().chain(&policy.attestations) {
             assert!((1..=rule.signers.len()).contains(&rule.threshold));
