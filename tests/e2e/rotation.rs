@@ -82,10 +82,18 @@ fn problems(run: &crate::Run) -> Vec<String> {
         .collect()
 }
 
-/// The rotation runbook, with `security` required at every step: add
-/// platform2, re-sign the live version, refresh, retire platform.
-#[test]
-fn a_platform_key_rotates_while_security_stays_required() {
+/// A team on acme/security 1.0.0, signed by platform and security and
+/// pushed to a loopback registry, locked under the policy "any of
+/// (platform), security".
+struct Team {
+    world: World,
+    registry: Registry,
+    live: PathBuf,
+    reference: String,
+    contract: PathBuf,
+}
+
+fn team_locked() -> Team {
     let world = World::new();
     let registry = Registry::start();
     for k in ["platform", "platform2", "security"] {
@@ -102,6 +110,27 @@ fn a_platform_key_rotates_while_security_stays_required() {
         .join("contract.yaml");
     let locked = world.vcc(&["lock", &s(&contract), "--trust", &s(&trust)]);
     assert_eq!(locked.code, 0, "{}", locked.stderr);
+    Team {
+        world,
+        registry,
+        live,
+        reference,
+        contract,
+    }
+}
+
+/// The rotation runbook, with `security` required at every step: add
+/// platform2, re-sign the live version, refresh, retire platform.
+#[test]
+fn a_platform_key_rotates_while_security_stays_required() {
+    let Team {
+        world,
+        registry,
+        live,
+        reference,
+        contract,
+    } = team_locked();
+    let trust = policy(&world, &registry, "platform", "");
     let lock_before = std::fs::read(contract.with_file_name("vcc.lock")).unwrap();
     assert_eq!(check_locked(&world, &contract, &trust).code, 0);
 
@@ -162,29 +191,12 @@ fn a_platform_key_rotates_while_security_stays_required() {
 /// refresh says so (exit 2) and the check stays refused.
 #[test]
 fn hostile_a_refresh_before_the_new_key_signed_is_refused() {
-    let world = World::new();
-    let registry = Registry::start();
-    for k in ["platform", "platform2", "security"] {
-        world.key(k);
-    }
-    let live = build(&world, "1.0.0");
-    assert_eq!(sign(&world, &live, "platform", None).code, 0);
-    assert_eq!(sign(&world, &live, "security", None).code, 0);
-    push(
-        &world,
-        &live,
-        &format!("{}/acme/security:1.0.0", registry.host),
-    );
-    let trust = policy(&world, &registry, "platform", "");
-    let contract = world
-        .project("team", &[("contract.yaml", TEAM), ("NOTES.md", "notes\n")])
-        .join("contract.yaml");
-    assert_eq!(
-        world
-            .vcc(&["lock", &s(&contract), "--trust", &s(&trust)])
-            .code,
-        0
-    );
+    let Team {
+        world,
+        registry,
+        contract,
+        ..
+    } = team_locked();
     let trust = policy(&world, &registry, "platform2", "");
     let refreshed = world.vcc(&["bundle", "refresh", "--trust", &s(&trust)]);
     assert_eq!(refreshed.code, 2, "{}", refreshed.stderr);
@@ -199,29 +211,13 @@ fn hostile_a_refresh_before_the_new_key_signed_is_refused() {
 
 #[test]
 fn hostile_a_revoked_version_is_refused_from_the_store_and_the_lock() {
-    let world = World::new();
-    let registry = Registry::start();
-    for k in ["platform", "platform2", "security"] {
-        world.key(k);
-    }
-    let live = build(&world, "1.0.0");
-    assert_eq!(sign(&world, &live, "platform", None).code, 0);
-    assert_eq!(sign(&world, &live, "security", None).code, 0);
-    push(
-        &world,
-        &live,
-        &format!("{}/acme/security:1.0.0", registry.host),
-    );
-    let trust = policy(&world, &registry, "platform", "");
-    let contract = world
-        .project("team", &[("contract.yaml", TEAM), ("NOTES.md", "notes\n")])
-        .join("contract.yaml");
-    assert_eq!(
-        world
-            .vcc(&["lock", &s(&contract), "--trust", &s(&trust)])
-            .code,
-        0
-    );
+    let Team {
+        world,
+        registry,
+        live,
+        contract,
+        ..
+    } = team_locked();
     let trust = policy(
         &world,
         &registry,

@@ -196,6 +196,21 @@ fn air_gapped_save_then_pull_into_an_empty_store_then_lock_and_check() {
     let carried = world.path().join("carried");
     let saved = world.vcc(&["bundle", "save", &s(&carried)]);
     assert_eq!(ok(&saved), digest);
+    // Another OCI implementation reads the saved layout: skopeo finds the
+    // bundle manifest under its version tag, byte for byte.
+    let skopeo =
+        which("skopeo").expect("skopeo is not installed: run `bash tests/install-tools.sh`");
+    let raw = Command::new(skopeo)
+        .args(["inspect", "--raw"])
+        .arg(format!("oci:{}:1.2.0", carried.display()))
+        .output()
+        .expect("run skopeo");
+    assert!(
+        raw.status.success(),
+        "{}",
+        String::from_utf8_lossy(&raw.stderr)
+    );
+    assert_eq!(vcc_trust::layout::sha256(&raw.stdout), digest);
     // Another machine: its own empty store, no registry anywhere.
     let offline = World::new();
     let pulled = pull(&offline, &s(&carried), &trust);

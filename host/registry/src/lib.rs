@@ -294,37 +294,33 @@ impl Registry {
         // Renewals: what a pushed signature replaces (the same key, proven,
         // signed later) leaves the list; the new ones go first, so a reader
         // that stops at its cap sees them.
-        let mut held: Vec<(String, Manifest, vcc_trust::dsse::Envelope)> = Vec::new();
+        let mut held: Vec<renewal::Signed> = Vec::new();
         for (descriptor, _, manifest) in &signature_manifests {
             if let Some((_, envelope)) = bundle
                 .signatures
                 .iter()
                 .find(|(d, _)| d.digest == descriptor.digest)
             {
-                held.push((
-                    descriptor.digest.clone(),
-                    manifest.clone(),
-                    envelope.clone(),
-                ));
+                held.push(renewal::Signed {
+                    digest: descriptor.digest.clone(),
+                    manifest: manifest.clone(),
+                    envelope: envelope.clone(),
+                });
             }
         }
         for entry in &index.manifests {
-            if !held.iter().any(|(d, _, _)| d == &entry.digest)
+            if !held.iter().any(|h| h.digest == entry.digest)
                 && let Some((manifest, envelope)) =
                     self.signature(reference, &repo(&entry.digest)).await?
             {
-                held.push((entry.digest.clone(), manifest, envelope));
+                held.push(renewal::Signed {
+                    digest: entry.digest.clone(),
+                    manifest,
+                    envelope,
+                });
             }
         }
-        let signed: Vec<renewal::Signed> = held
-            .iter()
-            .map(|(digest, manifest, envelope)| renewal::Signed {
-                digest,
-                manifest,
-                envelope,
-            })
-            .collect();
-        let gone = renewal::superseded(&signed);
+        let gone = renewal::superseded(&held);
         index.manifests.retain(|m| !gone.contains(&m.digest));
         for (descriptor, _, _) in signature_manifests.iter().rev() {
             if !index

@@ -12,10 +12,10 @@ use crate::keys::PublicKey;
 use crate::layout::{Manifest, annotation};
 
 /// A signature: its manifest's digest, the manifest, its envelope.
-pub struct Signed<'a> {
-    pub digest: &'a str,
-    pub manifest: &'a Manifest,
-    pub envelope: &'a Envelope,
+pub struct Signed {
+    pub digest: String,
+    pub manifest: Manifest,
+    pub envelope: Envelope,
 }
 
 /// The key that made a signature, proven: the public key its manifest
@@ -36,19 +36,19 @@ pub fn signed_at(envelope: &Envelope) -> Option<SystemTime> {
 pub fn superseded(all: &[Signed]) -> Vec<String> {
     let mut out = Vec::new();
     for newer in all {
-        let Some(key) = proven_key(newer.manifest, newer.envelope) else {
+        let Some(key) = proven_key(&newer.manifest, &newer.envelope) else {
             continue;
         };
-        let Some(at) = signed_at(newer.envelope) else {
+        let Some(at) = signed_at(&newer.envelope) else {
             continue;
         };
         for older in all {
             if older.digest != newer.digest
                 && older.envelope.signed_by(&key)
-                && signed_at(older.envelope).is_none_or(|then| then < at)
-                && !out.iter().any(|d| d == older.digest)
+                && signed_at(&older.envelope).is_none_or(|then| then < at)
+                && !out.contains(&older.digest)
             {
-                out.push(older.digest.to_string());
+                out.push(older.digest.clone());
             }
         }
     }

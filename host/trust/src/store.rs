@@ -241,7 +241,7 @@ impl Drop for Staging {
 /// The signatures of `subject` in `index` that a later one by the same
 /// key replaces (see `renewal`).
 fn superseded(layout: &Layout, index: &layout::Index, subject: &str) -> Vec<String> {
-    let held: Vec<(String, layout::Manifest, crate::dsse::Envelope)> = index
+    let held: Vec<renewal::Signed> = index
         .manifests
         .iter()
         .filter(|m| m.artifact_type.as_deref() == Some(layout::media::DSSE))
@@ -256,16 +256,12 @@ fn superseded(layout: &Layout, index: &layout::Index, subject: &str) -> Vec<Stri
                 .find(|l| l.media_type == layout::media::DSSE)?;
             let bytes = layout.get(layer, layout::MAX_ENVELOPE).ok()?;
             let envelope = serde_json::from_slice(&bytes).ok()?;
-            Some((m.digest.clone(), manifest, envelope))
+            Some(renewal::Signed {
+                digest: m.digest.clone(),
+                manifest,
+                envelope,
+            })
         })
         .collect();
-    let signed: Vec<renewal::Signed> = held
-        .iter()
-        .map(|(digest, manifest, envelope)| renewal::Signed {
-            digest,
-            manifest,
-            envelope,
-        })
-        .collect();
-    renewal::superseded(&signed)
+    renewal::superseded(&held)
 }
