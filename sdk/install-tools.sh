@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
-# Install the tools `vcc validator build` uses for Python and JavaScript
-# validators, pinned, into one folder that vcc looks in:
+# Install the tools `vcc validator build` uses for Python, JavaScript, C
+# and Zig validators, pinned, into one folder that vcc looks in:
 #   $VCC_TOOLS_DIR, else $XDG_CACHE_HOME/vcc-tools, else ~/.cache/vcc-tools
 #
-#   py/  a virtualenv with componentize-py
-#   js/  node_modules with @bytecodealliance/componentize-js
+#   py/      a virtualenv with componentize-py
+#   js/      node_modules with @bytecodealliance/componentize-js
+#   zig-py/  a virtualenv with PyPI's ziglang (Zig and its bundled clang,
+#            run as `python-zig`): C (`zig cc`) and Zig validators
 #
 # Needs python3 (with venv) and node/npm. Safe to run again: what is
 # installed at the pinned version is kept. Rust validators need only
@@ -13,6 +15,8 @@ set -euo pipefail
 
 COMPONENTIZE_PY=0.25.1
 COMPONENTIZE_JS=0.23.0
+# The same pin as dist/tools.sh (the release's cross-compiler).
+ZIGLANG=0.17.1
 
 tools="${VCC_TOOLS_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/vcc-tools}"
 mkdir -p "$tools"
@@ -36,6 +40,14 @@ if [ "$installed" != "$COMPONENTIZE_JS" ]; then
     mkdir -p "$js"
     [ -f "$js/package.json" ] || echo '{ "name": "vcc-tools", "private": true }' > "$js/package.json"
     npm install --prefix "$js" --no-audit --no-fund --loglevel=error "@bytecodealliance/componentize-js@$COMPONENTIZE_JS"
+fi
+
+zig="$tools/zig-py"
+if [ "$("$zig/bin/python-zig" version 2>/dev/null || true)" != "$ZIGLANG" ]; then
+    echo "installing ziglang $ZIGLANG into $zig" >&2
+    rm -rf "$zig"
+    python3 -m venv "$zig"
+    "$zig/bin/pip" install --quiet --disable-pip-version-check "ziglang==$ZIGLANG"
 fi
 
 echo "validator tools ready in $tools" >&2

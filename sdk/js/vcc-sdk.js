@@ -69,7 +69,16 @@ export function read(path) {
 }
 
 export function readText(path) {
-  return new TextDecoder().decode(read(path));
+  // Fatal: a file that is not UTF-8 is an error, never text with
+  // replacement characters a check would read past.
+  try {
+    return new TextDecoder('utf-8', { fatal: true }).decode(read(path));
+  } catch (e) {
+    if (e instanceof TypeError) {
+      throw new Error(`${relative(path)} is not UTF-8 text: read it as bytes with read(path)`);
+    }
+    throw e;
+  }
 }
 
 /** Size and digest of a file, without reading it. */

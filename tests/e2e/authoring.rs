@@ -1,5 +1,6 @@
 //! Writing validators: `vcc validator new|build|test|inspect`, the SDK
-//! conformance suite in Rust, Python and JavaScript, and the precompiled
+//! conformance suite in Rust, Python and JavaScript (C and Zig:
+//! other_languages.rs), and the precompiled
 //! cache for the large Python and JavaScript components.
 //!
 //! Python and JavaScript builds need componentize-py and componentize-js:
@@ -16,7 +17,7 @@ use crate::{Run, copy_dir, repo, shared_cache};
 
 /// Run vcc for an author. A Rust validator build runs cargo; it must not
 /// share the outer `cargo test`'s target folder (cargo would wait on its lock).
-fn author(args: &[&str], envs: &[(&str, &str)]) -> Run {
+pub(crate) fn author(args: &[&str], envs: &[(&str, &str)]) -> Run {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_vcc"));
     cmd.args(args)
         .env("VCC_CACHE_DIR", shared_cache())
@@ -33,7 +34,7 @@ fn author(args: &[&str], envs: &[(&str, &str)]) -> Run {
     }
 }
 
-fn build(dir: &Path) -> PathBuf {
+pub(crate) fn build(dir: &Path) -> PathBuf {
     // A cache of its own: what is in it after the build, the build put there.
     let cache = tempfile::tempdir().unwrap();
     let cache_dir = cache.path().join("cache");
@@ -95,7 +96,7 @@ fn build(dir: &Path) -> PathBuf {
 
 /// new → build → test for a language, then the conformance suite; returns
 /// the conformance component.
-fn sdk_round_trip(lang: &str) -> PathBuf {
+pub(crate) fn sdk_round_trip(lang: &str) -> PathBuf {
     let scratch = Scratch::new();
     let dir = scratch.path().join(format!("todo-{lang}"));
     let run = author(
@@ -141,15 +142,16 @@ fn sdk_round_trip(lang: &str) -> PathBuf {
     );
     assert_eq!(run.code, 0, "{}", run.stdout);
     assert!(
-        run.stdout.contains("12 of 12 case(s) match"),
+        run.stdout.contains("14 of 14 case(s) match"),
         "{}",
         run.stdout
     );
     component
 }
 
-/// Build a new project twice. Rust: in two folders, byte-identical (a
-/// contract's pin survives a clean CI checkout anywhere). Python and
+/// Build a new project twice. Rust, C and Zig: in two folders,
+/// byte-identical (a contract's pin survives a clean CI checkout anywhere,
+/// with the same compiler). Python and
 /// JavaScript: not yet — componentize-py and componentize-js snapshot an
 /// interpreter heap that depends on build-time randomness (upstream:
 /// bytecodealliance/componentize-py#247, ComponentizeJS#321), so the
@@ -158,11 +160,11 @@ fn sdk_round_trip(lang: &str) -> PathBuf {
 /// "Reproducible builds" and assert equality here.
 fn reproducibility(lang: &str, scratch: &Scratch, dir: &Path) {
     let digest = |path: PathBuf| vcc_test_support::file_digest(&path);
-    if lang == "rust" {
+    if matches!(lang, "rust" | "c" | "zig") {
         let copy = scratch.path().join("copy");
         copy_dir(dir, &copy);
         let (first, second) = (digest(build(dir)), digest(build(&copy)));
-        assert_eq!(first, second, "Rust builds must be reproducible");
+        assert_eq!(first, second, "{lang} builds must be reproducible");
     } else {
         let (first, second) = (digest(build(dir)), digest(build(dir)));
         assert_ne!(
@@ -401,6 +403,11 @@ fn golden_mismatches_fail_the_test_run() {
         "params: {}\nexpect: { status: fail, findings: [{ message: nope, path: config.yaml }] }\n",
     );
     scratch.write("cases/unmet/files/a.md", "x\n");
+    scratch.write(
+        "cases/col/case.yaml",
+        "params: {}\nexpect: { status: fail, findings: [{ path: a.md, line: 1, column: 7 }] }\n",
+    );
+    scratch.write("cases/col/files/a.md", "x\n");
     let cases = scratch.path().join("cases");
     let run = author(
         &[
@@ -424,7 +431,7 @@ fn golden_mismatches_fail_the_test_run() {
         run.stdout
     );
     assert!(
-        run.stdout.contains("1 of 3 case(s) match"),
+        run.stdout.contains("1 of 4 case(s) match"),
         "{}",
         run.stdout
     );
@@ -436,6 +443,16 @@ fn golden_mismatches_fail_the_test_run() {
         run.stdout
     );
     assert!(!run.stdout.contains("Some("), "{}", run.stdout);
+    // The nearest finding is shown with every field that differs.
+    assert!(
+        run.stdout.contains(
+            r#"no finding matches { path: "a.md", line: 1, column: 7 }; the nearest, { message: "#
+        ) && run
+            .stdout
+            .contains(r#"line: 1, rule: "always" }, differs in column none (expected 7);"#),
+        "{}",
+        run.stdout
+    );
     // No cases at all is a usage error, not a pass.
     let empty = Scratch::new();
     let run = author(

@@ -263,13 +263,17 @@ page_test!(agents_examples_run, "docs/src/guide/agents.md");
 page_test!(validators_examples_run, "docs/src/guide/validators.md");
 page_test!(records_examples_run, "docs/src/guide/records.md");
 page_test!(
+    other_languages_examples_run,
+    "docs/src/guide/other-languages.md"
+);
+page_test!(
     platform_owners_walkthrough_runs_verbatim,
     "docs/src/guide/platform-owners.md"
 );
 
 /// Pages with tested examples are exactly the ones above: a new page with
 /// a `sh test` block needs its test.
-const TESTED: [&str; 7] = [
+const TESTED: [&str; 8] = [
     "README.md",
     "docs/src/guide/quick-start.md",
     "docs/src/guide/contracts.md",
@@ -277,6 +281,7 @@ const TESTED: [&str; 7] = [
     "docs/src/guide/validators.md",
     "docs/src/guide/records.md",
     "docs/src/guide/platform-owners.md",
+    "docs/src/guide/other-languages.md",
 ];
 
 #[test]

@@ -36,6 +36,7 @@ mod ledger;
 mod links;
 mod lock_updates;
 mod messages;
+mod other_languages;
 mod record;
 mod rotation;
 mod scale_out;

@@ -10,7 +10,7 @@
 //! install it.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Command;
 
 use serde::Deserialize;
 use serde_json::json;
@@ -18,9 +18,12 @@ use vcc_runtime::{ImportUse, Runtime};
 
 use crate::args::{Format, Lang};
 use crate::render::clean;
+use crate::toolchain::{on_path, run, tools_dir};
+use crate::wit::WIT;
 
-/// The interface this vcc speaks, and the SDKs built against it.
-pub const WIT: &str = include_str!("../../../wit/validator.wit");
+/// The SDKs built against the interface this vcc speaks.
+const SDK_C_HEADER: &str = include_str!("../../../sdk/c/vcc_sdk.h");
+const SDK_C_SOURCE: &str = include_str!("../../../sdk/c/vcc_sdk.c");
 const SDK_RUST_MANIFEST: &str = include_str!("../../../sdk/rust/Cargo.toml");
 const SDK_RUST_LIB: &str = include_str!("../../../sdk/rust/src/lib.rs");
 const SDK_RUST_NATIVE: &str = include_str!("../../../sdk/rust/src/native.rs");
@@ -83,6 +86,41 @@ const PYTHON: &[(&str, &str)] = &[
         include_str!("../../../sdk/templates/gitignore-keep-build"),
     ),
 ];
+const C: &[(&str, &str)] = &[
+    // Reproducible with the same compiler: build/ is made again, not kept.
+    (
+        ".gitignore",
+        include_str!("../../../sdk/templates/gitignore"),
+    ),
+    (
+        "validator.c",
+        include_str!("../../../sdk/templates/c/validator.c"),
+    ),
+];
+const ZIG: &[(&str, &str)] = &[
+    (
+        ".gitignore",
+        include_str!("../../../sdk/templates/gitignore"),
+    ),
+    (
+        "validator.zig",
+        include_str!("../../../sdk/templates/zig/validator.zig"),
+    ),
+];
+const CUSTOM: &[(&str, &str)] = &[
+    (
+        ".gitignore",
+        include_str!("../../../sdk/templates/gitignore"),
+    ),
+    (
+        "validator.c",
+        include_str!("../../../sdk/templates/c/validator.c"),
+    ),
+    (
+        "build.sh",
+        include_str!("../../../sdk/templates/custom/build.sh"),
+    ),
+];
 const JS: &[(&str, &str)] = &[
     (
         ".gitignore",
@@ -106,8 +144,16 @@ pub struct Project {
     pub lang: Lang,
     /// Python: the app module (default `app`).
     pub module: Option<String>,
-    /// JavaScript: the source module (default `validator.js`).
+    /// JavaScript: the source module (default `validator.js`); Zig: the
+    /// root source file (default `validator.zig`).
     pub source: Option<String>,
+    /// C: the source files (default `[validator.c]`), compiled with the
+    /// SDK's vcc_sdk.c.
+    pub sources: Option<Vec<String>>,
+    /// Custom: the build command (run with `sh -c` in the project folder).
+    pub build: Option<String>,
+    /// Custom: what the build command writes, a core module or a component.
+    pub output: Option<PathBuf>,
 }
 
 impl Project {
@@ -179,6 +225,9 @@ pub fn new(lang: Lang, name: &str, dir: Option<&Path>) -> i32 {
         Lang::Rust => RUST,
         Lang::Python => PYTHON,
         Lang::Js => JS,
+        Lang::C => C,
+        Lang::Zig => ZIG,
+        Lang::Custom => CUSTOM,
     };
     let fill = |text: &str| {
         text.replace("{{name}}", name)
@@ -192,6 +241,11 @@ pub fn new(lang: Lang, name: &str, dir: Option<&Path>) -> i32 {
     match lang {
         Lang::Python => project.push_str("module: app\n"),
         Lang::Js => project.push_str("source: validator.js\n"),
+        Lang::C => project.push_str("sources: [validator.c]\n"),
+        Lang::Zig => project.push_str("source: validator.zig\n"),
+        Lang::Custom => project.push_str(
+            "# Any command that writes a wasip1 core module (vcc componentizes it) or a component.\nbuild: sh build.sh\noutput: build/core.wasm\n",
+        ),
         Lang::Rust => {}
     }
     let files = COMMON
@@ -242,7 +296,7 @@ pub fn build(dir: &Path, runtime: Option<&vcc_runtime::Runtime>) -> i32 {
                 out.display(),
             );
             if let Ok(project) = Project::load(dir)
-                && project.lang != Lang::Rust
+                && matches!(project.lang, Lang::Python | Lang::Js)
             {
                 eprintln!(
                     "note: {} builds are not reproducible (the next build of the same source has another digest): keep this file (the project's .gitignore keeps build/; commit it or release it), or pin a signed bundle's version instead of the digest (the book: Writing validators, Reproducible builds)",
@@ -264,11 +318,45 @@ pub fn build_project(dir: &Path) -> Result<PathBuf, String> {
     let out = project.component(dir);
     std::fs::create_dir_all(out.parent().unwrap_or(dir))
         .map_err(|e| format!("{}: {e}", out.display()))?;
-    match project.lang {
-        Lang::Rust => build_rust(dir, &out),
-        Lang::Python => build_python(dir, &project, &out),
-        Lang::Js => build_js(dir, &project, &out),
+    let made = match project.lang {
+        Lang::Rust => build_rust(dir, &out).map(|()| None),
+        Lang::Python => build_python(dir, &project, &out).map(|()| None),
+        Lang::Js => build_js(dir, &project, &out).map(|()| None),
+        Lang::C => {
+            let sources = project
+                .sources
+                .clone()
+                .unwrap_or_else(|| vec!["validator.c".into()]);
+            crate::toolchain::build_c(dir, &sources).map(Some)
+        }
+        Lang::Zig => {
+            let source = project.source.as_deref().unwrap_or("validator.zig");
+            crate::toolchain::build_zig(dir, source).map(Some)
+        }
+        Lang::Custom => {
+            let (Some(command), Some(output)) = (&project.build, &project.output) else {
+                return Err(format!(
+                    "{}: lang: custom needs `build:` (a command, run with sh in the project folder) and `output:` (the core module or component it writes)",
+                    dir.join(PROJECT_FILE).display()
+                ));
+            };
+            crate::toolchain::build_custom(dir, command, output).map(Some)
+        }
     }?;
+    if let Some(built) = made {
+        let bytes =
+            std::fs::read(&built).map_err(|e| format!("cannot read {}: {e}", built.display()))?;
+        let component = if wasmparser::Parser::is_component(&bytes) {
+            bytes
+        } else {
+            let made = crate::componentize::componentize(&bytes)
+                .map_err(|e| format!("{}: {e}", built.display()))?;
+            eprintln!("{}", made.said(&built));
+            made.component
+        };
+        std::fs::write(&out, component)
+            .map_err(|e| format!("cannot write {}: {e}", out.display()))?;
+    }
     if !out.exists() {
         return Err(format!(
             "the build reported success but wrote no {}",
@@ -292,6 +380,10 @@ fn write_support(dir: &Path, lang: Lang) -> Result<(), String> {
         Lang::Python => files.push((vcc.join("sdk/python/vcc_sdk/__init__.py"), SDK_PYTHON)),
         // Imported as `./vcc-sdk.js` by the validator module.
         Lang::Js => files.push((dir.join("vcc-sdk.js"), SDK_JS)),
+        Lang::C | Lang::Zig | Lang::Custom => {
+            files.push((vcc.join("sdk/c/vcc_sdk.h"), SDK_C_HEADER));
+            files.push((vcc.join("sdk/c/vcc_sdk.c"), SDK_C_SOURCE));
+        }
     }
     for (path, text) in files {
         path.parent()
@@ -300,17 +392,6 @@ fn write_support(dir: &Path, lang: Lang) -> Result<(), String> {
             .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
     }
     Ok(())
-}
-
-fn run(mut cmd: Command, what: &str) -> Result<std::process::Output, String> {
-    let output = cmd
-        .stderr(Stdio::inherit())
-        .output()
-        .map_err(|e| format!("cannot run {what}: {e}"))?;
-    if !output.status.success() {
-        return Err(format!("{what} failed ({})", output.status));
-    }
-    Ok(output)
 }
 
 fn build_rust(dir: &Path, out: &Path) -> Result<(), String> {
@@ -344,25 +425,6 @@ fn build_rust(dir: &Path, out: &Path) -> Result<(), String> {
     std::fs::copy(&built.wasm, out)
         .map_err(|e| format!("cannot copy {}: {e}", built.wasm.display()))?;
     Ok(())
-}
-
-/// `$VCC_TOOLS_DIR`, else `$XDG_CACHE_HOME/vcc-tools`, else
-/// `~/.cache/vcc-tools`: where `sdk/install-tools.sh` installs.
-pub fn tools_dir() -> Option<PathBuf> {
-    let var = |k: &str| {
-        std::env::var_os(k)
-            .filter(|v| !v.is_empty())
-            .map(PathBuf::from)
-    };
-    var("VCC_TOOLS_DIR")
-        .or_else(|| var("XDG_CACHE_HOME").map(|d| d.join("vcc-tools")))
-        .or_else(|| var("HOME").map(|h| h.join(".cache").join("vcc-tools")))
-}
-
-fn on_path(program: &str) -> Option<PathBuf> {
-    std::env::split_paths(&std::env::var_os("PATH")?)
-        .map(|dir| dir.join(program))
-        .find(|p| p.is_file())
 }
 
 fn componentize_py() -> Result<PathBuf, String> {
@@ -586,7 +648,15 @@ mod tests {
 
     #[test]
     fn templates_fill_every_placeholder() {
-        for (path, text) in COMMON.iter().chain(RUST).chain(PYTHON).chain(JS) {
+        for (path, text) in COMMON
+            .iter()
+            .chain(RUST)
+            .chain(PYTHON)
+            .chain(JS)
+            .chain(C)
+            .chain(ZIG)
+            .chain(CUSTOM)
+        {
             let filled = text
                 .replace("{{name}}", "x")
                 .replace("{{type}}", "X")

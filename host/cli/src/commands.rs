@@ -81,6 +81,11 @@ pub fn run() -> i32 {
             ),
             Err(code) => code,
         },
+        Command::Validator(ValidatorCommand::Wit { out }) => crate::wit::wit(out.as_deref()),
+        Command::Validator(ValidatorCommand::Componentize { core, out }) => match runtime(&cli) {
+            Ok(rt) => crate::componentize::command(&rt, core, out),
+            Err(code) => code,
+        },
         Command::Validator(ValidatorCommand::Inspect { component, format }) => {
             match runtime(&cli) {
                 Ok(rt) => crate::author::inspect(&rt, component, *format),

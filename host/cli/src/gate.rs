@@ -570,23 +570,7 @@ fn prepare_at(
     }
     // With a policy, always its signers (none when it has no `records`),
     // so a refused signature names the policy and what it lacks.
-    let record_signers = g.policy.as_ref().map(|p| {
-        let listed: &[String] = p.records.as_ref().map_or(&[], |r| &r.signers);
-        std::sync::Arc::new(vcc_runtime::signatures::RecordSigners {
-            keys: listed
-                .iter()
-                .filter_map(|id| p.keys.get(id).map(|k| (id.clone(), k.clone())))
-                .collect(),
-            threshold: p.records.as_ref().map_or(1, |r| r.threshold),
-            policy: p.path.display().to_string(),
-            others: p
-                .keys
-                .iter()
-                .filter(|(id, _)| !listed.contains(id))
-                .map(|(id, k)| (id.clone(), k.clone()))
-                .collect(),
-        })
-    });
+    let record_signers = g.policy.as_ref().map(record_signers);
     Ok(Prepared {
         doc,
         root: root.to_path_buf(),
@@ -737,4 +721,25 @@ fn resolve_base_bundles(g: &mut Gate, base: &mut Document) -> Result<(), Refusal
     }
     pin_versions(&mut base.contract, &versions);
     Ok(())
+}
+
+/// The keys a trust policy names for records, for the `signatures` host
+/// call. With a policy, always its signers (none when it has no
+/// `records`), so a refused signature names the policy and what it lacks.
+pub fn record_signers(p: &Policy) -> std::sync::Arc<vcc_runtime::signatures::RecordSigners> {
+    let listed: &[String] = p.records.as_ref().map_or(&[], |r| &r.signers);
+    std::sync::Arc::new(vcc_runtime::signatures::RecordSigners {
+        keys: listed
+            .iter()
+            .filter_map(|id| p.keys.get(id).map(|k| (id.clone(), k.clone())))
+            .collect(),
+        threshold: p.records.as_ref().map_or(1, |r| r.threshold),
+        policy: p.path.display().to_string(),
+        others: p
+            .keys
+            .iter()
+            .filter(|(id, _)| !listed.contains(id))
+            .map(|(id, k)| (id.clone(), k.clone()))
+            .collect(),
+    })
 }

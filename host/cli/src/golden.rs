@@ -20,6 +20,8 @@
 //! judges:                           # optional: AI judges granted to the criterion
 //!   grader: { provider: openai-compatible, model: m, params: { temperature: 0, seed: 7 } }
 //! replay: session.json              # with judges: the recorded answers (in the case folder)
+//! trust: trust.yaml                 # optional: the trust policy whose record signers
+//!                                   # `signatures` checks against (in the case folder)
 //! ```
 //!
 //! A case with judges is answered only from its replayed session, so it
@@ -60,6 +62,9 @@ struct Case {
     /// The judge session, relative to the case folder.
     #[serde(default)]
     replay: Option<PathBuf>,
+    /// The trust policy, relative to the case folder.
+    #[serde(default)]
+    trust: Option<PathBuf>,
     expect: Expect,
 }
 
@@ -353,6 +358,11 @@ fn run_case(
         contract["criteria"][0]["judges"] = json!(judges.keys().collect::<Vec<_>>());
         options.judging = Some(Arc::new(judging(dir, &case, record)?));
     }
+    if let Some(trust) = &case.trust {
+        let policy = vcc_trust::policy::Policy::read(&dir.join(trust))
+            .map_err(|r| format!("case.yaml: trust: {}", r.message))?;
+        options.record_signers = Some(crate::gate::record_signers(&policy));
+    }
     let doc = vcc_contract::parse(&dir.join("case.json"), contract.to_string().as_bytes())
         .map_err(|p| format!("case.yaml: {}", p.message))?;
     let files = dir.join("files");
@@ -465,6 +475,67 @@ fn as_written(want: &ExpectedFinding) -> String {
     format!("{{ {} }}", fields.join(", "))
 }
 
+/// A reported finding with every field it has, as a case would write it.
+fn as_reported(f: &vcc_report::Finding) -> String {
+    as_written(&ExpectedFinding {
+        message: Some(f.message.clone()),
+        path: f.path.clone(),
+        line: f.line,
+        column: f.column,
+        rule: f.rule.clone(),
+    })
+}
+
+/// The fields of `want` that `f` does not match: `line 3 (expected 4)`.
+fn differences(want: &ExpectedFinding, f: &vcc_report::Finding) -> Vec<String> {
+    let shown = |v: Option<String>| v.unwrap_or_else(|| "none".into());
+    let mut out = Vec::new();
+    if let Some(m) = &want.message
+        && !f.message.contains(m.as_str())
+    {
+        out.push(format!(
+            "message {} (expected one containing {})",
+            quoted(&f.message),
+            quoted(m)
+        ));
+    }
+    if let Some(p) = &want.path
+        && f.path.as_ref() != Some(p)
+    {
+        out.push(format!(
+            "path {} (expected {})",
+            shown(f.path.as_deref().map(quoted)),
+            quoted(p)
+        ));
+    }
+    if let Some(l) = want.line
+        && f.line != Some(l)
+    {
+        out.push(format!(
+            "line {} (expected {l})",
+            shown(f.line.map(|v| v.to_string()))
+        ));
+    }
+    if let Some(col) = want.column
+        && f.column != Some(col)
+    {
+        out.push(format!(
+            "column {} (expected {col})",
+            shown(f.column.map(|v| v.to_string()))
+        ));
+    }
+    if let Some(r) = &want.rule
+        && f.rule.as_ref() != Some(r)
+    {
+        out.push(format!(
+            "rule {} (expected {})",
+            shown(f.rule.as_deref().map(quoted)),
+            quoted(r)
+        ));
+    }
+    out
+}
+
 fn compare(c: &CriterionReport, expect: &Expect, problems: &mut Vec<String>) {
     if let Some(reason) = &expect.reason {
         let got = serde_json::to_value(c.reason)
@@ -490,36 +561,25 @@ fn compare(c: &CriterionReport, expect: &Expect, problems: &mut Vec<String>) {
         problems.push(format!("{} finding(s), expected {n}", c.findings.len()));
     }
     for want in &expect.findings {
-        let found = c.findings.iter().any(|f| {
-            want.message
-                .as_ref()
-                .is_none_or(|m| f.message.contains(m.as_str()))
-                && want
-                    .path
-                    .as_ref()
-                    .is_none_or(|p| f.path.as_ref() == Some(p))
-                && want.line.is_none_or(|l| f.line == Some(l))
-                && want.column.is_none_or(|col| f.column == Some(col))
-                && want
-                    .rule
-                    .as_ref()
-                    .is_none_or(|r| f.rule.as_ref() == Some(r))
-        });
+        let found = c.findings.iter().any(|f| differences(want, f).is_empty());
         if !found {
-            let listed: Vec<String> = c
+            // The finding closest to what the case wrote, and each field
+            // where it differs: a wrong column is named, not left to guess.
+            let nearest = c
                 .findings
                 .iter()
-                .map(|f| {
-                    format!(
-                        "{}:{} {}",
-                        f.path.as_deref().unwrap_or("-"),
-                        f.line.map_or("-".into(), |l| l.to_string()),
-                        f.message
-                    )
-                })
-                .collect();
+                .map(|f| (differences(want, f), f))
+                .min_by_key(|(d, _)| d.len());
+            let listed: Vec<String> = c.findings.iter().map(as_reported).collect();
+            let nearest = nearest.map_or(String::new(), |(d, f)| {
+                format!(
+                    "; the nearest, {}, differs in {}",
+                    as_reported(f),
+                    d.join(", ")
+                )
+            });
             problems.push(format!(
-                "no finding matches {}; findings: [{}]",
+                "no finding matches {}{nearest}; findings: [{}]",
                 as_written(want),
                 listed.join("; ")
             ));

@@ -11,6 +11,7 @@ mod cache;
 mod check;
 mod ci;
 mod commands;
+mod componentize;
 mod converge;
 mod deliver;
 mod evaluate;
@@ -34,7 +35,9 @@ mod render;
 mod settings;
 mod store_cmd;
 mod task;
+mod toolchain;
 mod watch;
+mod wit;
 
 fn main() {
     // Started by `vcc converge` as its command's guard: only that.

@@ -179,7 +179,17 @@ def read(path):
 
 
 def read_text(path):
-    return read(path).decode("utf-8")
+    """The file as UTF-8 text; a file that is not is an error that says so
+    (never decoded with replacement characters): read its bytes with
+    `read(path)` instead."""
+    data = read(path)
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ValueError(
+            f"{relative(path)} is not UTF-8 text (invalid byte at offset {exc.start}): "
+            "read it as bytes with vcc_sdk.read(path)"
+        ) from None
 
 
 def stat(path):

@@ -162,7 +162,13 @@ pub fn read(path: &str) -> Result<Vec<u8>, String> {
 
 /// The text of a file; an error names the file when it is not UTF-8.
 pub fn read_to_string(path: &str) -> Result<String, String> {
-    String::from_utf8(read(path)?).map_err(|_| format!("{}: not valid UTF-8", relative(path)))
+    String::from_utf8(read(path)?).map_err(|e| {
+        format!(
+            "{} is not UTF-8 text (invalid byte at offset {}): read it as bytes with vcc_sdk::read",
+            relative(path),
+            e.utf8_error().valid_up_to()
+        )
+    })
 }
 
 /// Size and digest of a file, without reading it.

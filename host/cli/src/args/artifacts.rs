@@ -174,6 +174,21 @@ pub enum ValidatorCommand {
         #[arg(long, value_enum, default_value_t = Format::Human)]
         format: Format,
     },
+    /// The WIT of vcc:validator: the newest on stdout, or every version vcc
+    /// loads written to DIR/VERSION/validator.wit.
+    Wit {
+        #[arg(long, value_name = "DIR")]
+        out: Option<PathBuf>,
+    },
+    /// Make a wasip1 core module (C, Zig, Go…) a validator component: embed
+    /// the `plugin` world and adapt WASI preview1 with the adapter of the
+    /// wasmtime vcc runs; refused if vcc could not run the result.
+    Componentize {
+        /// The core module (`-mexec-model=reactor`, or a command exporting `_start`).
+        core: PathBuf,
+        #[arg(short, long, value_name = "FILE")]
+        out: PathBuf,
+    },
     /// Digest, WIT version, describe() and imports of a component (or std/NAME).
     Inspect {
         component: PathBuf,
@@ -188,6 +203,12 @@ pub enum Lang {
     Rust,
     Python,
     Js,
+    /// C with the one-header SDK (sdk/c/vcc_sdk.h).
+    C,
+    /// Zig, reaching the C SDK through @cImport.
+    Zig,
+    /// Any toolchain: `build:` runs a command that writes `output:`.
+    Custom,
 }
 
 impl Lang {
@@ -196,6 +217,9 @@ impl Lang {
             Lang::Rust => "rust",
             Lang::Python => "python",
             Lang::Js => "js",
+            Lang::C => "c",
+            Lang::Zig => "zig",
+            Lang::Custom => "custom",
         }
     }
 }

@@ -1,7 +1,7 @@
 // The SDK conformance validator in JavaScript (spec: sdk/conformance/README.md).
 import {
   defineValidator, passed, failed, skipped, finding, evidence, readText, relative, stat, InvalidParams,
-  judges, judgeRequest, complete,
+  judges, judgeRequest, complete, signatures,
 } from './vcc-sdk.js';
 
 const params = {
@@ -11,7 +11,7 @@ const params = {
   properties: {
     word: { type: 'string', minLength: 1 },
     max: { type: 'integer', minimum: 0, default: 0 },
-    mode: { enum: ['check', 'skip', 'error', 'params-error', 'judge'], default: 'check' },
+    mode: { enum: ['check', 'skip', 'error', 'params-error', 'judge', 'signatures'], default: 'check' },
   },
 };
 
@@ -43,6 +43,24 @@ function judged(criterion, word) {
   return findings.length ? failed(summary, findings, proof) : passed(summary, findings, proof);
 }
 
+function signed(criterion) {
+  const signers = {};
+  const findings = [];
+  for (const path of criterion.paths) {
+    const check = signatures(path);
+    if (check.signers.length === 0) {
+      const code = check.problems.length ? check.problems[0].code : 'none';
+      findings.push(finding(`not signed: ${code}`, { path, rule: 'signature' }));
+    }
+    signers[relative(path)] = [...check.signers];
+  }
+  const total = criterion.paths.length;
+  const sorted = Object.fromEntries(Object.keys(signers).sort().map((k) => [k, signers[k]]));
+  const proof = [evidence('signers.json', 'application/json', JSON.stringify(sorted))];
+  const summary = `${total - findings.length} of ${total} file(s) signed`;
+  return findings.length ? failed(summary, findings, proof) : passed(summary, findings, proof);
+}
+
 const checkParams = ({ word = '' }) =>
   /\s/.test(word) ? [finding('word must be one word', { path: '/word' })] : [];
 
@@ -54,6 +72,7 @@ export const validator = defineValidator(
     if (mode === 'error') throw new Error('asked to fail');
     if (mode === 'params-error') throw new InvalidParams('asked to blame the params');
     if (mode === 'judge') return judged(criterion, word);
+    if (mode === 'signatures') return signed(criterion);
     const counts = {};
     const findings = [];
     for (const path of criterion.paths) {

@@ -15,7 +15,7 @@ class Conformance(vcc_sdk.Validator):
         "properties": {
             "word": {"type": "string", "minLength": 1},
             "max": {"type": "integer", "minimum": 0, "default": 0},
-            "mode": {"enum": ["check", "skip", "error", "params-error", "judge"], "default": "check"},
+            "mode": {"enum": ["check", "skip", "error", "params-error", "judge", "signatures"], "default": "check"},
         },
     }
 
@@ -35,6 +35,8 @@ class Conformance(vcc_sdk.Validator):
             raise vcc_sdk.invalid_params("asked to blame the params")
         if mode == "judge":
             return judged(criterion, word)
+        if mode == "signatures":
+            return signed(criterion)
         counts = {}
         findings = []
         for path in criterion.paths:
@@ -51,6 +53,24 @@ class Conformance(vcc_sdk.Validator):
         if total > criterion.param("max", 0):
             return vcc_sdk.failed(summary, findings, evidence)
         return vcc_sdk.passed(summary, findings, evidence)
+
+
+def signed(criterion):
+    signers = {}
+    findings = []
+    for path in criterion.paths:
+        check = vcc_sdk.signatures(path)
+        if not check.signers:
+            code = check.problems[0].code if check.problems else "none"
+            findings.append(vcc_sdk.Finding(f"not signed: {code}", path=path, rule="signature"))
+        signers[vcc_sdk.relative(path)] = list(check.signers)
+    total = len(criterion.paths)
+    summary = f"{total - len(findings)} of {total} file(s) signed"
+    evidence = [vcc_sdk.Evidence("signers.json", "application/json",
+                                 json.dumps(signers, sort_keys=True, separators=(",", ":")))]
+    if findings:
+        return vcc_sdk.failed(summary, findings, evidence)
+    return vcc_sdk.passed(summary, findings, evidence)
 
 
 SCORE = {

@@ -33,7 +33,7 @@ impl Validator for Conformance {
             "properties": {
                 "word": { "type": "string", "minLength": 1 },
                 "max": { "type": "integer", "minimum": 0, "default": 0 },
-                "mode": { "enum": ["check", "skip", "error", "params-error", "judge"], "default": "check" }
+                "mode": { "enum": ["check", "skip", "error", "params-error", "judge", "signatures"], "default": "check" }
             }
         }))
     }
@@ -56,6 +56,7 @@ impl Validator for Conformance {
                 return Err(vcc_sdk::invalid_params("asked to blame the params"));
             }
             Some("judge") => return judged(&criterion, &params.word),
+            Some("signatures") => return signed(&criterion),
             _ => {}
         }
         let mut counts: BTreeMap<String, u64> = BTreeMap::new();
@@ -88,6 +89,36 @@ impl Validator for Conformance {
             .findings(findings)
             .evidence("counts.json", "application/json", evidence))
     }
+}
+
+/// `mode: signatures`: who signed each target file, as the host says.
+fn signed(criterion: &Criterion) -> Result<Outcome, String> {
+    let mut signers: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    let mut findings = Vec::new();
+    let mut total = 0;
+    for path in criterion.paths() {
+        total += 1;
+        let check = vcc_sdk::signatures(path);
+        if check.signers.is_empty() {
+            let code = check.problems.first().map_or("none", |p| p.code.as_str());
+            findings.push(
+                Finding::new(format!("not signed: {code}"))
+                    .path(path)
+                    .rule("signature"),
+            );
+        }
+        signers.insert(relative(path).to_string(), check.signers);
+    }
+    let evidence = serde_json::to_vec(&signers).map_err(|e| e.to_string())?;
+    let summary = format!("{} of {total} file(s) signed", total - findings.len());
+    let outcome = if findings.is_empty() {
+        Outcome::pass(summary)
+    } else {
+        Outcome::fail(summary)
+    };
+    Ok(outcome
+        .findings(findings)
+        .evidence("signers.json", "application/json", evidence))
 }
 
 const SCORE: &str = r#"{"type":"object","additionalProperties":false,"required":["score"],"properties":{"score":{"type":"integer","minimum":1,"maximum":5}}}"#;

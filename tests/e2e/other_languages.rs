@@ -1,0 +1,351 @@
+//! Validators in C, Zig and any toolchain: `vcc validator wit`,
+//! `componentize`, `lang: c | zig | custom`, and the conformance suite in C
+//! and Zig (over the one-header C SDK, sdk/c/vcc_sdk.h).
+//!
+//! C and Zig builds need Zig (PyPI's `ziglang`): `bash sdk/install-tools.sh`
+//! installs it into the tools folder, where vcc looks for `python-zig`.
+
+use std::path::{Path, PathBuf};
+
+use vcc_test_support::Scratch;
+
+use crate::authoring::{author, build, sdk_round_trip};
+use crate::{copy_dir, repo};
+
+#[test]
+fn c_sdk() {
+    let component = sdk_round_trip("c");
+    // A C validator carries no interpreter.
+    assert!(std::fs::metadata(&component).unwrap().len() < 256 << 10);
+}
+
+#[test]
+fn zig_sdk() {
+    sdk_round_trip("zig");
+}
+
+/// The C conformance validator built in a scratch copy: its core module
+/// (what a toolchain outside vcc would hand over) and its component.
+fn prebuilt_core(scratch: &Scratch) -> (PathBuf, PathBuf) {
+    let dir = scratch.path().join("c-conformance");
+    copy_dir(&repo().join("sdk/c/examples/conformance"), &dir);
+    let _ = std::fs::remove_dir_all(dir.join("build"));
+    let _ = std::fs::remove_dir_all(dir.join(".vcc"));
+    let component = build(&dir);
+    let core = scratch.path().join("prebuilt-core.wasm");
+    std::fs::copy(dir.join(".vcc/core.wasm"), &core).unwrap();
+    (core, component)
+}
+
+fn custom_project(scratch: &Scratch, name: &str, build_sh: &str, output: &str) -> PathBuf {
+    let dir = scratch.path().join(name);
+    scratch.write(
+        &format!("{name}/vcc-validator.yaml"),
+        format!("name: {name}\nlang: custom\nbuild: sh build.sh\noutput: {output}\n"),
+    );
+    scratch.write(&format!("{name}/build.sh"), build_sh);
+    dir
+}
+
+fn conformance_cases_pass(target: &Path) {
+    let cases = repo().join("sdk/conformance/cases");
+    let run = author(
+        &[
+            "validator",
+            "test",
+            target.to_str().unwrap(),
+            "--cases",
+            cases.to_str().unwrap(),
+        ],
+        &[],
+    );
+    assert_eq!(run.code, 0, "{}{}", run.stdout, run.stderr);
+    assert!(
+        run.stdout.contains("14 of 14 case(s) match"),
+        "{}",
+        run.stdout
+    );
+}
+
+#[test]
+fn custom_builds_take_a_core_module_or_a_component_from_any_command() {
+    let scratch = Scratch::new();
+    let (core, component) = prebuilt_core(&scratch);
+
+    // A toolchain-free build: the command copies a core module built earlier.
+    let dir = custom_project(
+        &scratch,
+        "from-core",
+        &format!(
+            "mkdir -p out\ncp {:?} out/core.wasm\n",
+            core.display().to_string()
+        ),
+        "out/core.wasm",
+    );
+    let built = build(&dir);
+    assert_eq!(built, dir.join("build/from-core.wasm"));
+    conformance_cases_pass(&dir);
+    // The build step is the same as for every language: the SDK and the WIT
+    // are written for the command, which finds them through the environment.
+    assert!(dir.join(".vcc/sdk/c/vcc_sdk.h").is_file());
+    assert!(dir.join(".vcc/wit/validator.wit").is_file());
+
+    // A command that leaves a finished component: used as it is.
+    let dir = custom_project(
+        &scratch,
+        "from-component",
+        &format!("cp {:?} whole.wasm\n", component.display().to_string()),
+        "whole.wasm",
+    );
+    let built = build(&dir);
+    assert_eq!(
+        vcc_test_support::file_digest(&built),
+        vcc_test_support::file_digest(&component)
+    );
+
+    // A command that succeeds without writing its output, and one that
+    // fails: each an error naming what happened, and no component.
+    let dir = custom_project(&scratch, "writes-nothing", "true\n", "out/core.wasm");
+    let run = author(&["validator", "build", dir.to_str().unwrap()], &[]);
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert!(
+        run.stderr.contains("succeeded but wrote no") && run.stderr.contains("out/core.wasm"),
+        "{}",
+        run.stderr
+    );
+    assert!(!dir.join("build/writes-nothing.wasm").exists());
+    let dir = custom_project(&scratch, "fails", "exit 3\n", "out/core.wasm");
+    let run = author(&["validator", "build", dir.to_str().unwrap()], &[]);
+    assert_eq!(run.code, 2);
+    assert!(
+        run.stderr
+            .contains("the build command `sh build.sh` failed"),
+        "{}",
+        run.stderr
+    );
+
+    // `custom` without its two fields is refused with both named.
+    scratch.write("bare/vcc-validator.yaml", "name: bare\nlang: custom\n");
+    let run = author(
+        &[
+            "validator",
+            "build",
+            scratch.path().join("bare").to_str().unwrap(),
+        ],
+        &[],
+    );
+    assert_eq!(run.code, 2);
+    assert!(
+        run.stderr.contains("needs `build:`") && run.stderr.contains("`output:`"),
+        "{}",
+        run.stderr
+    );
+}
+
+#[test]
+fn componentize_makes_a_component_vcc_runs_or_says_why_not() {
+    let scratch = Scratch::new();
+    let (core, _) = prebuilt_core(&scratch);
+    let out = scratch.path().join("conformance.wasm");
+    let run = author(
+        &[
+            "validator",
+            "componentize",
+            core.to_str().unwrap(),
+            "-o",
+            out.to_str().unwrap(),
+        ],
+        &[],
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(
+        run.stderr
+            .contains("(reactor module): embedded the world vcc:validator@0.1.4"),
+        "{}",
+        run.stderr
+    );
+    assert!(run.stderr.contains("conformance 0.1.0"), "{}", run.stderr);
+    conformance_cases_pass(&out);
+
+    // Already a component: nothing to do.
+    let run = author(
+        &[
+            "validator",
+            "componentize",
+            out.to_str().unwrap(),
+            "-o",
+            scratch.path().join("again.wasm").to_str().unwrap(),
+        ],
+        &[],
+    );
+    assert_eq!(run.code, 2);
+    assert!(run.stderr.contains("already a component"), "{}", run.stderr);
+
+    // A program linked without the reactor model exports nothing to call.
+    let empty = scratch.write("empty.wasm", wat::parse_str("(module)").unwrap());
+    let run = author(
+        &[
+            "validator",
+            "componentize",
+            empty.to_str().unwrap(),
+            "-o",
+            scratch.path().join("x.wasm").to_str().unwrap(),
+        ],
+        &[],
+    );
+    assert_eq!(run.code, 2);
+    assert!(
+        run.stderr.contains("#describe`") && run.stderr.contains("-mexec-model=reactor"),
+        "{}",
+        run.stderr
+    );
+
+    // Every export in place, with the right signatures, but describe()
+    // traps: the encoder is satisfied, the host is not, and nothing is
+    // written for a contract to pin.
+    let trapping = scratch.write(
+        "trapping.wasm",
+        wat::parse_str(
+            r#"(module
+                (memory (export "memory") 1)
+                (func (export "cabi_realloc") (param i32 i32 i32 i32) (result i32) unreachable)
+                (func (export "vcc:validator/validator@0.1.4#describe") (result i32) unreachable)
+                (func (export "vcc:validator/validator@0.1.4#validate")
+                    (param i32 i32 i32 i32 i32 i32) (result i32) unreachable)
+                (func (export "vcc:validator/params@0.1.4#check-params")
+                    (param i32 i32) (result i32) unreachable))"#,
+        )
+        .unwrap(),
+    );
+    let refused = scratch.path().join("trapping-component.wasm");
+    let run = author(
+        &[
+            "validator",
+            "componentize",
+            trapping.to_str().unwrap(),
+            "-o",
+            refused.to_str().unwrap(),
+        ],
+        &[],
+    );
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    assert!(
+        run.stderr.contains("would not run in vcc (not written)"),
+        "{}",
+        run.stderr
+    );
+    assert!(!refused.exists());
+
+    // A signature that does not match the WIT is the encoder's refusal.
+    let wrong = scratch.write(
+        "wrong.wasm",
+        wat::parse_str(
+            r#"(module
+                (memory (export "memory") 1)
+                (func (export "cabi_realloc") (param i32 i32 i32 i32) (result i32) unreachable)
+                (func (export "vcc:validator/validator@0.1.4#describe") (param i32) unreachable)
+                (func (export "vcc:validator/validator@0.1.4#validate")
+                    (param i32 i32 i32 i32 i32 i32) (result i32) unreachable)
+                (func (export "vcc:validator/params@0.1.4#check-params")
+                    (param i32 i32) (result i32) unreachable))"#,
+        )
+        .unwrap(),
+    );
+    let run = author(
+        &[
+            "validator",
+            "componentize",
+            wrong.to_str().unwrap(),
+            "-o",
+            scratch.path().join("w.wasm").to_str().unwrap(),
+        ],
+        &[],
+    );
+    assert_eq!(run.code, 2);
+    assert!(
+        run.stderr.contains("does not fit the `plugin` world") && run.stderr.contains("describe"),
+        "{}",
+        run.stderr
+    );
+}
+
+#[test]
+fn wit_gives_every_version_vcc_loads() {
+    let run = author(&["validator", "wit"], &[]);
+    assert_eq!(run.code, 0);
+    assert_eq!(
+        run.stdout,
+        std::fs::read_to_string(repo().join("wit/validator.wit")).unwrap()
+    );
+    let scratch = Scratch::new();
+    let out = scratch.path().join("wit");
+    let run = author(&["validator", "wit", "--out", out.to_str().unwrap()], &[]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    for version in ["0.1.0", "0.1.1", "0.1.2", "0.1.3", "0.1.4"] {
+        let text = std::fs::read_to_string(out.join(version).join("validator.wit")).unwrap();
+        assert!(
+            text.contains(&format!("package vcc:validator@{version};")),
+            "{version}"
+        );
+    }
+    assert!(
+        run.stdout
+            .contains("0.1.4/validator.wit  vcc:validator@0.1.4 (the newest")
+    );
+}
+
+#[test]
+fn a_c_build_without_a_compiler_names_what_to_install() {
+    let scratch = Scratch::new();
+    let dir = scratch.path().join("c");
+    let run = author(
+        &[
+            "validator",
+            "new",
+            "--lang",
+            "c",
+            "c-check",
+            dir.to_str().unwrap(),
+        ],
+        &[],
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let nothing = [
+        ("VCC_TOOLS_DIR", "/nonexistent"),
+        ("VCC_ZIG", ""),
+        ("WASI_SDK_PATH", "/nonexistent"),
+        ("PATH", "/nonexistent"),
+    ];
+    let run = author(&["validator", "build", dir.to_str().unwrap()], &nothing);
+    assert_eq!(run.code, 2);
+    assert!(
+        run.stderr.contains("no C compiler for WebAssembly found")
+            && run.stderr.contains("pip install ziglang")
+            && run.stderr.contains("WASI_SDK_PATH"),
+        "{}",
+        run.stderr
+    );
+    let dir = scratch.path().join("zig");
+    assert_eq!(
+        author(
+            &[
+                "validator",
+                "new",
+                "--lang",
+                "zig",
+                "z-check",
+                dir.to_str().unwrap()
+            ],
+            &[]
+        )
+        .code,
+        0
+    );
+    let run = author(&["validator", "build", dir.to_str().unwrap()], &nothing);
+    assert_eq!(run.code, 2);
+    assert!(
+        run.stderr.contains("Zig is not installed") && run.stderr.contains("pip install ziglang"),
+        "{}",
+        run.stderr
+    );
+}
