@@ -13,6 +13,7 @@
  */
 #include "vcc_sdk.h"
 
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -284,8 +285,11 @@ vcc_judge_answer *vcc_complete(const vcc_judge_request *requests, size_t count) 
     /* result<answer, string>: tag @0, payload @4; answer: text, model, call */
     const uint8_t *items = ptr_at(ret);
     size_t n = ld32(ret + 4);
-    vcc_judge_answer *answers = vcc_alloc((n ? n : 1) * sizeof(vcc_judge_answer));
-    for (size_t i = 0; i < n; i++) {
+    /* One answer per request whatever the host returned: a short list is
+       never read past, a long one never written past. */
+    size_t slots = n > count ? n : count;
+    vcc_judge_answer *answers = vcc_alloc((slots ? slots : 1) * sizeof(vcc_judge_answer));
+    for (size_t i = 0; i < n && i < count; i++) {
         const uint8_t *p = items + 28 * i;
         vcc_judge_answer *a = &answers[i];
         memset(a, 0, sizeof *a);
@@ -322,6 +326,20 @@ char *vcc_format(const char *fmt, ...) {
     char *s = vformat(fmt, args);
     va_end(args);
     return s;
+}
+
+char *vcc_next_line(char **rest) {
+    char *line = *rest;
+    if (!line) return NULL;
+    char *p = line;
+    while (*p && *p != '\n') p++;
+    if (*p) {
+        *p = 0;
+        *rest = p + 1;
+    } else {
+        *rest = NULL;
+    }
+    return line;
 }
 
 const char *vcc_relative(const char *path) {
@@ -476,15 +494,28 @@ static const char *ws(const char *p) {
     return p;
 }
 
-/* Past one JSON value, or NULL when it is malformed. */
+/* Past one JSON value, or NULL when it is malformed. Strict, as Python's
+   json and serde_json are: exact literals, RFC 8259 numbers, no raw
+   control characters in strings, known escapes only. */
 static const char *skip_value(const char *p, int depth);
+
+static bool is_hex(char c) {
+    return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+}
 
 static const char *skip_string(const char *p) {
     if (*p != '"') return NULL;
     for (p++; *p; p++) {
+        if ((unsigned char)*p < 0x20) return NULL;
         if (*p == '\\') {
-            if (!p[1]) return NULL;
             p++;
+            if (*p == 'u') {
+                for (int i = 1; i <= 4; i++)
+                    if (!is_hex(p[i])) return NULL;
+                p += 4;
+            } else if (!*p || !strchr("\"\\/bfnrt", *p)) {
+                return NULL;
+            }
         } else if (*p == '"') {
             return p + 1;
         }
@@ -492,9 +523,28 @@ static const char *skip_string(const char *p) {
     return NULL;
 }
 
+static const char *skip_number(const char *p) {
+    if (*p == '-') p++;
+    if (*p == '0') p++;
+    else if (*p >= '1' && *p <= '9') while (*p >= '0' && *p <= '9') p++;
+    else return NULL;
+    if (*p == '.') {
+        p++;
+        if (!(*p >= '0' && *p <= '9')) return NULL;
+        while (*p >= '0' && *p <= '9') p++;
+    }
+    if (*p == 'e' || *p == 'E') {
+        p++;
+        if (*p == '+' || *p == '-') p++;
+        if (!(*p >= '0' && *p <= '9')) return NULL;
+        while (*p >= '0' && *p <= '9') p++;
+    }
+    return p;
+}
+
 static const char *skip_value(const char *p, int depth) {
     p = ws(p);
-    if (depth > 128) return NULL;
+    if (depth > 512) return NULL;
     if (*p == '"') return skip_string(p);
     if (*p == '{' || *p == '[') {
         char close = *p == '{' ? '}' : ']';
@@ -519,9 +569,10 @@ static const char *skip_value(const char *p, int depth) {
             return NULL;
         }
     }
-    const char *start = p;
-    while (*p && strchr("+-0123456789.eEtruefalsn", *p)) p++;
-    return p == start ? NULL : p;
+    if (strncmp(p, "true", 4) == 0) return p + 4;
+    if (strncmp(p, "false", 5) == 0) return p + 5;
+    if (strncmp(p, "null", 4) == 0) return p + 4;
+    return skip_number(p);
 }
 
 static unsigned hex4(const char *p, bool *ok) {
@@ -551,13 +602,12 @@ static void put_utf8(vcc_buf *b, unsigned cp) {
     buf_append(b, s, n);
 }
 
-/* A JSON string at p, decoded; NULL when malformed. */
-static char *decode_string(const char *p) {
-    if (*p != '"') return NULL;
+/* A JSON string at p (already checked by skip_string), decoded; *len is
+   its length in bytes, which may hold a NUL from \\u0000. */
+static char *decode_string(const char *p, size_t *len) {
     vcc_buf b = {0};
     buf_append(&b, "", 0);
     for (p++; *p != '"'; p++) {
-        if (!*p) return NULL;
         if (*p != '\\') {
             buf_append(&b, p, 1);
             continue;
@@ -565,9 +615,6 @@ static char *decode_string(const char *p) {
         p++;
         bool ok = true;
         switch (*p) {
-        case '"': buf_append(&b, "\"", 1); break;
-        case '\\': buf_append(&b, "\\", 1); break;
-        case '/': buf_append(&b, "/", 1); break;
         case 'b': buf_append(&b, "\b", 1); break;
         case 'f': buf_append(&b, "\f", 1); break;
         case 'n': buf_append(&b, "\n", 1); break;
@@ -575,7 +622,6 @@ static char *decode_string(const char *p) {
         case 't': buf_append(&b, "\t", 1); break;
         case 'u': {
             unsigned cp = hex4(p + 1, &ok);
-            if (!ok) return NULL;
             p += 4;
             if (cp >= 0xD800 && cp <= 0xDBFF && p[1] == '\\' && p[2] == 'u') {
                 unsigned low = hex4(p + 3, &ok);
@@ -584,54 +630,58 @@ static char *decode_string(const char *p) {
                     p += 6;
                 }
             }
-            /* A lone surrogate is not a character: U+FFFD, as serde_json's
-               lossy readers and Python's json do not agree otherwise. */
+            /* A lone surrogate cannot be UTF-8: U+FFFD, as serde_json's
+               lossy readers do (Python keeps it as an unpaired code unit). */
             if (cp >= 0xD800 && cp <= 0xDFFF) cp = 0xFFFD;
-            if (cp == 0) return NULL; /* cannot be a C string */
-            put_utf8(&b, cp);
+            if (cp == 0) buf_append(&b, "", 1); /* a NUL byte, counted in len */
+            else put_utf8(&b, cp);
             break;
         }
-        default: return NULL;
+        default: buf_append(&b, p, 1); break; /* " \\ / */
         }
     }
+    *len = b.len;
     return b.data;
 }
 
+/* A decoded string value as a C string; NULL when it holds a NUL. */
+static char *c_string_at(const char *p) {
+    size_t len;
+    if (*p != '"') return NULL;
+    char *s = decode_string(p, &len);
+    return strlen(s) == len ? s : NULL;
+}
+
 /* The value of member `name` of the top-level object; the last one wins,
-   as in Python's json and JavaScript's JSON.parse. NULL when absent. */
+   as in Python's json and JavaScript's JSON.parse. NULL when absent, or
+   when the text is not one well-formed JSON object: a malformed document
+   has no members (never a guess at what it meant). */
 static const char *member(const char *json, const char *name) {
     if (!json) return NULL;
-    const char *p = ws(json);
-    if (*p != '{') return NULL;
-    p = ws(p + 1);
+    const char *start = ws(json);
+    const char *end = skip_value(start, 0);
+    if (*start != '{' || !end || *ws(end)) return NULL;
+    const char *p = ws(start + 1);
     const char *found = NULL;
-    if (*p == '}') return NULL;
-    for (;;) {
-        char *key = decode_string(p);
-        p = skip_string(p);
-        if (!key || !p) return NULL;
-        p = ws(p);
-        if (*p != ':') return NULL;
-        p = ws(p + 1);
-        const char *value = p;
-        p = skip_value(p, 0);
-        if (!p) return NULL;
-        if (strcmp(key, name) == 0) found = value;
+    size_t name_len = strlen(name);
+    while (*p == '"') {
+        size_t key_len;
+        char *key = decode_string(p, &key_len);
+        p = ws(skip_string(p));
+        p = ws(p + 1); /* past ':' */
+        if (key_len == name_len && memcmp(key, name, key_len) == 0) found = p;
         free(key);
-        p = ws(p);
-        if (*p == ',') {
-            p = ws(p + 1);
-            continue;
-        }
-        return *p == '}' ? found : NULL;
+        p = ws(skip_value(p, 0));
+        if (*p == ',') p = ws(p + 1);
     }
+    return found;
 }
 
 bool vcc_json_has(const char *json, const char *name) { return member(json, name) != NULL; }
 
 char *vcc_json_str(const char *json, const char *name, const char *fallback) {
     const char *v = member(json, name);
-    char *s = v ? decode_string(v) : NULL;
+    char *s = v ? c_string_at(v) : NULL;
     if (s) return s;
     return fallback ? vcc_strndup(fallback, strlen(fallback)) : NULL;
 }
@@ -640,9 +690,10 @@ long long vcc_json_int(const char *json, const char *name, long long fallback) {
     const char *v = member(json, name);
     if (!v || !(*v == '-' || (*v >= '0' && *v <= '9'))) return fallback;
     char *end;
+    errno = 0;
     long long n = strtoll(v, &end, 10);
-    /* 1.5 or 1e3 is not an integer here. */
-    if (*end == '.' || *end == 'e' || *end == 'E') return fallback;
+    /* 1.5 or 1e3 is not an integer here, nor is one past 64 bits. */
+    if (*end == '.' || *end == 'e' || *end == 'E' || errno == ERANGE) return fallback;
     return n;
 }
 
@@ -662,7 +713,7 @@ size_t vcc_json_list(const char *json, const char *name, char ***out) {
     p = ws(p + 1);
     if (*p != ']') {
         for (;;) {
-            char *s = decode_string(p);
+            char *s = c_string_at(p);
             p = skip_string(p);
             if (!s || !p) return 0;
             if (n + 1 >= cap) items = vcc_grow(items, (cap *= 2) * sizeof(char *));

@@ -1,5 +1,6 @@
 /*
- * vcc_sdk.h: write a vcc validator in C (or in Zig, through @cImport).
+ * vcc_sdk.h: write a vcc validator in C (or in Zig: `vcc validator build`
+ * translates this header into the module `vcc_sdk`).
  *
  * A validator defines two functions, and optionally a third:
  *
@@ -165,6 +166,10 @@ void vcc_findings_add(vcc_findings *f, const char *message, const char *path, ui
 
 /* A heap copy, printf-style. */
 char *vcc_format(const char *fmt, ...) VCC_PRINTF(1, 2);
+/* Lines split at '\n', in place (each NUL-terminated; a final '\n' gives
+   a last empty line, as split("\n") does): start with rest = the text,
+   loop while the result is not NULL. Linear in the text. */
+char *vcc_next_line(char **rest);
 /* A guest path made relative to the deliverable root (points into path). */
 const char *vcc_relative(const char *path);
 
@@ -192,7 +197,12 @@ bool vcc_param_bool(const vcc_criterion *c, const char *name, bool fallback);
 size_t vcc_param_list(const vcc_criterion *c, const char *name, char ***out);
 bool vcc_param_has(const vcc_criterion *c, const char *name);
 
-/* The same over any JSON object text (check_params' params, a judge's answer). */
+/* The same over any JSON object text the host checked (check_params'
+   params, a judge's answer). The reader is strict: text that is not one
+   well-formed JSON object has no members, so every call gives its
+   fallback; a string holding \u0000, or an integer past 64 bits, gives the
+   fallback too. To judge a deliverable's JSON, use std/json-schema, not
+   these. */
 char *vcc_json_str(const char *json, const char *name, const char *fallback);
 long long vcc_json_int(const char *json, const char *name, long long fallback);
 bool vcc_json_bool(const char *json, const char *name, bool fallback);

@@ -290,9 +290,9 @@ pub fn build(dir: &Path, runtime: Option<&vcc_runtime::Runtime>) -> i32 {
                 }
             }
             eprintln!(
-                "built {} ({:.1} MiB, blake3:{digest})\npin it in a contract (a validator the producer of the deliverables can reach must be pinned):\n  {{ component: {}, digest: \"blake3:{digest}\" }}",
+                "built {} ({}, blake3:{digest})\npin it in a contract (a validator the producer of the deliverables can reach must be pinned):\n  {{ component: {}, digest: \"blake3:{digest}\" }}",
                 out.display(),
-                bytes.len() as f64 / (1u64 << 20) as f64,
+                size(bytes.len()),
                 out.display(),
             );
             if let Ok(project) = Project::load(dir)
@@ -309,6 +309,15 @@ pub fn build(dir: &Path, runtime: Option<&vcc_runtime::Runtime>) -> i32 {
             eprintln!("vcc validator build: {e}");
             2
         }
+    }
+}
+
+/// `36 KiB`, `17.6 MiB`: a C component is a few KiB, a Python one MiBs.
+fn size(bytes: usize) -> String {
+    if bytes < 1 << 20 {
+        format!("{} KiB", bytes.div_ceil(1 << 10))
+    } else {
+        format!("{:.1} MiB", bytes as f64 / (1u64 << 20) as f64)
     }
 }
 

@@ -167,8 +167,8 @@ pub fn componentize(core: &[u8]) -> Result<Made, String> {
                     .map(|m| format!("`{m}`"))
                     .collect::<Vec<_>>()
                     .join(", "),
-                if facts.exports.is_empty() {
-                    ": it exports nothing at all. Was it linked as a program without `-mexec-model=reactor` (clang, zig cc) or `-fno-entry -rdynamic` (zig build-exe)?"
+                if missing.len() == 3 {
+                    ": it exports none of them. Was vcc_sdk.c compiled in, and the module linked as a library (`-mexec-model=reactor` for clang and zig cc, `-fno-entry` for zig build-exe)?"
                 } else {
                     ""
                 }

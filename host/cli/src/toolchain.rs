@@ -136,7 +136,7 @@ pub fn build_c(dir: &Path, sources: &[String]) -> Result<PathBuf, String> {
 }
 
 /// `lang: zig`: the validator's Zig source, with the C SDK compiled in.
-/// Zig 0.16 dropped `@cImport`; the header is translated by `zig
+/// Zig 0.17 has no `@cImport`: the header is translated by `zig
 /// translate-c` into the module `vcc_sdk` (`@import("vcc_sdk")`).
 pub fn build_zig(dir: &Path, source: &str) -> Result<PathBuf, String> {
     let zig = zig().ok_or_else(|| format!("Zig is not installed: {INSTALL_ZIG}"))?;

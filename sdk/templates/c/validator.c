@@ -22,16 +22,11 @@ vcc_outcome *vcc_validate(const vcc_criterion *c) {
             char *text = vcc_read_text(path, &error);
             if (!text) return vcc_error("%s", error); /* never a pass */
             unsigned line = 1;
-            for (char *start = text;; line++) {
-                char *end = strchr(start, '\n');
-                if (end) *end = 0;
-                if (strstr(start, "TODO")) {
+            for (char *rest = text, *l; (l = vcc_next_line(&rest)); line++)
+                if (strstr(l, "TODO")) {
                     vcc_add_finding(o, "TODO left in", path, line, 0, NULL);
                     found++;
                 }
-                if (!end) break;
-                start = end + 1;
-            }
         }
     if (found) {
         vcc_set_status(o, VCC_FAIL);

@@ -203,9 +203,9 @@ pub enum Lang {
     Rust,
     Python,
     Js,
-    /// C with the one-header SDK (sdk/c/vcc_sdk.h).
+    /// C with the one-header SDK (vcc_sdk.h, written into the project's .vcc/sdk/c).
     C,
-    /// Zig, reaching the C SDK through @cImport.
+    /// Zig, over the C SDK (translated into the module `vcc_sdk`).
     Zig,
     /// Any toolchain: `build:` runs a command that writes `output:`.
     Custom,

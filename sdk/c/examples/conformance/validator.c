@@ -168,17 +168,11 @@ vcc_outcome *vcc_validate(const vcc_criterion *c) {
             if (!text) return vcc_error("%s", error);
             long long lines = 0;
             unsigned line = 1;
-            for (char *start = text;; line++) {
-                char *end = strchr(start, '\n');
-                if (end) *end = 0;
-                if (strstr(start, word)) {
+            for (char *rest = text, *l; (l = vcc_next_line(&rest)); line++)
+                if (strstr(l, word)) {
                     lines++;
-                    char *message = vcc_format("found %s", word);
-                    vcc_add_finding(o, message, path, line, 0, "word");
+                    vcc_add_finding(o, vcc_format("found %s", word), path, line, 0, "word");
                 }
-                if (!end) break;
-                start = end + 1;
-            }
             keys[k] = vcc_relative(path);
             counts[k++] = lines;
             total += lines;
