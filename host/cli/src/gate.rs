@@ -568,8 +568,6 @@ fn prepare_at(
         let unsigned = vcc_contract::require_signed(&doc, &policy.path);
         doc.notes.extend(unsigned);
     }
-    // With a policy, always its signers (none when it has no `records`),
-    // so a refused signature names the policy and what it lacks.
     let record_signers = g.policy.as_ref().map(record_signers);
     Ok(Prepared {
         doc,
