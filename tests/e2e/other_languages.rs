@@ -37,6 +37,16 @@ fn prebuilt_core(scratch: &Scratch) -> (PathBuf, PathBuf) {
     (core, component)
 }
 
+/// `vcc validator componentize CORE -o OUT`.
+fn componentize(core: &str, out: &str) -> crate::Run {
+    author(&["validator", "componentize", core, "-o", out], &[])
+}
+
+/// `vcc validator test TARGET --cases CASES`.
+fn test_with_cases(target: &str, cases: &str) -> crate::Run {
+    author(&["validator", "test", target, "--cases", cases], &[])
+}
+
 fn custom_project(scratch: &Scratch, name: &str, build_sh: &str, output: &str) -> PathBuf {
     let dir = scratch.path().join(name);
     scratch.write(
@@ -49,16 +59,7 @@ fn custom_project(scratch: &Scratch, name: &str, build_sh: &str, output: &str) -
 
 fn conformance_cases_pass(target: &Path) {
     let cases = repo().join("sdk/conformance/cases");
-    let run = author(
-        &[
-            "validator",
-            "test",
-            target.to_str().unwrap(),
-            "--cases",
-            cases.to_str().unwrap(),
-        ],
-        &[],
-    );
+    let run = test_with_cases(target.to_str().unwrap(), cases.to_str().unwrap());
     assert_eq!(run.code, 0, "{}{}", run.stdout, run.stderr);
     assert!(
         run.stdout.contains("14 of 14 case(s) match"),
@@ -147,16 +148,7 @@ fn componentize_makes_a_component_vcc_runs_or_says_why_not() {
     let scratch = Scratch::new();
     let (core, _) = prebuilt_core(&scratch);
     let out = scratch.path().join("conformance.wasm");
-    let run = author(
-        &[
-            "validator",
-            "componentize",
-            core.to_str().unwrap(),
-            "-o",
-            out.to_str().unwrap(),
-        ],
-        &[],
-    );
+    let run = componentize(core.to_str().unwrap(), out.to_str().unwrap());
     assert_eq!(run.code, 0, "{}", run.stderr);
     assert!(
         run.stderr
@@ -168,30 +160,18 @@ fn componentize_makes_a_component_vcc_runs_or_says_why_not() {
     conformance_cases_pass(&out);
 
     // Already a component: nothing to do.
-    let run = author(
-        &[
-            "validator",
-            "componentize",
-            out.to_str().unwrap(),
-            "-o",
-            scratch.path().join("again.wasm").to_str().unwrap(),
-        ],
-        &[],
+    let run = componentize(
+        out.to_str().unwrap(),
+        scratch.path().join("again.wasm").to_str().unwrap(),
     );
     assert_eq!(run.code, 2);
     assert!(run.stderr.contains("already a component"), "{}", run.stderr);
 
     // A program linked without the reactor model exports nothing to call.
     let empty = scratch.write("empty.wasm", wat::parse_str("(module)").unwrap());
-    let run = author(
-        &[
-            "validator",
-            "componentize",
-            empty.to_str().unwrap(),
-            "-o",
-            scratch.path().join("x.wasm").to_str().unwrap(),
-        ],
-        &[],
+    let run = componentize(
+        empty.to_str().unwrap(),
+        scratch.path().join("x.wasm").to_str().unwrap(),
     );
     assert_eq!(run.code, 2);
     assert!(
@@ -218,16 +198,7 @@ fn componentize_makes_a_component_vcc_runs_or_says_why_not() {
         .unwrap(),
     );
     let refused = scratch.path().join("trapping-component.wasm");
-    let run = author(
-        &[
-            "validator",
-            "componentize",
-            trapping.to_str().unwrap(),
-            "-o",
-            refused.to_str().unwrap(),
-        ],
-        &[],
-    );
+    let run = componentize(trapping.to_str().unwrap(), refused.to_str().unwrap());
     assert_eq!(run.code, 1, "{}", run.stderr);
     assert!(
         run.stderr.contains("would not run in vcc (not written)"),
@@ -251,15 +222,9 @@ fn componentize_makes_a_component_vcc_runs_or_says_why_not() {
         )
         .unwrap(),
     );
-    let run = author(
-        &[
-            "validator",
-            "componentize",
-            wrong.to_str().unwrap(),
-            "-o",
-            scratch.path().join("w.wasm").to_str().unwrap(),
-        ],
-        &[],
+    let run = componentize(
+        wrong.to_str().unwrap(),
+        scratch.path().join("w.wasm").to_str().unwrap(),
     );
     assert_eq!(run.code, 2);
     assert!(
@@ -391,16 +356,7 @@ fn hostile_text_the_c_sdk_cannot_read_as_a_string_is_an_error() {
         "ok\n".repeat(1_000_000),
     );
     let cases = scratch.path().join("cases");
-    let run = author(
-        &[
-            "validator",
-            "test",
-            dir.to_str().unwrap(),
-            "--cases",
-            cases.to_str().unwrap(),
-        ],
-        &[],
-    );
+    let run = test_with_cases(dir.to_str().unwrap(), cases.to_str().unwrap());
     assert_eq!(run.code, 0, "{}{}", run.stdout, run.stderr);
     assert!(
         run.stdout.contains("3 of 3 case(s) match"),

@@ -91,6 +91,23 @@ impl Validator for Conformance {
     }
 }
 
+/// Pass with no findings, fail with any; one JSON evidence file.
+fn judged_by_findings(
+    summary: String,
+    findings: Vec<Finding>,
+    name: &str,
+    evidence: Vec<u8>,
+) -> Outcome {
+    let outcome = if findings.is_empty() {
+        Outcome::pass(summary)
+    } else {
+        Outcome::fail(summary)
+    };
+    outcome
+        .findings(findings)
+        .evidence(name, "application/json", evidence)
+}
+
 /// `mode: signatures`: who signed each target file, as the host says.
 fn signed(criterion: &Criterion) -> Result<Outcome, String> {
     let mut signers: BTreeMap<String, Vec<String>> = BTreeMap::new();
@@ -111,14 +128,12 @@ fn signed(criterion: &Criterion) -> Result<Outcome, String> {
     }
     let evidence = serde_json::to_vec(&signers).map_err(|e| e.to_string())?;
     let summary = format!("{} of {total} file(s) signed", total - findings.len());
-    let outcome = if findings.is_empty() {
-        Outcome::pass(summary)
-    } else {
-        Outcome::fail(summary)
-    };
-    Ok(outcome
-        .findings(findings)
-        .evidence("signers.json", "application/json", evidence))
+    Ok(judged_by_findings(
+        summary,
+        findings,
+        "signers.json",
+        evidence,
+    ))
 }
 
 const SCORE: &str = r#"{"type":"object","additionalProperties":false,"required":["score"],"properties":{"score":{"type":"integer","minimum":1,"maximum":5}}}"#;
@@ -160,14 +175,12 @@ fn judged(criterion: &Criterion, word: &str) -> Result<Outcome, String> {
     let evidence = serde_json::to_vec(&calls).map_err(|e| e.to_string())?;
     let list: Vec<String> = scores.iter().map(i64::to_string).collect();
     let summary = format!("scores {}", list.join(","));
-    let outcome = if findings.is_empty() {
-        Outcome::pass(summary)
-    } else {
-        Outcome::fail(summary)
-    };
-    Ok(outcome
-        .findings(findings)
-        .evidence("calls.json", "application/json", evidence))
+    Ok(judged_by_findings(
+        summary,
+        findings,
+        "calls.json",
+        evidence,
+    ))
 }
 
 vcc_sdk::export_validator!(Conformance);
