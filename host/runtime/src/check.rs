@@ -9,8 +9,7 @@
 
 use std::collections::{BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
 use vcc_contract::paths::{self, PathSpec};
@@ -37,7 +36,7 @@ mod criterion;
 mod excludes;
 mod verdict;
 
-use criterion::Ctx;
+use criterion::{Ctx, Step};
 use excludes::{exclude_rules, excludes};
 use verdict::{
     apply_the_law, finish, host_rows, look_again, mark_suspects, normal_path, store_evidence,
@@ -691,38 +690,32 @@ fn evaluate(
         signers: signers.clone(),
         judges,
     };
-    let next = AtomicUsize::new(0);
-    let results: Mutex<Vec<Option<Evaluated>>> =
-        Mutex::new(contract.criteria.iter().map(|_| None).collect());
-    let jobs = jobs.clamp(1, contract.criteria.len().max(1));
-    std::thread::scope(|scope| {
-        for _ in 0..jobs {
-            scope.spawn(|| {
-                loop {
-                    let i = next.fetch_add(1, Ordering::Relaxed);
-                    let Some(criterion) = contract.criteria.get(i) else {
-                        break;
-                    };
-                    let result = match prior {
-                        Some(prior) => ctx.reused_row(criterion, prior),
-                        None => {
-                            let _judging =
-                                loader.progress().start(format!("judging {}", criterion.id));
-                            ctx.evaluate(criterion)
-                        }
-                    };
-                    if let Ok(mut results) = results.lock() {
-                        results[i] = Some(result);
-                    }
+    // The host decides what it can here; the validators' calls run on
+    // worker threads, `jobs` at a time, watched by this thread.
+    let mut evaluated: Vec<Option<Evaluated>> = Vec::with_capacity(contract.criteria.len());
+    let mut waiting = Vec::new();
+    let mut calls = Vec::new();
+    for criterion in &contract.criteria {
+        match prior {
+            Some(prior) => evaluated.push(Some(ctx.reused_row(criterion, prior))),
+            None => match ctx.start(criterion) {
+                Step::Done(row) => evaluated.push(Some(row)),
+                Step::Call(report, call) => {
+                    waiting.push((evaluated.len(), report, call.budget));
+                    evaluated.push(None);
+                    calls.push(call);
                 }
-            });
+            },
         }
-    });
+    }
+    let ran = crate::guard::run_all(c"vcc-validate", jobs, calls);
+    for ((i, report, budget), ran) in waiting.into_iter().zip(ran) {
+        let (out, took) = criterion::outcome(ran, budget);
+        evaluated[i] = Some(criterion::finish(report, out, took));
+    }
     // A criterion without a result (a host bug) is an error, never absent:
     // a missing MUST must not let the others decide.
-    let mut evaluated: Vec<Evaluated> = results
-        .into_inner()
-        .unwrap_or_else(|poisoned| poisoned.into_inner())
+    let mut evaluated: Vec<Evaluated> = evaluated
         .into_iter()
         .enumerate()
         .map(|(i, result)| {

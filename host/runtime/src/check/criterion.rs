@@ -3,6 +3,61 @@
 //! evidence stored.
 
 use super::*;
+use crate::guard::Call;
+
+/// A guest call's outcome and how long it ran.
+pub(super) type Ran = (RunOutput, Duration);
+
+/// A criterion decided by the host, or waiting for its validator's call.
+pub(super) enum Step {
+    Done(Evaluated),
+    Call(CriterionReport, Call<Ran>),
+}
+
+/// What the host decided for a criterion, or the call that decides it.
+enum Prepared {
+    Decided(RunOutput),
+    Run(Call<Ran>),
+}
+
+/// The row of a criterion whose validator ran (or was stopped).
+pub(super) fn finish(mut report: CriterionReport, out: RunOutput, took: Duration) -> Evaluated {
+    report.status = out.status;
+    report.reason = out.reason;
+    report.summary = out.summary;
+    report.findings = out.findings;
+    report.files_read = out.files_read;
+    report.judge_calls = out.judge_calls;
+    report.duration_ms = took.as_millis() as u64;
+    (report, out.evidence, out.saw_change)
+}
+
+/// A call's outcome, or the error row of a stopped one; a timeout says
+/// where the budget is set (the usual fix is a limit).
+pub(super) fn outcome(ran: Result<Ran, Stopped>, timeout: Duration) -> Ran {
+    let (mut out, took) = ran.unwrap_or_else(|stopped| {
+        let out = match stopped {
+            Stopped::TimedOut => RunOutput::error(
+                Reason::Timeout,
+                format!(
+                    "the validator did not return within its {timeout:?} budget (+{:?} grace) and was abandoned while blocked in a host call",
+                    grace(timeout)
+                ),
+            ),
+            Stopped::Failed => {
+                RunOutput::error(Reason::Internal, "the run failed inside the host")
+            }
+        };
+        (out, timeout + grace(timeout))
+    });
+    if out.reason == Reason::Timeout {
+        out.summary = format!(
+            "{} (its budget is {timeout:?}; raise it with `limits: {{ timeout: 30s }}` on the criterion or the contract, at most 1h)",
+            out.summary
+        );
+    }
+    (out, took)
+}
 
 /// What every criterion's evaluation shares.
 pub(super) struct Ctx<'a> {
@@ -167,8 +222,9 @@ impl Ctx<'_> {
         (report, Vec::new(), false)
     }
 
-    pub(super) fn evaluate(&self, c: &Criterion) -> Evaluated {
-        let started = Instant::now();
+    /// Start a criterion: decided by the host at once, or a guest call to
+    /// run (`Step::Call`), finished by `finish` with the call's outcome.
+    pub(super) fn start(&self, c: &Criterion) -> Step {
         let mut report = self.base_report(c);
         if let Some(why) = &c.not_evaluated {
             // Never run, never hidden: a row that says why. On a MUST it
@@ -178,18 +234,13 @@ impl Ctx<'_> {
             report.summary = format!("not evaluated: {why}");
             report.validator.name = "(none)".into();
             report.validator.component = "vcc".into();
-            return (report, Vec::new(), false);
+            return Step::Done((report, Vec::new(), false));
         }
         let loaded = self.validators.get(&c.validator);
-        let out = self.run(c, loaded);
-        report.status = out.status;
-        report.reason = out.reason;
-        report.summary = out.summary;
-        report.findings = out.findings;
-        report.files_read = out.files_read;
-        report.judge_calls = out.judge_calls;
-        report.duration_ms = started.elapsed().as_millis() as u64;
-        (report, out.evidence, out.saw_change)
+        match self.prepare(c, loaded) {
+            Prepared::Run(call) => Step::Call(report, call),
+            Prepared::Decided(out) => Step::Done(finish(report, out, Duration::ZERO)),
+        }
     }
 
     /// The report of a criterion before it ran: status error until decided.
@@ -247,51 +298,52 @@ impl Ctx<'_> {
         report
     }
 
-    /// Decide what the host can decide itself; otherwise run the validator.
-    pub(super) fn run(&self, c: &Criterion, loaded: Option<&LoadResult>) -> RunOutput {
+    /// Decide what the host can decide itself; otherwise the validator's
+    /// call, to run on a worker thread.
+    fn prepare(&self, c: &Criterion, loaded: Option<&LoadResult>) -> Prepared {
         let loaded = match loaded {
             Some(Ok(l)) => l.clone(),
             Some(Err(cause)) => {
-                return RunOutput::error(
+                return Prepared::Decided(RunOutput::error(
                     Reason::ValidatorUnavailable,
                     format!("validator `{}` cannot be used: {cause}", c.validator),
-                );
+                ));
             }
             None => {
-                return RunOutput::error(
+                return Prepared::Decided(RunOutput::error(
                     Reason::ValidatorUnavailable,
                     format!("validator `{}` was not loaded", c.validator),
-                );
+                ));
             }
         };
         if let Some(why) = &self.snapshot.truncated {
-            return RunOutput::error(
+            return Prepared::Decided(RunOutput::error(
                 Reason::UnreadableDeliverable,
                 format!("{why}; nothing is judged on a partial tree"),
-            );
+            ));
         }
         let mut targets = Vec::new();
         for t in &c.targets {
             let Some((files, blocked)) = self.resolved.get(t.as_str()) else {
-                return RunOutput::error(
+                return Prepared::Decided(RunOutput::error(
                     Reason::Internal,
                     format!("target `{t}` was not resolved"),
-                );
+                ));
             };
             if !blocked.is_empty() {
-                return RunOutput::error(
+                return Prepared::Decided(RunOutput::error(
                     Reason::UnreadableDeliverable,
                     format!(
                         "target `{t}` includes entries vcc does not read: {}",
                         blocked.join(", ")
                     ),
-                );
+                ));
             }
             let deliverable = self.contract.deliverables.iter().find(|d| &d.id == t);
             if files.is_empty()
                 && let Some(d) = deliverable.filter(|d| d.required)
             {
-                return self.missing(d);
+                return Prepared::Decided(self.missing(d));
             }
             targets.push((t.clone(), files.clone()));
         }
@@ -325,25 +377,16 @@ impl Ctx<'_> {
         };
         let sandbox = self.loader.sandbox().clone();
         let pre = loaded.pre.clone();
-        let mut out = guarded(c"vcc-validate", timeout, move || sandbox.validate(&pre, request)).unwrap_or_else(|stopped| match stopped {
-            Stopped::TimedOut => RunOutput::error(
-                Reason::Timeout,
-                format!(
-                    "the validator did not return within its {:?} budget (+{:?} grace) and was abandoned while blocked in a host call",
-                    timeout,
-                    grace(timeout)
-                ),
-            ),
-            Stopped::Failed => RunOutput::error(Reason::Internal, "the run failed inside the host"),
-        });
-        if out.reason == Reason::Timeout {
-            // Say the budget and where it is set: the usual fix is a limit.
-            out.summary = format!(
-                "{} (its budget is {timeout:?}; raise it with `limits: {{ timeout: 30s }}` on the criterion or the contract, at most 1h)",
-                out.summary
-            );
-        }
-        out
+        let progress = self.loader.progress().clone();
+        let what = format!("judging {}", c.id);
+        Prepared::Run(Call {
+            budget: timeout,
+            run: Box::new(move || {
+                let _judging = progress.start(what);
+                let started = Instant::now();
+                (sandbox.validate(&pre, request), started.elapsed())
+            }),
+        })
     }
 
     pub(super) fn limits(&self, c: &Criterion) -> RunLimits {
