@@ -739,6 +739,31 @@ fn stateful() {
 }
 
 #[test]
+fn declared_stateless() {
+    // The same counter as `stateful`, declared stateless: one instance
+    // serves the criteria that share its limits, in order on one worker;
+    // AC-3's other memory cap gets a fresh instance.
+    let scratch = Scratch::new();
+    scratch.write("out/a.md", "x");
+    let contract = scratch.write(
+        "contract.yaml",
+        format!(
+            "vcc: 1\nid: declared\ndeliverables:\n  - {{ id: a, path: \"*.md\" }}\nvalidators:\n  s: {{ component: {:?} }}\ncriteria:\n  - {{ id: AC-1, severity: must, validator: s, targets: [a] }}\n  - {{ id: AC-2, severity: must, validator: s, targets: [a] }}\n  - {{ id: AC-3, severity: must, validator: s, targets: [a], limits: {{ memory: 96MiB }} }}\n",
+            fixtures::DECLARED_STATELESS
+        ),
+    );
+    let run = run(&scratch, &contract, &["--jobs", "1"]);
+    for (id, summary) in [
+        ("AC-1", "call #1"),
+        ("AC-2", "call #2"),
+        ("AC-3", "call #1"),
+    ] {
+        assert_eq!(run.criterion(id)["summary"], summary, "{id}");
+    }
+    assert_eq!(run.code, 0);
+}
+
+#[test]
 fn escapes() {
     let (scratch, contract) = setup(fixtures::ESCAPES, "");
     let out = scratch.path().join("out");

@@ -9,6 +9,7 @@
 
 use std::collections::{BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
@@ -633,6 +634,9 @@ struct Plan<'a> {
     judges: Option<Arc<vcc_judge::Run>>,
 }
 
+/// Evaluations in this process so far (`converge` runs several).
+static RUNS: AtomicU64 = AtomicU64::new(0);
+
 fn evaluate(
     loader: &Loader,
     contract: &Contract,
@@ -689,6 +693,7 @@ fn evaluate(
         origins,
         signers: signers.clone(),
         judges,
+        run: RUNS.fetch_add(1, Ordering::Relaxed),
     };
     // The host decides what it can here; the validators' calls run on
     // worker threads, `jobs` at a time, watched by this thread.

@@ -40,6 +40,9 @@ use crate::bindings::vcc::validator::{deliverables, types as wit};
 
 mod host;
 mod outcome;
+mod warm;
+
+pub use warm::Reuse;
 
 use host::Limiter;
 pub use host::RunState;
@@ -157,6 +160,9 @@ pub struct Request {
     pub signers: Option<Arc<crate::signatures::RecordSigners>>,
     /// The judges the criterion grants (`judge`), when it grants any.
     pub judge: Option<crate::judging::JudgeGrant>,
+    /// Set for a stateless validator: the instance may serve the next
+    /// criterion with the same key on this thread (`warm.rs`).
+    pub reuse: Option<Reuse>,
 }
 
 /// The host's record of one run.
@@ -421,14 +427,25 @@ impl Sandbox {
                 calls: Vec::new(),
                 evidence: Vec::new(),
             });
-        let (mut store, pipes) = match self.store(request.limits, Some(files)) {
-            Ok(s) => s,
-            Err(err) => {
-                return RunOutput::error(
-                    Reason::Internal,
-                    format!("cannot set up the sandbox: {err:#}"),
-                );
+        let key = request.reuse.clone();
+        let (mut store, pipes, plugin) = match warm::take(key.as_ref()) {
+            Some(warm) => {
+                let mut store = warm.store;
+                let data = store.data_mut();
+                data.files = Some(files);
+                data.limiter.hit = None;
+                set_deadline(&mut store, request.limits);
+                (store, warm.pipes, Some(warm.plugin))
             }
+            None => match self.store(request.limits, Some(files)) {
+                Ok((store, pipes)) => (store, pipes, None),
+                Err(err) => {
+                    return RunOutput::error(
+                        Reason::Internal,
+                        format!("cannot set up the sandbox: {err:#}"),
+                    );
+                }
+            },
         };
         store.data_mut().judge = judge;
         store.data_mut().criterion = request.criterion_id.clone();
@@ -444,12 +461,21 @@ impl Sandbox {
                 })
                 .collect(),
         };
-        let result = pre.instantiate(&mut store).and_then(|plugin| {
-            plugin
-                .vcc_validator_validator()
-                .call_validate(&mut store, &criterion)
-        });
+        let plugin = match plugin {
+            Some(plugin) => Ok(plugin),
+            None => pre.instantiate(&mut store),
+        };
+        let (plugin, result) = match plugin {
+            Ok(plugin) => {
+                let result = plugin
+                    .vcc_validator_validator()
+                    .call_validate(&mut store, &criterion);
+                (Some(plugin), result)
+            }
+            Err(err) => (None, Err(err)),
+        };
         let (stdout, stderr) = (pipes.0.contents(), pipes.1.contents());
+        let returned = result.is_ok();
         let mut out = match result {
             // A capped stream means the host dropped output: whatever the
             // validator then said is not trusted.
@@ -484,12 +510,16 @@ impl Sandbox {
             },
             Ok(Ok(outcome)) => accept(outcome),
         };
-        let mut data = store.into_data();
+        let clean = returned
+            && stdout.is_empty()
+            && stderr.is_empty()
+            && store.data().limiter.hit.is_none();
+        let data = store.data_mut();
         if let Some(judge) = data.judge.take() {
             out.judge_calls = judge.calls;
             out.evidence.extend(judge.evidence);
         }
-        if let Some(files) = data.files {
+        if let Some(files) = data.files.take() {
             out.files_read = files
                 .reads
                 .into_iter()
@@ -505,6 +535,14 @@ impl Sandbox {
                     bytes: bytes.to_vec(),
                 });
             }
+        }
+        if let (Some(key), Some(plugin), true) = (key, plugin, clean) {
+            warm::keep(warm::Warm {
+                key,
+                store,
+                plugin,
+                pipes,
+            });
         }
         out
     }
@@ -545,11 +583,16 @@ impl Sandbox {
         };
         let mut store = Store::new(&self.engine, state);
         store.limiter(|s| &mut s.limiter);
-        let ticks = limits.timeout.as_nanos().div_ceil(TICK.as_nanos()).max(1);
-        store.set_epoch_deadline(u64::try_from(ticks).unwrap_or(u64::MAX));
+        set_deadline(&mut store, limits);
         store.epoch_deadline_trap();
         Ok((store, Pipes(stdout, stderr)))
     }
+}
+
+/// The run's wall-clock budget, counted in epoch ticks from now.
+fn set_deadline(store: &mut Store<RunState>, limits: RunLimits) {
+    let ticks = limits.timeout.as_nanos().div_ceil(TICK.as_nanos()).max(1);
+    store.set_epoch_deadline(u64::try_from(ticks).unwrap_or(u64::MAX));
 }
 
 struct Pipes(MemoryOutputPipe, MemoryOutputPipe);

@@ -81,6 +81,10 @@ pub struct Loaded {
     pub checker: Option<CheckerPre<RunState>>,
     /// It imports the `judge` interface (vcc:validator@0.1.4).
     pub judge: bool,
+    /// It declares that no criterion's outcome depends on an earlier one
+    /// in the same instance (a `vcc:stateless` custom section; every std
+    /// validator): its instance may serve the next criterion.
+    pub stateless: bool,
 }
 
 /// A loaded validator, or why it cannot be used.
@@ -394,6 +398,7 @@ impl Loader {
             pre,
             checker: prepared.checker,
             judge,
+            stateless: builtin.is_some() || declares_stateless(bytes),
         }))
     }
 
@@ -561,6 +566,17 @@ fn rename(loaded: Arc<Loaded>, component: &str, bundle: &Option<BundleRef>) -> A
         pre: loaded.pre.clone(),
         checker: loaded.checker.clone(),
         judge: loaded.judge,
+        stateless: loaded.stateless,
+    })
+}
+
+/// The custom section a validator declares itself stateless with, in the
+/// component or any module in it (the SDKs' `stateless` markers).
+pub const STATELESS_SECTION: &str = "vcc:stateless";
+
+fn declares_stateless(bytes: &[u8]) -> bool {
+    wasmparser::Parser::new(0).parse_all(bytes).any(|payload| {
+        matches!(payload, Ok(wasmparser::Payload::CustomSection(c)) if c.name() == STATELESS_SECTION)
     })
 }
 

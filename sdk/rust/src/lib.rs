@@ -132,6 +132,24 @@ macro_rules! export_validator {
     };
 }
 
+/// Declare the validator stateless: no criterion's outcome depends on an
+/// earlier criterion judged by the same instance (no counters, no caches of
+/// what was read, in statics or elsewhere). vcc may then judge the next
+/// criterion of the same run with the same instance instead of a fresh one,
+/// which for small validators is most of the cost of a criterion. Without
+/// it, every criterion gets a fresh instance.
+///
+/// It writes a `vcc:stateless` custom section into the module.
+#[macro_export]
+macro_rules! stateless {
+    () => {
+        #[cfg(target_family = "wasm")]
+        #[unsafe(link_section = "vcc:stateless")]
+        #[used]
+        static VCC_STATELESS: [u8; 1] = [1];
+    };
+}
+
 /// The files of a deliverable of the contract, by id (any deliverable, not
 /// only the criterion's targets).
 pub fn files(deliverable: &str) -> Result<Vec<FileInfo>, String> {

@@ -76,6 +76,7 @@ pub(super) fn agent_actions(
         },
         signers: None,
         judge: None,
+        reuse: None,
     };
     let sandbox = loader.sandbox().clone();
     let pre = loaded.pre.clone();

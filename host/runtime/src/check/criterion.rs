@@ -73,6 +73,9 @@ pub(super) struct Ctx<'a> {
     pub(super) origins: HashMap<&'a str, &'a str>,
     pub(super) signers: Option<Arc<RecordSigners>>,
     pub(super) judges: Option<Arc<vcc_judge::Run>>,
+    /// This evaluation, among the process's: what a kept instance may
+    /// serve (`sandbox/warm.rs`).
+    pub(super) run: u64,
 }
 
 /// Each criterion's line in the contract file, when it is written there
@@ -349,6 +352,11 @@ impl Ctx<'_> {
         }
         let limits = self.limits(c);
         let timeout = limits.timeout;
+        let reuse = loaded.stateless.then(|| crate::sandbox::Reuse {
+            run: self.run,
+            validator: loaded.digest.clone(),
+            memory: limits.memory,
+        });
         let request = Request {
             criterion_id: c.id.clone(),
             params: c
@@ -374,6 +382,7 @@ impl Ctx<'_> {
                 }),
                 _ => None,
             },
+            reuse,
         };
         let sandbox = self.loader.sandbox().clone();
         let pre = loaded.pre.clone();

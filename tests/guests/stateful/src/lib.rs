@@ -1,5 +1,6 @@
-//! Counts its calls in a static, and passes only on a later call. Each run
-//! gets a fresh store, so every run is its first call: no state carries over.
+//! Counts its calls in a static, and passes only on a later call. It does
+//! not declare itself stateless (`declared-stateless` does), so each run
+//! gets a fresh instance: every run is its first call.
 use std::sync::atomic::{AtomicU32, Ordering};
 
 use vcc_sdk::{Criterion, Description, Outcome, Validator};
