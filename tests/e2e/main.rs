@@ -24,6 +24,7 @@ mod examples;
 mod exclude;
 mod explain;
 mod first_hour;
+mod first_runs;
 mod fixtures;
 mod forgery;
 mod formats;

@@ -291,6 +291,16 @@ pub enum CacheCommand {
     },
     /// Remove every entry and memo (the cache's key stays).
     Clear,
+    /// Compile components into the cache now, with the optimizing compiler
+    /// (Cranelift), so no check waits for them: for a CI image, or after a
+    /// download. A check compiles a large component (4 MiB or more) it has
+    /// no code for with Winch, which is faster to compile and a little
+    /// slower to run, and starts this in the background for the next run.
+    Compile {
+        /// Component files; `-` reads one from stdin.
+        #[arg(required = true, value_name = "COMPONENT")]
+        components: Vec<std::path::PathBuf>,
+    },
 }
 
 #[derive(Args)]

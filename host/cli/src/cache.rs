@@ -1,5 +1,8 @@
 //! `vcc cache stats|prune|clear`: the component cache, seen and trimmed.
 
+use std::io::Read;
+use std::path::PathBuf;
+
 use vcc_report::law::exit;
 use vcc_runtime::{Cache, CacheStats, Pruned};
 
@@ -9,6 +12,9 @@ use crate::render::bytes;
 use crate::settings::RuntimeSettings;
 
 pub fn run(cli: &Cli, command: &CacheCommand) -> i32 {
+    if let CacheCommand::Compile { components } = command {
+        return compile(cli, components);
+    }
     let Some(dir) = RuntimeSettings::of(cli).cache_dir() else {
         eprintln!(
             "vcc: no component cache (--no-cache, or no $VCC_CACHE_DIR, $XDG_CACHE_HOME or $HOME)"
@@ -33,6 +39,7 @@ pub fn run(cli: &Cli, command: &CacheCommand) -> i32 {
                 .map(|p| pruned("pruned", &p))
         }
         CacheCommand::Clear => cache.clear().map(|p| pruned("cleared", &p)),
+        CacheCommand::Compile { .. } => Ok(()),
     };
     match done {
         Ok(()) => exit::ACCEPTED,
@@ -40,6 +47,50 @@ pub fn run(cli: &Cli, command: &CacheCommand) -> i32 {
             eprintln!("vcc: the component cache {}: {err}", dir.display());
             exit::INVALID
         }
+    }
+}
+
+/// `vcc cache compile`: each component compiled with Cranelift (never
+/// Winch), its code kept in the cache.
+fn compile(cli: &Cli, components: &[PathBuf]) -> i32 {
+    let settings = RuntimeSettings::of(cli);
+    if settings.cache_dir().is_none() {
+        eprintln!("vcc: cache compile needs a component cache (not --no-cache)");
+        return exit::INVALID;
+    }
+    let runtime = match settings.plain_runtime() {
+        Ok(runtime) => runtime,
+        Err(err) => {
+            eprintln!("vcc: {err}");
+            return exit::INVALID;
+        }
+    };
+    let mut failed = false;
+    for path in components {
+        let (name, bytes) = if path.as_os_str() == "-" {
+            let mut bytes = Vec::new();
+            let read = std::io::stdin()
+                .take(vcc_runtime::MAX_COMPONENT_BYTES + 1)
+                .read_to_end(&mut bytes);
+            ("(stdin)".to_string(), read.map(|_| bytes))
+        } else {
+            (path.display().to_string(), std::fs::read(path))
+        };
+        let compiled = bytes
+            .map_err(|e| format!("cannot read it: {e}"))
+            .and_then(|bytes| runtime.loader().precompile(&bytes));
+        match compiled {
+            Ok(digest) => println!("compiled {name} ({digest})"),
+            Err(err) => {
+                eprintln!("vcc: {name}: {err}");
+                failed = true;
+            }
+        }
+    }
+    if failed {
+        exit::INVALID
+    } else {
+        exit::ACCEPTED
     }
 }
 

@@ -233,8 +233,19 @@ pub fn report(r: &Report, command: &str, style: &Style) -> String {
         style.paint(
             Paint::Dim,
             &format!(
-                "components: {} built in, {} compiled, {} from cache; {} ms",
-                cache.embedded, cache.misses, cache.hits, r.runtime.duration_ms
+                "components: {} built in, {} compiled, {} from cache{}; {} ms",
+                cache.embedded,
+                cache.misses,
+                cache.hits,
+                if cache.winch > 0 {
+                    format!(
+                        " ({} on Winch code; Cranelift's is compiled in the background)",
+                        cache.winch
+                    )
+                } else {
+                    String::new()
+                },
+                r.runtime.duration_ms
             )
         )
     );

@@ -36,7 +36,23 @@ impl RuntimeSettings {
         self.cache_dir.clone()
     }
 
+    /// The runtime of a command: a large component's first run gets Winch
+    /// code, and Cranelift's is compiled in the background (W15).
     pub fn runtime(&self) -> Result<Runtime, String> {
+        let mut runtime = self.plain_runtime()?;
+        // VCC_QUICK_COMPILE=0: Cranelift for every first run, as before
+        // (and in `vcc cache compile`, which is the background compile).
+        if let Some(dir) = &self.cache_dir
+            && std::env::var_os(QUICK_COMPILE).is_none_or(|v| v != "0")
+        {
+            let dir = dir.clone();
+            runtime.quick_first_runs(Box::new(move |bytes| compile_in_background(&dir, bytes)));
+        }
+        Ok(runtime)
+    }
+
+    /// A runtime that compiles with Cranelift only.
+    pub fn plain_runtime(&self) -> Result<Runtime, String> {
         let frame = |f: &vcc_std::Frame| Frame {
             zst: f.zst,
             size: f.size,
@@ -72,4 +88,39 @@ impl RuntimeSettings {
         }
         Ok(runtime)
     }
+}
+
+const QUICK_COMPILE: &str = "VCC_QUICK_COMPILE";
+
+/// Start `vcc cache compile -` on `bytes`, and do not wait for it: the run
+/// that asked goes on with Winch code, and the next one finds Cranelift's
+/// in the cache. The child has its own process group and no stdout or
+/// stderr, so neither a Ctrl-C meant for this run nor a harness waiting for
+/// this run's output waits for it; if it is killed, the next first run
+/// starts another. Nothing is reported: it only ever saves time.
+fn compile_in_background(cache_dir: &std::path::Path, bytes: &[u8]) {
+    use std::io::Write;
+    use std::os::unix::process::CommandExt;
+    use std::process::{Command, Stdio};
+    let Ok(exe) = std::env::current_exe() else {
+        return;
+    };
+    let child = Command::new(exe)
+        .arg("--cache-dir")
+        .arg(cache_dir)
+        .args(["cache", "compile", "-"])
+        .env(QUICK_COMPILE, "0")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .process_group(0)
+        .spawn();
+    let Ok(mut child) = child else {
+        return;
+    };
+    if let Some(mut stdin) = child.stdin.take() {
+        let _ = stdin.write_all(bytes);
+    }
+    // Reaped when it ends, if this process lives that long (`vcc mcp`).
+    std::thread::spawn(move || child.wait());
 }

@@ -11,8 +11,40 @@ use wasmtime::{Config, Engine};
 /// Guest stack per run.
 pub const MAX_WASM_STACK: usize = 1 << 20;
 
-/// The configuration of every engine vcc makes.
+/// Which of wasmtime's compilers makes a component's code.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Compiler {
+    /// Optimizing: what the cache and the embedded std validators hold.
+    Cranelift,
+    /// Single pass, 2.6–3.6× faster to compile and 1.03–1.11× slower to
+    /// run (bench W11): the first run of a large component (W15).
+    Winch,
+}
+
+impl Compiler {
+    pub fn name(self) -> &'static str {
+        match self {
+            Compiler::Cranelift => "cranelift",
+            Compiler::Winch => "winch",
+        }
+    }
+}
+
+/// The configuration of vcc's main engine: Cranelift, unless
+/// VCC_BENCH_COMPILER=winch asks for Winch everywhere (bench W11 measures
+/// it so; the std validators' embedded code, compiled by Cranelift, is then
+/// compiled again).
 pub fn config() -> Config {
+    let winch = std::env::var_os("VCC_BENCH_COMPILER").is_some_and(|v| v == "winch");
+    config_for(if winch {
+        Compiler::Winch
+    } else {
+        Compiler::Cranelift
+    })
+}
+
+/// The configuration of every engine vcc makes, for one compiler.
+pub fn config_for(compiler: Compiler) -> Config {
     let mut config = Config::new();
     // Async components are not used: the concurrency machinery triples
     // the cost of every call (PERF.md).
@@ -25,24 +57,11 @@ pub fn config() -> Config {
     // large part of every compiled component — and of the binary, which
     // embeds the std ones (W12).
     config.generate_address_map(false);
-    winch_for_measurement(&mut config);
-    config
-}
-
-/// bench W11 measures Winch, wasmtime's single-pass compiler, end to end
-/// against Cranelift: only a binary built with `--features winch`, and
-/// only when VCC_BENCH_COMPILER=winch. The std validators' embedded code
-/// was compiled by Cranelift and does not load into such an engine (they
-/// are compiled again, with Winch).
-#[cfg(feature = "winch")]
-fn winch_for_measurement(config: &mut Config) {
-    if std::env::var_os("VCC_BENCH_COMPILER").is_some_and(|v| v == "winch") {
+    if compiler == Compiler::Winch {
         config.strategy(wasmtime::Strategy::Winch);
     }
+    config
 }
-
-#[cfg(not(feature = "winch"))]
-fn winch_for_measurement(_: &mut Config) {}
 
 /// Precompile a component for `triple` with no optional CPU feature (the
 /// architecture's baseline): the artifact loads into an engine made with

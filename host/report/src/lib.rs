@@ -624,6 +624,15 @@ pub struct CacheStats {
     /// (never from the cache).
     #[serde(default)]
     pub embedded: u64,
+    /// Of the compiled and cached ones, those run on Winch code: a large
+    /// component's first runs, while Cranelift's code is compiled in the
+    /// background for the next run.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub winch: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 impl Report {

@@ -78,6 +78,11 @@ impl Runtime {
         &self.loader
     }
 
+    /// See [`Loader::quick_first_runs`].
+    pub fn quick_first_runs(&mut self, background: validators::Background) {
+        self.loader.quick_first_runs(background);
+    }
+
     /// blake3 of the running `vcc` executable (`blake3:<hex>`), for the
     /// report. Hashing ~45 MB costs more than a whole cached run, so the
     /// digest is remembered by the file's metadata (see `memo.rs`).

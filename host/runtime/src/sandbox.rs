@@ -132,7 +132,35 @@ const MAX_PARAM_PROBLEMS: usize = 20;
 pub struct Sandbox {
     engine: Engine,
     linker: Arc<Linker<RunState>>,
+    /// Winch, for the first run of a large component (bench W15); made on
+    /// first use, `None` if it cannot be.
+    quick: Arc<OnceLock<Option<Linked>>>,
     _ticker: Arc<Ticker>,
+}
+
+/// An engine and the host's imports linked for it.
+struct Linked {
+    engine: Engine,
+    linker: Arc<Linker<RunState>>,
+}
+
+impl Linked {
+    fn new(config: wasmtime::Config) -> anyhow::Result<Linked> {
+        let mut config = config;
+        // Not a compile setting: precompiled artifacts stay compatible.
+        config.with_custom_code_memory(crate::code_memory::custom());
+        let engine = Engine::new(&config)?;
+        let mut linker = Linker::new(&engine);
+        wasmtime_wasi::p2::add_to_linker_sync(&mut linker)?;
+        frozen_time(&mut linker)?;
+        snapshot_filesystem(&mut linker)?;
+        deliverables::add_to_linker::<RunState, HasSelf<RunState>>(&mut linker, |s| s)?;
+        judge_wit::add_to_linker::<RunState, HasSelf<RunState>>(&mut linker, |s| s)?;
+        Ok(Linked {
+            engine,
+            linker: Arc::new(linker),
+        })
+    }
 }
 
 /// Per run.
@@ -237,20 +265,13 @@ impl Description {
 
 impl Sandbox {
     pub fn new() -> anyhow::Result<Sandbox> {
-        let mut config = vcc_engine::config();
-        // Not a compile setting: precompiled artifacts stay compatible.
-        config.with_custom_code_memory(crate::code_memory::custom());
-        let engine = Engine::new(&config)?;
-        let mut linker = Linker::new(&engine);
-        wasmtime_wasi::p2::add_to_linker_sync(&mut linker)?;
-        frozen_time(&mut linker)?;
-        snapshot_filesystem(&mut linker)?;
-        deliverables::add_to_linker::<RunState, HasSelf<RunState>>(&mut linker, |s| s)?;
-        judge_wit::add_to_linker::<RunState, HasSelf<RunState>>(&mut linker, |s| s)?;
-        let ticker = Ticker::start(engine.clone());
+        let Linked { engine, linker } = Linked::new(vcc_engine::config())?;
+        let quick = Arc::new(OnceLock::new());
+        let ticker = Ticker::start(engine.clone(), quick.clone());
         Ok(Sandbox {
             engine,
-            linker: Arc::new(linker),
+            linker,
+            quick,
             _ticker: Arc::new(ticker),
         })
     }
@@ -259,11 +280,31 @@ impl Sandbox {
         &self.engine
     }
 
+    /// The Winch engine, for a first run that should not wait for
+    /// Cranelift; `None` where it cannot be made (then Cranelift compiles).
+    pub fn quick_engine(&self) -> Option<&Engine> {
+        self.quick
+            .get_or_init(|| Linked::new(vcc_engine::config_for(vcc_engine::Compiler::Winch)).ok())
+            .as_ref()
+            .map(|q| &q.engine)
+    }
+
+    /// The linker of the engine `component` was compiled by.
+    fn linker_for(&self, component: &Component) -> Option<&Linker<RunState>> {
+        if Engine::same(component.engine(), &self.engine) {
+            return Some(&self.linker);
+        }
+        match self.quick.get() {
+            Some(Some(q)) if Engine::same(component.engine(), &q.engine) => Some(&q.linker),
+            _ => None,
+        }
+    }
+
     /// The `vcc:validator` version a component exports, if this host runs it.
     pub fn wit_version(&self, component: &Component) -> Result<String, String> {
         let ty = component.component_type();
         let exports: Vec<String> = ty
-            .exports(&self.engine)
+            .exports(component.engine())
             .map(|(name, _)| name.to_string())
             .collect();
         let Some(name) = exports.iter().find(|n| n.starts_with(EXPORT)) else {
@@ -309,11 +350,11 @@ impl Sandbox {
     pub fn interface(&self, component: &Component) -> (Vec<String>, Vec<String>) {
         let ty = component.component_type();
         let imports = ty
-            .imports(&self.engine)
+            .imports(component.engine())
             .map(|(n, _)| n.to_string())
             .collect();
         let exports = ty
-            .exports(&self.engine)
+            .exports(component.engine())
             .map(|(n, _)| n.to_string())
             .collect();
         (imports, exports)
@@ -324,7 +365,8 @@ impl Sandbox {
     /// one that is there and does not match is refused, not ignored.
     pub fn prepare(&self, component: &Component) -> Result<Prepared, String> {
         let pre = self
-            .linker
+            .linker_for(component)
+            .ok_or("it was compiled for an engine this sandbox does not run")?
             .instantiate_pre(component)
             .map_err(|err| format!("it cannot be linked: {err:#}"))?;
         let checker = match CheckerPre::new(pre.clone()) {
@@ -352,7 +394,9 @@ impl Sandbox {
         params: &str,
         limits: RunLimits,
     ) -> Result<Vec<(String, String)>, String> {
-        let (mut store, pipes) = self.store(limits, None).map_err(|e| format!("{e:#}"))?;
+        let (mut store, pipes) = self
+            .store(checker.engine(), limits, None)
+            .map_err(|e| format!("{e:#}"))?;
         let instance = checker
             .instantiate(&mut store)
             .map_err(|e| explain(&e, &store))?;
@@ -387,7 +431,9 @@ impl Sandbox {
         pre: &PluginPre<RunState>,
         limits: RunLimits,
     ) -> Result<Description, String> {
-        let (mut store, _pipes) = self.store(limits, None).map_err(|e| format!("{e:#}"))?;
+        let (mut store, _pipes) = self
+            .store(pre.engine(), limits, None)
+            .map_err(|e| format!("{e:#}"))?;
         let plugin = pre
             .instantiate(&mut store)
             .map_err(|e| explain(&e, &store))?;
@@ -437,7 +483,7 @@ impl Sandbox {
                 set_deadline(&mut store, request.limits);
                 (store, warm.pipes, Some(warm.plugin))
             }
-            None => match self.store(request.limits, Some(files)) {
+            None => match self.store(pre.engine(), request.limits, Some(files)) {
                 Ok((store, pipes)) => (store, pipes, None),
                 Err(err) => {
                     return RunOutput::error(
@@ -549,6 +595,7 @@ impl Sandbox {
 
     fn store(
         &self,
+        engine: &Engine,
         limits: RunLimits,
         files: Option<FileAccess>,
     ) -> anyhow::Result<(Store<RunState>, Pipes)> {
@@ -581,7 +628,7 @@ impl Sandbox {
             judge: None,
             criterion: String::new(),
         };
-        let mut store = Store::new(&self.engine, state);
+        let mut store = Store::new(engine, state);
         store.limiter(|s| &mut s.limiter);
         set_deadline(&mut store, limits);
         store.epoch_deadline_trap();
@@ -688,7 +735,7 @@ struct Ticker {
 }
 
 impl Ticker {
-    fn start(engine: Engine) -> Ticker {
+    fn start(engine: Engine, quick: Arc<OnceLock<Option<Linked>>>) -> Ticker {
         let (stop, stopped) = mpsc::channel::<()>();
         let thread = std::thread::Builder::new()
             .name("vcc-epoch".into())
@@ -701,6 +748,9 @@ impl Ticker {
                     let due = start.elapsed().as_nanos() / TICK.as_nanos();
                     while ticks < due {
                         engine.increment_epoch();
+                        if let Some(Some(q)) = quick.get() {
+                            q.engine.increment_epoch();
+                        }
                         ticks += 1;
                     }
                 }
