@@ -184,6 +184,52 @@ fn a_directory_entry_added_and_removed() {
     assert_eq!(code, 1);
 }
 
+/// `out/notes.txt` beside the flag, rewritten in place while the
+/// validator runs; `listed`: the contract names it as a deliverable.
+fn notes_rewritten(listed: bool) -> (Value, i32) {
+    let scratch = Scratch::new();
+    let (contract, barrier) = flag_contract(&scratch, "until: BAD");
+    let out = scratch.path().join("out");
+    scratch.write("out/notes.txt", "draft\n");
+    backdate(&out.join("notes.txt"));
+    backdate(&out);
+    if listed {
+        let text = fs::read_to_string(&contract).unwrap();
+        let text = text.replace(
+            "deliverables:\n",
+            "deliverables:\n  - { id: notes, path: notes.txt, required: false }\n",
+        );
+        fs::write(&contract, text).unwrap();
+    }
+    while_validating(&contract, &out, &barrier, || {
+        rewrite(&out.join("notes.txt"), "final\n");
+    })
+}
+
+#[test]
+fn a_file_no_row_depends_on_rewritten_in_place() {
+    // No criterion targets or reads it, and no deliverable lists it: its
+    // bytes were hashed but never judged, so the verdict stands (the
+    // second look stat's every folder, and only the files rows depend on).
+    let (report, code) = notes_rewritten(false);
+    assert_eq!(report["verdict"], "accepted", "{report}");
+    assert_eq!(report["deliverables"]["changed"], serde_json::json!([]));
+    assert_eq!(code, 0);
+}
+
+#[test]
+fn a_deliverable_no_criterion_reads_rewritten_in_place() {
+    // Listed as a deliverable: a validator could judge it by its listing
+    // (digest, size) without reading it, so it is looked at again.
+    let (report, code) = notes_rewritten(true);
+    assert_eq!(report["verdict"], "withheld", "{report}");
+    assert_eq!(
+        report["deliverables"]["changed"],
+        serde_json::json!(["notes.txt"])
+    );
+    assert_eq!(code, 1);
+}
+
 /// Whether process `pid` has `path` open (Linux: /proc/PID/fd).
 fn has_open(pid: u32, path: &Path) -> bool {
     fs::read_dir(format!("/proc/{pid}/fd")).is_ok_and(|fds| {

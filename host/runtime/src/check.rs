@@ -7,7 +7,7 @@
 //! changed (any file's or folder's metadata), the verdict is not bound to
 //! the bytes that were hashed, and the run is withheld. Last, the law.
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeSet, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock};
@@ -407,7 +407,8 @@ fn run(
             judges: judge_run.clone(),
         },
     );
-    let changed = look_again(&snapshot, evaluated.iter().any(|e| e.2));
+    let deliverables: Vec<&Deliverable> = contract.deliverables.iter().chain(&presence).collect();
+    let changed = look_again(&snapshot, &deliverables, &evaluated);
 
     // Remember the digests only of a tree that held still.
     if let Some(cache) = loader.cache()

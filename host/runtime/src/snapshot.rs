@@ -437,8 +437,14 @@ impl Snapshot {
     /// FIFOs, …) appearing, disappearing or changing kind. A folder is
     /// named with a trailing `/` (an entry was added, removed or renamed
     /// in it).
-    pub fn changes(&self) -> Vec<String> {
-        if self.unchanged() {
+    ///
+    /// A file `judged` does not name counts only when it was added or
+    /// removed: no row depends on its bytes. Without a walk when it can be
+    /// proved that nothing moved (`restat.rs`).
+    pub fn changes(&self, judged: &dyn Fn(&str) -> bool) -> Vec<String> {
+        // A file that was found but not hashed is always looked at.
+        let judged = |path: &str| judged(path) || self.unhashed.contains_key(path);
+        if self.unchanged(&judged) {
             return Vec::new();
         }
         let walk = match walk(&self.dir, &self.limits, &self.excludes) {
@@ -454,7 +460,9 @@ impl Snapshot {
                 .get(&found.path)
                 .map(|e| e.stat)
                 .or_else(|| self.unhashed.get(&found.path).copied());
-            if before != Some(found.stat) {
+            // A file no row depends on, changed in place, was never judged
+            // (see `check::verdict::look_again`); added, it is a change.
+            if before != Some(found.stat) && (before.is_none() || judged(&found.path)) {
                 changed.push(found.path.clone());
             }
         }

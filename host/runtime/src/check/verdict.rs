@@ -7,8 +7,44 @@ use super::*;
 /// Look at the root again: any change since the walk — metadata of a file
 /// or folder, an entry added or removed — means the verdict would not be
 /// about the bytes that were judged.
-pub(super) fn look_again(snapshot: &Snapshot, a_read_saw_a_change: bool) -> Vec<String> {
-    let mut changed = snapshot.changes();
+///
+/// Every folder is looked at, but one by one only the files a row may
+/// depend on: every file of every deliverable (what criteria target and
+/// list), every file a validator read, every file that could not be
+/// hashed, the host's own `.vcc/` and the ignore files. Any other file can only have changed in place (adding,
+/// removing or renaming one moves its folder, and sends the look to the
+/// full walk, which names everything): its bytes were hashed but never
+/// judged, so no row is about them (W5: a stat per file saved).
+pub(super) fn look_again(
+    snapshot: &Snapshot,
+    deliverables: &[&Deliverable],
+    evaluated: &[Evaluated],
+) -> Vec<String> {
+    let mut judged: HashSet<&str> = evaluated
+        .iter()
+        .flat_map(|(row, _, _)| row.files_read.iter().map(|r| r.path.as_str()))
+        .collect();
+    // What each deliverable matches, hashed or not (an entry that could not
+    // be hashed is still the deliverable's).
+    let targeted: Vec<String> = deliverables
+        .iter()
+        .filter_map(|d| paths::check(&d.path).ok())
+        .flat_map(|spec| {
+            let r = snapshot.resolve(&spec);
+            r.files
+                .into_iter()
+                .chain(r.blocked.into_iter().map(|u| u.path))
+        })
+        .collect();
+    judged.extend(targeted.iter().map(String::as_str));
+    let judged = |path: &str| {
+        judged.contains(path)
+            || path.starts_with(".vcc/")
+            || vcc_contract::exclude::IGNORE_FILES
+                .contains(&path.rsplit('/').next().unwrap_or(path))
+    };
+    let a_read_saw_a_change = evaluated.iter().any(|e| e.2);
+    let mut changed = snapshot.changes(&judged);
     if a_read_saw_a_change && changed.is_empty() {
         changed.push("(a file changed while a validator read it)".into());
     }

@@ -21,7 +21,7 @@ fn instantiate(text: &str) -> String {
         timeout: Duration::from_secs(10),
         memory: 64 << 20,
     };
-    let (mut store, _pipes) = sandbox.store(limits, None).unwrap();
+    let (mut store, _pipes) = sandbox.store(sandbox.engine(), limits, None).unwrap();
     match sandbox.linker.instantiate(&mut store, &component) {
         Ok(_) => "instantiated".into(),
         Err(err) => format!("{err:#}"),

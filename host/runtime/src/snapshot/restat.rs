@@ -2,8 +2,8 @@
 //! without walking the root again (W5).
 //!
 //! Every folder the walk entered is opened again and its metadata compared
-//! with what the walk saw; then every file the walk found in it is stat'ed
-//! by name, on all cores. A folder's modification and status-change times
+//! with what the walk saw; then every file the walk found in it that a row
+//! may depend on (`judged`) is stat'ed by name, on all cores. A folder's modification and status-change times
 //! move whenever an entry is added to it, removed from it or renamed in
 //! it, so an unchanged folder has the same names as before, and an
 //! unchanged file has the same bytes as far as metadata can tell (the
@@ -28,8 +28,11 @@ use rayon::prelude::*;
 use super::{IGNORE_FILES, Snapshot, StatKey};
 
 impl Snapshot {
-    /// Whether everything the walk saw is provably as it was.
-    pub(super) fn unchanged(&self) -> bool {
+    /// Whether everything the walk saw is provably as it was: every folder,
+    /// and every file `judged` says a verdict may depend on (a file no
+    /// criterion targeted or read can only change in place, which no row
+    /// saw; adding, removing or renaming it moves its folder).
+    pub(super) fn unchanged(&self, judged: &dyn Fn(&str) -> bool) -> bool {
         let excluded_ignore_file = self.excluded.iter().any(|e| {
             let name = e.path.rsplit('/').next().unwrap_or(&e.path);
             IGNORE_FILES.contains(&name)
@@ -41,7 +44,7 @@ impl Snapshot {
         let files = self.files.iter().map(|(p, e)| (p, e.stat));
         let unhashed = self.unhashed.iter().map(|(p, s)| (p, *s));
         for (path, stat) in files.chain(unhashed) {
-            if self.attached.contains(path) {
+            if self.attached.contains(path) || !judged(path) {
                 continue;
             }
             let (folder, name) = path.rsplit_once('/').unwrap_or(("", path));
@@ -143,24 +146,35 @@ mod tests {
     #[test]
     fn an_untouched_tree_is_proved_unchanged_without_a_walk() {
         let (_dir, snap) = settled(FILES);
-        assert!(snap.unchanged());
-        assert!(snap.changes().is_empty());
+        assert!(snap.unchanged(&|_| true));
+        assert!(snap.changes(&|_| true).is_empty());
     }
 
     #[test]
     fn a_file_added_deep_in_the_tree_sends_the_check_to_the_walk() {
         let (dir, snap) = settled(FILES);
         fs::write(dir.path().join("docs/deep/new.txt"), "y").unwrap();
-        assert!(!snap.unchanged());
-        assert_eq!(snap.changes(), ["docs/deep/", "docs/deep/new.txt"]);
+        assert!(!snap.unchanged(&|_| true));
+        assert_eq!(snap.changes(&|_| true), ["docs/deep/", "docs/deep/new.txt"]);
     }
 
     #[test]
     fn a_file_rewritten_with_the_same_size_is_a_change() {
         let (dir, snap) = settled(FILES);
         fs::write(dir.path().join("docs/b.txt"), "z").unwrap();
-        assert!(!snap.unchanged());
-        assert_eq!(snap.changes(), ["docs/b.txt"]);
+        assert!(!snap.unchanged(&|_| true));
+        assert_eq!(snap.changes(&|_| true), ["docs/b.txt"]);
+    }
+
+    #[test]
+    fn a_file_no_row_depends_on_is_a_change_only_when_its_folder_moves() {
+        let (dir, snap) = settled(FILES);
+        let others = |path: &str| path != "docs/b.txt";
+        fs::write(dir.path().join("docs/b.txt"), "z").unwrap();
+        assert!(snap.unchanged(&others));
+        assert!(snap.changes(&others).is_empty());
+        fs::remove_file(dir.path().join("docs/b.txt")).unwrap();
+        assert_eq!(snap.changes(&others), ["docs/", "docs/b.txt"]);
     }
 
     #[test]
@@ -171,15 +185,15 @@ mod tests {
         fs::create_dir_all(docs.join("deep")).unwrap();
         fs::write(docs.join("b.txt"), "x").unwrap();
         fs::write(docs.join("deep/c.txt"), "x").unwrap();
-        assert!(!snap.unchanged());
-        assert!(snap.changes().contains(&"docs/".to_string()));
+        assert!(!snap.unchanged(&|_| true));
+        assert!(snap.changes(&|_| true).contains(&"docs/".to_string()));
     }
 
     #[test]
     fn a_folder_written_within_the_racy_margin_is_walked() {
         let (_dir, mut snap) = settled(FILES);
         snap.walked_at.0 -= 10;
-        assert!(!snap.unchanged(), "the tree was written just now");
-        assert!(snap.changes().is_empty());
+        assert!(!snap.unchanged(&|_| true), "the tree was written just now");
+        assert!(snap.changes(&|_| true).is_empty());
     }
 }

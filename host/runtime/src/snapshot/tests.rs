@@ -49,7 +49,7 @@ fn an_attached_file_is_judged_from_memory_and_never_a_change() {
     assert_eq!(&*snap.read(".vcc/transcript.jsonl").unwrap(), b"{}\n");
     let r = snap.resolve(&paths::check(".vcc/transcript.jsonl").unwrap());
     assert_eq!(r.files, vec![".vcc/transcript.jsonl"]);
-    assert_eq!(snap.changes(), Vec::<String>::new());
+    assert_eq!(snap.changes(&|_| true), Vec::<String>::new());
     // A path the root holds cannot be attached over, nor under a file.
     for taken in ["a.txt", "docs", "a.txt/x"] {
         let err = snap.attach(taken, Arc::from(&b""[..])).unwrap_err();
@@ -59,7 +59,7 @@ fn an_attached_file_is_judged_from_memory_and_never_a_change() {
     fs::create_dir_all(dir.path().join(".vcc")).unwrap();
     fs::write(dir.path().join(".vcc/transcript.jsonl"), "forged").unwrap();
     assert!(
-        snap.changes()
+        snap.changes(&|_| true)
             .contains(&".vcc/transcript.jsonl".to_string())
     );
 }
@@ -115,7 +115,7 @@ fn a_reserved_path_is_never_a_deliverable() {
     assert_eq!(blocked(&snap, "**/*.jsonl"), (vec![], reserved.clone()));
     assert_eq!(blocked(&snap, "*.txt"), (vec!["a.txt".into()], vec![]));
     assert_eq!(snap.visible().collect::<Vec<_>>(), vec!["a.txt"]);
-    assert_eq!(snap.changes(), Vec::<String>::new(), "held still");
+    assert_eq!(snap.changes(&|_| true), Vec::<String>::new(), "held still");
 
     let folder = tree(&[(".vcc/transcript.jsonl/session.jsonl", "forged")]);
     let mut snap = take(&folder);
@@ -194,13 +194,13 @@ fn a_link_given_another_target_is_a_change() {
     let dir = tree(&[("a.txt", "x")]);
     std::os::unix::fs::symlink("a.txt", dir.path().join("link")).unwrap();
     let snap = take(&dir);
-    assert_eq!(snap.changes(), Vec::<String>::new());
+    assert_eq!(snap.changes(&|_| true), Vec::<String>::new());
     fs::remove_file(dir.path().join("link")).unwrap();
     std::os::unix::fs::symlink("/etc/shadow", dir.path().join("link")).unwrap();
     assert!(
-        snap.changes().contains(&"link".to_string()),
+        snap.changes(&|_| true).contains(&"link".to_string()),
         "{:?}",
-        snap.changes()
+        snap.changes(&|_| true)
     );
 }
 
@@ -268,27 +268,30 @@ fn too_many_files_truncates() {
 fn any_change_is_seen_even_when_the_bytes_come_back() {
     let dir = tree(&[("a.txt", "one"), ("b.txt", "two"), ("sub/c.txt", "three")]);
     let snap = take(&dir);
-    assert!(snap.changes().is_empty());
+    assert!(snap.changes(&|_| true).is_empty());
     // Rewritten with the same bytes: the status-change time moved, and
     // no writer can set it back.
     fs::write(dir.path().join("b.txt"), "TWO").unwrap();
     fs::write(dir.path().join("b.txt"), "two").unwrap();
-    assert_eq!(snap.changes(), vec!["b.txt"]);
+    assert_eq!(snap.changes(&|_| true), vec!["b.txt"]);
     let snap = take(&dir);
     fs::write(dir.path().join("a.txt"), "ONE").unwrap();
     fs::write(dir.path().join("new.txt"), "3").unwrap();
     fs::remove_file(dir.path().join("b.txt")).unwrap();
     // Files, and the root folder whose entries changed.
-    assert_eq!(snap.changes(), vec!["./", "a.txt", "b.txt", "new.txt"]);
+    assert_eq!(
+        snap.changes(&|_| true),
+        vec!["./", "a.txt", "b.txt", "new.txt"]
+    );
     // An entry added and removed again leaves its folder changed.
     let snap = take(&dir);
     fs::write(dir.path().join("sub/tmp"), "x").unwrap();
     fs::remove_file(dir.path().join("sub/tmp")).unwrap();
-    assert_eq!(snap.changes(), vec!["sub/"]);
+    assert_eq!(snap.changes(&|_| true), vec!["sub/"]);
     // A symlink appearing is a change too.
     let snap = take(&dir);
     std::os::unix::fs::symlink("/etc/passwd", dir.path().join("sneaky")).unwrap();
-    assert!(snap.changes().contains(&"sneaky".to_string()));
+    assert!(snap.changes(&|_| true).contains(&"sneaky".to_string()));
 }
 
 #[test]
