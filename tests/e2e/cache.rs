@@ -238,6 +238,59 @@ fn judged_by(scratch: &Scratch, name: &str, fixture: &str) -> PathBuf {
 }
 
 #[test]
+fn an_entry_copied_under_another_components_name_is_refused() {
+    // Sealed code of the always-pass fixture, copied over the always-fail
+    // fixture's entry: the seal names its entry, so the copy is refused and
+    // the failing component compiled again (it was accepted before seals
+    // named their entries).
+    let cache = tempfile::tempdir().unwrap();
+    let scratch = Scratch::new();
+    scratch.write("out/notes.md", "# Notes\n");
+    let fail = judged_by(&scratch, "fail", fixtures::ALWAYS_FAIL);
+    assert_eq!(check(cache.path(), &fail, &[]).code, 1);
+    let failing = keys(cache.path());
+    let pass = judged_by(&scratch, "pass", fixtures::ALWAYS_PASS);
+    accepted(&check(cache.path(), &pass, &[]));
+    let passing: Vec<String> = keys(cache.path())
+        .into_iter()
+        .filter(|k| !failing.contains(k))
+        .collect();
+    for ext in ["cwasm", "seal"] {
+        fs::copy(
+            cache.path().join(format!("{}.{ext}", passing[0])),
+            cache.path().join(format!("{}.{ext}", failing[0])),
+        )
+        .unwrap();
+    }
+    let run = check(cache.path(), &fail, &[]);
+    assert_eq!(run.code, 1, "{}", run.stdout);
+    let report = run.json();
+    assert_eq!(report["criteria"][0]["status"], "fail");
+    assert_eq!(report["runtime"]["cache"]["rejected"], 1);
+    assert_eq!(report["runtime"]["cache"]["misses"], 1);
+}
+
+#[test]
+fn a_cache_inside_the_root_is_refused_before_anything_is_loaded() {
+    // Planted code there would run before the refusal: nothing may be
+    // compiled into it or loaded from it, by check or by lint.
+    let (scratch, contract) = user_component();
+    let out = scratch.path().join("out");
+    let cache = out.join(".vcc-cache");
+    let dir = ["--dir", out.to_str().unwrap()];
+    refused(&cache, &contract, &dir);
+    assert_eq!(keys(&cache), Vec::<String>::new());
+    let lint = vcc_with_cache(
+        &cache,
+        &["lint", contract.to_str().unwrap(), dir[0], dir[1]],
+    );
+    assert_eq!(lint.code, 2, "{}{}", lint.stdout, lint.stderr);
+    let said = format!("{}{}", lint.stdout, lint.stderr);
+    assert!(said.contains("inside the deliverable root"), "{said}");
+    assert_eq!(keys(&cache), Vec::<String>::new());
+}
+
+#[test]
 fn the_cache_is_bounded_and_can_be_pruned_and_cleared() {
     let cache = tempfile::tempdir().unwrap();
     let scratch = Scratch::new();

@@ -67,18 +67,21 @@ fn compile(cli: &Cli, components: &[PathBuf]) -> i32 {
     };
     let mut failed = false;
     for path in components {
-        let (name, bytes) = if path.as_os_str() == "-" {
-            let mut bytes = Vec::new();
-            let read = std::io::stdin()
-                .take(vcc_runtime::MAX_COMPONENT_BYTES + 1)
-                .read_to_end(&mut bytes);
-            ("(stdin)".to_string(), read.map(|_| bytes))
+        let (name, read) = if path.as_os_str() == "-" {
+            ("(stdin)".to_string(), read_capped(std::io::stdin()))
         } else {
-            (path.display().to_string(), std::fs::read(path))
+            let file = std::fs::File::open(path);
+            (path.display().to_string(), file.and_then(read_capped))
         };
-        let compiled = bytes
-            .map_err(|e| format!("cannot read it: {e}"))
-            .and_then(|bytes| runtime.loader().precompile(&bytes));
+        let cap = vcc_runtime::MAX_COMPONENT_BYTES;
+        let compiled = match read {
+            Err(e) => Err(format!("cannot read it: {e}")),
+            Ok(bytes) if bytes.is_empty() => Err("it is empty".to_string()),
+            Ok(bytes) if bytes.len() as u64 > cap => {
+                Err(format!("it is over the {} MiB component cap", cap >> 20))
+            }
+            Ok(bytes) => runtime.loader().precompile(&bytes),
+        };
         match compiled {
             Ok(digest) => println!("compiled {name} ({digest})"),
             Err(err) => {
@@ -92,6 +95,15 @@ fn compile(cli: &Cli, components: &[PathBuf]) -> i32 {
     } else {
         exit::ACCEPTED
     }
+}
+
+/// At most one byte past the component cap: enough to say it is over.
+fn read_capped(reader: impl Read) -> std::io::Result<Vec<u8>> {
+    let mut bytes = Vec::new();
+    reader
+        .take(vcc_runtime::MAX_COMPONENT_BYTES + 1)
+        .read_to_end(&mut bytes)?;
+    Ok(bytes)
 }
 
 fn stats(s: &CacheStats, format: Format) {

@@ -238,10 +238,7 @@ pub fn report(r: &Report, command: &str, style: &Style) -> String {
                 cache.misses,
                 cache.hits,
                 if cache.winch > 0 {
-                    format!(
-                        " ({} on Winch code; Cranelift's is compiled in the background)",
-                        cache.winch
-                    )
+                    format!(" ({} on Winch code: a first run)", cache.winch)
                 } else {
                     String::new()
                 },

@@ -43,7 +43,7 @@ impl RuntimeSettings {
         // VCC_QUICK_COMPILE=0: Cranelift for every first run, as before
         // (and in `vcc cache compile`, which is the background compile).
         if let Some(dir) = &self.cache_dir
-            && std::env::var_os(QUICK_COMPILE).is_none_or(|v| v != "0")
+            && quick_compile()
         {
             let dir = dir.clone();
             runtime.quick_first_runs(Box::new(move |bytes| compile_in_background(&dir, bytes)));
@@ -92,12 +92,23 @@ impl RuntimeSettings {
 
 const QUICK_COMPILE: &str = "VCC_QUICK_COMPILE";
 
+/// VCC_QUICK_COMPILE: `0`, `false`, `no` or `off` turn Winch first runs off.
+fn quick_compile() -> bool {
+    let value = std::env::var(QUICK_COMPILE).unwrap_or_default();
+    !matches!(
+        value.trim().to_ascii_lowercase().as_str(),
+        "0" | "false" | "no" | "off"
+    )
+}
+
 /// Start `vcc cache compile -` on `bytes`, and do not wait for it: the run
 /// that asked goes on with Winch code, and the next one finds Cranelift's
-/// in the cache. The child has its own process group and no stdout or
-/// stderr, so neither a Ctrl-C meant for this run nor a harness waiting for
-/// this run's output waits for it; if it is killed, the next first run
-/// starts another. Nothing is reported: it only ever saves time.
+/// in the cache. The child has its own process group, no stdout or stderr
+/// and no other descriptor of this process (a harness or a pipeline
+/// waiting for this run's output never waits for it), and the bytes are
+/// written from a thread (a stalled child never holds this run up); if it
+/// is killed, the next first run starts another. Nothing is reported: it
+/// only ever saves time.
 fn compile_in_background(cache_dir: &std::path::Path, bytes: &[u8]) {
     use std::io::Write;
     use std::os::unix::process::CommandExt;
@@ -105,7 +116,8 @@ fn compile_in_background(cache_dir: &std::path::Path, bytes: &[u8]) {
     let Ok(exe) = std::env::current_exe() else {
         return;
     };
-    let child = Command::new(exe)
+    let mut command = Command::new(exe);
+    command
         .arg("--cache-dir")
         .arg(cache_dir)
         .args(["cache", "compile", "-"])
@@ -113,14 +125,25 @@ fn compile_in_background(cache_dir: &std::path::Path, bytes: &[u8]) {
         .stdin(Stdio::piped())
         .stdout(Stdio::null())
         .stderr(Stdio::null())
-        .process_group(0)
-        .spawn();
-    let Ok(mut child) = child else {
+        .process_group(0);
+    // SAFETY: close_range is async-signal-safe and only closes descriptors
+    // of the child, above stderr, before it execs.
+    unsafe {
+        command.pre_exec(|| {
+            libc::syscall(libc::SYS_close_range, 3u32, u32::MAX, 0u32);
+            Ok(())
+        });
+    }
+    let Ok(mut child) = command.spawn() else {
         return;
     };
-    if let Some(mut stdin) = child.stdin.take() {
-        let _ = stdin.write_all(bytes);
-    }
+    let stdin = child.stdin.take();
+    let bytes = bytes.to_vec();
     // Reaped when it ends, if this process lives that long (`vcc mcp`).
-    std::thread::spawn(move || child.wait());
+    std::thread::spawn(move || {
+        if let Some(mut stdin) = stdin {
+            let _ = stdin.write_all(&bytes);
+        }
+        child.wait()
+    });
 }

@@ -46,7 +46,10 @@ use crate::stat::{self, StatKey};
 /// The default bound on the cache's entries (`VCC_CACHE_MAX_SIZE`).
 pub const DEFAULT_MAX_SIZE: u64 = 1 << 30;
 
-const SEAL_MAGIC: &str = "vcc-seal 1";
+/// Version 2 binds a seal to its entry's name: an entry copied under
+/// another component's name fails its check (version 1 seals are refused,
+/// and their entries compiled again).
+const SEAL_MAGIC: &str = "vcc-seal 2";
 const KEY_FILE: &str = "cache.key";
 /// How often a process waiting for another's compile looks at the lock.
 const LOCK_POLL: Duration = Duration::from_millis(20);
@@ -292,7 +295,7 @@ impl Cache {
             .ok_or_else(refused)?;
         // blake3::Hash compares in constant time.
         match blake3::Hash::from_hex(mac) {
-            Ok(mac) if mac == self.mac(body.as_bytes()) => {}
+            Ok(mac) if mac == self.seal_mac(key, body) => {}
             _ => return Err(refused()),
         }
         let mut seal = Seal::default();
@@ -320,9 +323,16 @@ impl Cache {
         }
         let text = format!(
             "{SEAL_MAGIC} {}\n{body}",
-            self.mac(body.as_bytes()).to_hex()
+            self.seal_mac(key, &body).to_hex()
         );
         self.write_atomically(&self.path(key, "seal"), text.as_bytes(), false)
+    }
+
+    /// A seal's MAC covers the name of its entry (the component's digest
+    /// and the compiler, hashed): the code of one component, sealed, is
+    /// never taken for another's.
+    fn seal_mac(&self, key: &str, body: &str) -> blake3::Hash {
+        self.mac(format!("{key}\n{body}").as_bytes())
     }
 
     /// Write `bytes` to `path` through a temporary file and a rename.

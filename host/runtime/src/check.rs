@@ -178,6 +178,23 @@ pub fn lint_with_validators<'a>(
     root: Option<&Path>,
 ) -> (Vec<Problem>, ContractValidators<'a>) {
     let mut validators = ContractValidators::new(loader, doc.dir());
+    // No component is loaded from a cache the producer can write.
+    let folder = root.unwrap_or(doc.dir());
+    let folder = std::fs::canonicalize(folder).unwrap_or_else(|_| folder.to_path_buf());
+    if let Err(why) = trusted_state_outside(loader, &folder) {
+        let mut problems = lint(doc, None, root);
+        problems.push(Problem {
+            code: vcc_contract::Code::InvalidValue,
+            level: vcc_contract::Level::Error,
+            message: why,
+            file: doc.path.display().to_string(),
+            field: None,
+            line: None,
+            column: None,
+            help: None,
+        });
+        return (problems, validators);
+    }
     let problems = lint(doc, Some(&mut validators), root);
     (problems, validators)
 }
@@ -321,9 +338,11 @@ fn run(
     };
     let contract = &doc.contract;
     let judging = options.judging.clone().unwrap_or_default();
-    let validators = integrity(loader, doc, root, report, only.is_some(), &judging)?;
+    // Before any component is loaded: a cache the producer can write
+    // holds native code that would run here.
     let folder = std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
     trusted_state_outside(loader, &folder)?;
+    let validators = integrity(loader, doc, root, report, only.is_some(), &judging)?;
 
     // Digests remembered from an earlier run over the same (canonical) root
     // spare reading files whose metadata has not changed.
