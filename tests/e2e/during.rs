@@ -230,6 +230,47 @@ fn a_deliverable_no_criterion_reads_rewritten_in_place() {
     assert_eq!(code, 1);
 }
 
+#[test]
+fn a_capture_an_exit_record_checks_by_digest_rewritten_in_place() {
+    // std/exit-record judges the record's stdout capture by its digest
+    // (`stat-file`), without reading it, and the capture is in no
+    // deliverable: the second look must still stat it.
+    let scratch = Scratch::new();
+    let (contract, barrier) = flag_contract(&scratch, "until: BAD");
+    let out = scratch.path().join("out");
+    let recorded = Command::new(env!("CARGO_BIN_EXE_vcc"))
+        .args(["record", "--out", "tests.json", "--", "sh", "-c", "echo ok"])
+        .current_dir(&out)
+        .output()
+        .unwrap();
+    assert!(recorded.status.success(), "{recorded:?}");
+    for name in ["tests.json", "tests.json.stdout", "tests.json.stderr", ""] {
+        backdate(&out.join(name));
+    }
+    let text = fs::read_to_string(&contract).unwrap();
+    let text = text
+        .replace(
+            "deliverables:\n",
+            "deliverables:\n  - { id: tests, path: tests.json }\n",
+        )
+        .replace(
+            "validators:\n",
+            "validators:\n  record: { component: std/exit-record }\n",
+        )
+        + "  - { id: AC-2, severity: must, validator: record, targets: [tests], params: { command: [sh, -c] } }\n";
+    fs::write(&contract, text).unwrap();
+    let (report, code) = while_validating(&contract, &out, &barrier, || {
+        rewrite(&out.join("tests.json.stdout"), "FAILED\n");
+    });
+    assert_eq!(report["criteria"][1]["status"], "pass", "{report}");
+    assert_eq!(report["verdict"], "withheld", "{report}");
+    assert_eq!(
+        report["deliverables"]["changed"],
+        serde_json::json!(["tests.json.stdout"])
+    );
+    assert_eq!(code, 1);
+}
+
 /// Whether process `pid` has `path` open (Linux: /proc/PID/fd).
 fn has_open(pid: u32, path: &Path) -> bool {
     fs::read_dir(format!("/proc/{pid}/fd")).is_ok_and(|fds| {

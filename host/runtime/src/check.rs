@@ -40,7 +40,8 @@ mod verdict;
 use criterion::{Ctx, Step};
 use excludes::{exclude_rules, excludes};
 use verdict::{
-    apply_the_law, finish, host_rows, look_again, mark_suspects, normal_path, store_evidence,
+    Judged, apply_the_law, contract_files, finish, host_rows, look_again, mark_suspects,
+    normal_path, store_evidence,
 };
 pub use verdict::{root_digest, root_look, unreadable_contract};
 
@@ -412,7 +413,7 @@ fn run(
                 loader.cache().map(|c| c.judge_store()),
             ))
         });
-    let evaluated = evaluate(
+    let (evaluated, consulted) = evaluate(
         loader,
         contract,
         &validators.loaded,
@@ -427,7 +428,15 @@ fn run(
         },
     );
     let deliverables: Vec<&Deliverable> = contract.deliverables.iter().chain(&presence).collect();
-    let changed = look_again(&snapshot, &deliverables, &evaluated);
+    let changed = look_again(
+        &snapshot,
+        Judged {
+            deliverables: &deliverables,
+            consulted: &consulted,
+            contract_files: &contract_files(doc, &folder),
+        },
+        &evaluated,
+    );
 
     // Remember the digests only of a tree that held still.
     if let Some(cache) = loader.cache()
@@ -663,7 +672,7 @@ fn evaluate(
     validators: &HashMap<String, LoadResult>,
     snapshot: &Arc<Snapshot>,
     plan: Plan,
-) -> Vec<Evaluated> {
+) -> (Vec<Evaluated>, HashSet<String>) {
     let Plan {
         jobs,
         origins,
@@ -714,6 +723,7 @@ fn evaluate(
         signers: signers.clone(),
         judges,
         run: RUNS.fetch_add(1, Ordering::Relaxed),
+        consulted: Arc::default(),
     };
     // The host decides what it can here; the validators' calls run on
     // worker threads, `jobs` at a time, watched by this thread.
@@ -756,7 +766,13 @@ fn evaluate(
             .iter()
             .map(|d| (ctx.presence(d), Vec::new(), false)),
     );
-    evaluated
+    let consulted = std::mem::take(
+        &mut *ctx
+            .consulted
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner()),
+    );
+    (evaluated, consulted)
 }
 
 /// A criterion's report, its evidence bytes (stored after the runs), and

@@ -10,7 +10,7 @@
 //! becomes an `error` status with a reason; nothing a guest does is a pass
 //! unless `validate` returns `pass` within every limit.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::mpsc;
 use std::sync::{Arc, OnceLock};
 use std::thread::JoinHandle;
@@ -191,6 +191,8 @@ pub struct Request {
     /// Set for a stateless validator: the instance may serve the next
     /// criterion with the same key on this thread (`warm.rs`).
     pub reuse: Option<Reuse>,
+    /// Where the run adds every file it looked up (`FileAccess::consulted`).
+    pub consulted: Option<Arc<std::sync::Mutex<HashSet<String>>>>,
 }
 
 /// The host's record of one run.
@@ -459,6 +461,7 @@ impl Sandbox {
             deliverables: request.deliverables.clone(),
             order: request.order.clone(),
             reads: BTreeMap::new(),
+            consulted: Default::default(),
             read_cap: request.limits.memory,
             deadline: Instant::now() + request.limits.timeout,
             saw_change: false,
@@ -474,6 +477,7 @@ impl Sandbox {
                 evidence: Vec::new(),
             });
         let key = request.reuse.clone();
+        let consulted = request.consulted.clone();
         let (mut store, pipes, plugin) = match warm::take(key.as_ref()) {
             Some(warm) => {
                 let mut store = warm.store;
@@ -566,6 +570,11 @@ impl Sandbox {
             out.evidence.extend(judge.evidence);
         }
         if let Some(files) = data.files.take() {
+            if let Some(sink) = &consulted
+                && let Ok(mut sink) = sink.lock()
+            {
+                sink.extend(files.consulted.into_inner());
+            }
             out.files_read = files
                 .reads
                 .into_iter()

@@ -13,7 +13,8 @@
 //! `read-only`. Both doors record what was read, with its digest
 //! (`files_read`).
 
-use std::collections::{BTreeMap, HashMap};
+use std::cell::RefCell;
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::{Arc, OnceLock};
 use std::time::Instant;
 
@@ -47,6 +48,10 @@ pub struct FileAccess {
     pub order: Vec<String>,
     /// Path → digest of every file read, through either door.
     pub reads: BTreeMap<String, String>,
+    /// Every file looked up (read, stat'ed, listed by path): what the
+    /// second look stats again (`check::verdict::look_again`), since a
+    /// validator may judge a file by its size or digest alone.
+    pub consulted: RefCell<BTreeSet<String>>,
     /// No single file larger than this is read into the host for a guest.
     pub read_cap: u64,
     /// Reads stop when the run's budget is spent, even inside a long read.
@@ -73,7 +78,11 @@ impl FileAccess {
                 "{path}: kept for the file the caller attaches, which it did not give; the file here is not read"
             ));
         }
-        self.snapshot.files.get(path).ok_or_else(|| {
+        let found = self.snapshot.files.get(path);
+        if found.is_some() {
+            self.consulted.borrow_mut().insert(path.to_string());
+        }
+        found.ok_or_else(|| {
             let spec = vcc_contract::paths::PathSpec::Literal(path.to_string());
             match self.snapshot.hidden_by(&spec) {
                 Some(e) => format!(

@@ -77,6 +77,7 @@ pub(super) fn agent_actions(
         signers: None,
         judge: None,
         reuse: None,
+        consulted: None,
     };
     let sandbox = loader.sandbox().clone();
     let pre = loaded.pre.clone();

@@ -76,6 +76,8 @@ pub(super) struct Ctx<'a> {
     /// This evaluation, among the process's: what a kept instance may
     /// serve (`sandbox/warm.rs`).
     pub(super) run: u64,
+    /// Every file a run looked up, for the second look.
+    pub(super) consulted: Arc<std::sync::Mutex<HashSet<String>>>,
 }
 
 /// Each criterion's line in the contract file, when it is written there
@@ -383,6 +385,7 @@ impl Ctx<'_> {
                 _ => None,
             },
             reuse,
+            consulted: Some(self.consulted.clone()),
         };
         let sandbox = self.loader.sandbox().clone();
         let pre = loaded.pre.clone();

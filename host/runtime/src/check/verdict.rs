@@ -4,29 +4,57 @@
 
 use super::*;
 
+/// What a row may depend on, beside the bytes it read.
+pub(super) struct Judged<'a> {
+    pub(super) deliverables: &'a [&'a Deliverable],
+    /// Every file a validator looked up: read, or judged by its size or
+    /// digest alone (`stat-file`, a WASI stat).
+    pub(super) consulted: &'a HashSet<String>,
+    /// The contract's own files under the root.
+    pub(super) contract_files: &'a [String],
+}
+
+/// The contract's files (the contract, its bases and included files) that
+/// lie under the root, as root-relative paths.
+pub(super) fn contract_files(doc: &Document, root: &Path) -> Vec<String> {
+    std::iter::once(doc.path.clone())
+        .chain(doc.files.iter().map(|f| doc.dir().join(&f.path)))
+        .filter_map(|p| std::fs::canonicalize(p).ok())
+        .filter_map(|p| {
+            p.strip_prefix(root)
+                .ok()
+                .map(|r| r.to_string_lossy().into_owned())
+        })
+        .collect()
+}
+
 /// Look at the root again: any change since the walk — metadata of a file
 /// or folder, an entry added or removed — means the verdict would not be
 /// about the bytes that were judged.
 ///
 /// Every folder is looked at, but one by one only the files a row may
 /// depend on: every file of every deliverable (what criteria target and
-/// list), every file a validator read, every file that could not be
-/// hashed, the host's own `.vcc/` and the ignore files. Any other file can only have changed in place (adding,
+/// list), every file a validator looked up, every file that could not be
+/// hashed, the contract's own files, the host's own `.vcc/` and the ignore
+/// files. Any other file can only have changed in place (adding,
 /// removing or renaming one moves its folder, and sends the look to the
 /// full walk, which names everything): its bytes were hashed but never
 /// judged, so no row is about them (W5: a stat per file saved).
 pub(super) fn look_again(
     snapshot: &Snapshot,
-    deliverables: &[&Deliverable],
+    judged: Judged,
     evaluated: &[Evaluated],
 ) -> Vec<String> {
-    let mut judged: HashSet<&str> = evaluated
+    let mut names: HashSet<&str> = evaluated
         .iter()
         .flat_map(|(row, _, _)| row.files_read.iter().map(|r| r.path.as_str()))
         .collect();
+    names.extend(judged.consulted.iter().map(String::as_str));
+    names.extend(judged.contract_files.iter().map(String::as_str));
     // What each deliverable matches, hashed or not (an entry that could not
     // be hashed is still the deliverable's).
-    let targeted: Vec<String> = deliverables
+    let targeted: Vec<String> = judged
+        .deliverables
         .iter()
         .filter_map(|d| paths::check(&d.path).ok())
         .flat_map(|spec| {
@@ -36,9 +64,9 @@ pub(super) fn look_again(
                 .chain(r.blocked.into_iter().map(|u| u.path))
         })
         .collect();
-    judged.extend(targeted.iter().map(String::as_str));
+    names.extend(targeted.iter().map(String::as_str));
     let judged = |path: &str| {
-        judged.contains(path)
+        names.contains(path)
             || path.starts_with(".vcc/")
             || vcc_contract::exclude::IGNORE_FILES
                 .contains(&path.rsplit('/').next().unwrap_or(path))
