@@ -11,6 +11,10 @@
 //! signal stack) cost ~165 µs, more than the call itself for small
 //! validators. A thread goes back to the idle list only after its call
 //! returned in time; an abandoned one is never handed another call.
+//!
+//! A check's criteria are a batch (`run_all`): their calls run one after
+//! another on worker threads that need no hand-off per call, with the
+//! calling thread as the one watchdog of them all.
 
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::ffi::CStr;

@@ -1,7 +1,9 @@
 //! The sandbox one validator run gets, and the one place wasmtime is driven.
 //!
-//! One `Engine` for the process; each component compiled once and turned
-//! into a `PluginPre`; a fresh `Store` per run. A run sees: the snapshot
+//! One `Engine` for the process (and a Winch one for large components'
+//! first runs); each component compiled once and turned into a
+//! `PluginPre`; a fresh `Store` per run, unless the validator is stateless
+//! (`warm.rs`). A run sees: the snapshot
 //! through the `deliverables` import and, read-only, as the WASI filesystem
 //! `/deliverables` (served from the snapshot by `vfs.rs`, never from the
 //! live root), no network, no environment, no arguments, closed stdin,
