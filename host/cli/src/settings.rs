@@ -106,8 +106,8 @@ fn quick_compile() -> bool {
 /// in the cache. The child has its own process group, no stdout or stderr
 /// and no other descriptor of this process (a harness or a pipeline
 /// waiting for this run's output never waits for it), and the bytes are
-/// written from a thread (a stalled child never holds this run up); if it
-/// is killed, the next first run starts another. Nothing is reported: it
+/// written from a thread (a stalled child holds this run up 2 s at most);
+/// if it is killed, the next first run starts another. Nothing is reported: it
 /// only ever saves time.
 fn compile_in_background(cache_dir: &std::path::Path, bytes: &[u8]) {
     use std::io::Write;
@@ -139,11 +139,17 @@ fn compile_in_background(cache_dir: &std::path::Path, bytes: &[u8]) {
     };
     let stdin = child.stdin.take();
     let bytes = bytes.to_vec();
+    let (written, done) = std::sync::mpsc::channel::<()>();
     // Reaped when it ends, if this process lives that long (`vcc mcp`).
     std::thread::spawn(move || {
         if let Some(mut stdin) = stdin {
             let _ = stdin.write_all(&bytes);
         }
+        drop(written);
         child.wait()
     });
+    // The child reads all its input first (about 20 ms for 18 MB): wait
+    // for that, or this process could end mid-write and leave the child a
+    // truncated component; but never long for a child that does not read.
+    let _ = done.recv_timeout(std::time::Duration::from_secs(2));
 }
