@@ -37,9 +37,10 @@ pub(super) fn contract_files(doc: &Document, root: &Path) -> Vec<String> {
 /// list), every file a validator looked up, every file that could not be
 /// hashed, the contract's own files, the host's own `.vcc/` and the ignore
 /// files. Any other file can only have changed in place (adding,
-/// removing or renaming one moves its folder, and sends the look to the
-/// full walk, which names everything): its bytes were hashed but never
-/// judged, so no row is about them (W5: a stat per file saved).
+/// removing or renaming one moves its folder, which is a change): its
+/// bytes were hashed but never judged, so no row is about them (W5: a stat
+/// per file saved). The full walk, when a folder moved, applies the same
+/// rule to files changed in place.
 pub(super) fn look_again(
     snapshot: &Snapshot,
     judged: Judged,
