@@ -39,7 +39,7 @@ fn user_component() -> (Scratch, PathBuf) {
     (scratch, contract)
 }
 
-fn cwasm_files(cache: &Path) -> usize {
+pub(crate) fn cwasm_files(cache: &Path) -> usize {
     fs::read_dir(cache)
         .map(|d| {
             d.flatten()

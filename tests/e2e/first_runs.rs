@@ -8,6 +8,7 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 use vcc_test_support::{Scratch, file_digest, fixtures};
 
+use crate::cache::cwasm_files;
 use crate::{Run, vcc_with_cache};
 
 /// The always-fail fixture with a 5 MiB custom section appended: large
@@ -60,16 +61,6 @@ fn check(cache: &Path, contract: &Path) -> (Run, Value) {
     (run, report)
 }
 
-fn entries(cache: &Path) -> usize {
-    std::fs::read_dir(cache)
-        .map(|d| {
-            d.flatten()
-                .filter(|e| e.path().extension().is_some_and(|x| x == "cwasm"))
-                .count()
-        })
-        .unwrap_or(0)
-}
-
 #[test]
 fn a_large_components_first_run_does_not_wait_for_cranelift() {
     let scratch = Scratch::new();
@@ -88,10 +79,10 @@ fn a_large_components_first_run_does_not_wait_for_cranelift() {
     );
     // The background compile adds Cranelift's entry beside Winch's.
     let start = Instant::now();
-    while entries(cache.path()) < 2 && start.elapsed() < Duration::from_secs(120) {
+    while cwasm_files(cache.path()) < 2 && start.elapsed() < Duration::from_secs(120) {
         std::thread::sleep(Duration::from_millis(100));
     }
-    assert_eq!(entries(cache.path()), 2, "no Cranelift entry appeared");
+    assert_eq!(cwasm_files(cache.path()), 2, "no Cranelift entry appeared");
     let (run, report) = check(cache.path(), &contract);
     assert_eq!(run.code, 1);
     let stats = &report["runtime"]["cache"];
@@ -123,7 +114,7 @@ fn quick_compile_off_and_cache_compile_use_cranelift_only() {
     let report: Value = serde_json::from_slice(&output.stdout).unwrap();
     assert_eq!(report["runtime"]["cache"]["misses"], 1);
     assert!(report["runtime"]["cache"].get("winch").is_none());
-    assert_eq!(entries(off.path()), 1);
+    assert_eq!(cwasm_files(off.path()), 1);
     // Compiled ahead: the first check finds Cranelift's code.
     let ahead = tempfile::tempdir().unwrap();
     let compiled = vcc_with_cache(
