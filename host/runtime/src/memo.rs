@@ -74,8 +74,13 @@ impl Cache {
             Ok(mac) if mac == self.mac(body.as_bytes()) => {}
             _ => return Memo::default(),
         }
-        // A line per file: a million-file tree's memo parses on all cores.
-        let entries = body.par_lines().filter_map(parse_line).collect();
+        // A line per file: a million-file tree's memo parses on all cores,
+        // a small one on this thread (see `snapshot::FEW`).
+        let entries = if body.len() < crate::snapshot::FEW * 256 {
+            body.lines().filter_map(parse_line).collect()
+        } else {
+            body.par_lines().filter_map(parse_line).collect()
+        };
         Memo { entries }
     }
 
@@ -158,6 +163,44 @@ impl Cache {
     }
 }
 
+const DESCRIBED_MAGIC: &str = "vcc-described 1";
+
+impl Cache {
+    fn described_path(&self, digest: &blake3::Hash) -> PathBuf {
+        self.dir()
+            .join("memo")
+            .join(format!("described-{}.json", digest.to_hex()))
+    }
+
+    /// What a built-in validator's `describe()` answered, kept by the
+    /// digest of its component: `describe()` is a pure function of the
+    /// component (time and randomness are fixed), and asking costs an
+    /// instance per run, more than the rest of a tiny check's guest work.
+    /// The MAC covers the digest, so an answer copied under another
+    /// component's name is refused.
+    pub fn load_described(&self, digest: &blake3::Hash) -> Option<String> {
+        let text = fs::read_to_string(self.described_path(digest)).ok()?;
+        let (header, body) = text.split_once('\n')?;
+        let mac = blake3::Hash::from_hex(header.strip_prefix(DESCRIBED_MAGIC)?.trim()).ok()?;
+        // blake3::Hash compares in constant time.
+        (mac == self.described_mac(digest, body)).then(|| body.to_string())
+    }
+
+    pub fn save_described(&self, digest: &blake3::Hash, description: &str) -> io::Result<()> {
+        let path = self.described_path(digest);
+        if let Some(parent) = path.parent() {
+            fs::create_dir_all(parent)?;
+        }
+        let mac = self.described_mac(digest, description);
+        let text = format!("{DESCRIBED_MAGIC} {}\n{description}", mac.to_hex());
+        self.write_atomically(&path, text.as_bytes(), false)
+    }
+
+    fn described_mac(&self, digest: &blake3::Hash, body: &str) -> blake3::Hash {
+        self.mac(format!("{}\n{body}", digest.to_hex()).as_bytes())
+    }
+}
+
 fn parse_line(line: &str) -> Option<(String, (StatKey, blake3::Hash))> {
     // Seven numbers, the digest, then the path (which may hold spaces).
     let mut cut = 0;
@@ -183,6 +226,27 @@ mod tests {
             mtime: (4, 5),
             ctime: (ctime, 6),
         }
+    }
+
+    #[test]
+    fn a_description_is_believed_only_under_its_own_digest() {
+        let dir = tempfile::tempdir().unwrap();
+        let cache = Cache::open(dir.path()).unwrap();
+        let (one, two) = (blake3::hash(b"one"), blake3::hash(b"two"));
+        assert_eq!(cache.load_described(&one), None);
+        cache.save_described(&one, "{\"schema\":1}").unwrap();
+        assert_eq!(
+            cache.load_described(&one).as_deref(),
+            Some("{\"schema\":1}")
+        );
+        // Copied under another component's name: refused.
+        fs::copy(cache.described_path(&one), cache.described_path(&two)).unwrap();
+        assert_eq!(cache.load_described(&two), None);
+        // Edited: refused.
+        let path = cache.described_path(&one);
+        let text = fs::read_to_string(&path).unwrap().replace("1}", "2}");
+        fs::write(&path, text).unwrap();
+        assert_eq!(cache.load_described(&one), None);
     }
 
     #[test]

@@ -59,6 +59,22 @@ use walk::{Found, walk};
 
 mod restat;
 
+/// Fewer items than this are worked through on the calling thread: the
+/// first parallel call starts the pool (a thread per core, which spin a
+/// while before they sleep), and that costs more than stat'ing or
+/// looking up a few dozen files (W3, a tiny check, in bench/README.md).
+pub(crate) const FEW: usize = 64;
+
+/// `items` mapped by `f`, in order; on all cores only when there are
+/// [`FEW`] or more.
+pub(crate) fn map_all<T: Send, R: Send>(items: Vec<T>, f: impl Fn(T) -> R + Sync + Send) -> Vec<R> {
+    if items.len() < FEW {
+        items.into_iter().map(f).collect()
+    } else {
+        items.into_par_iter().map(f).collect()
+    }
+}
+
 /// Bounds on what one walk will take on.
 #[derive(Debug, Clone)]
 pub struct WalkLimits {
@@ -222,23 +238,19 @@ impl Snapshot {
         let budget = AtomicU64::new(limits.retain_budget);
         let remembered = AtomicUsize::new(0);
         // Each with the stat the walk took: a file not hashed keeps it.
-        let hashed: Vec<(Hashed, StatKey)> = walk
-            .files
-            .into_par_iter()
-            .map(|found| {
-                let size = found.stat.size;
-                let stat = found.stat;
-                let hashed = match memo.get(&found.path, &found.stat) {
-                    Some(digest) if size <= limits.max_file_size => {
-                        remembered.fetch_add(1, Ordering::Relaxed);
-                        Ok((found.path, remembered_entry(found.stat, digest)))
-                    }
-                    _ => hash_file(&dir, found, &limits, &budget),
-                };
-                progress.hashed(size);
-                (hashed, stat)
-            })
-            .collect();
+        let hashed: Vec<(Hashed, StatKey)> = map_all(walk.files, |found| {
+            let size = found.stat.size;
+            let stat = found.stat;
+            let hashed = match memo.get(&found.path, &found.stat) {
+                Some(digest) if size <= limits.max_file_size => {
+                    remembered.fetch_add(1, Ordering::Relaxed);
+                    Ok((found.path, remembered_entry(found.stat, digest)))
+                }
+                _ => hash_file(&dir, found, &limits, &budget),
+            };
+            progress.hashed(size);
+            (hashed, stat)
+        });
 
         let walk_unreadable: HashSet<Mark> = walk.unreadable.iter().map(Odd::mark).collect();
         let mut marks: BTreeSet<Mark> = walk_unreadable.iter().cloned().collect();
@@ -406,14 +418,20 @@ impl Snapshot {
             return Err(format!("{path}: the run's time budget is spent"));
         }
         let mut file = open_regular(&self.dir, path).map_err(|e| format!("{path}: {e}"))?;
-        let mut bytes = Vec::with_capacity(entry.size as usize);
-        let mut chunk = vec![0u8; 4 << 20];
+        // Read straight into the result, 4 MiB at a time so the deadline is
+        // looked at between reads, and one byte past the recorded size
+        // (a file that grew). A zeroed 4 MiB chunk per file was 40% of a
+        // check of 500 small files (W1).
+        let mut bytes = Vec::with_capacity(entry.size as usize + 1);
+        let mut file = (&mut file).take(entry.size + 1);
         loop {
-            let n = file.read(&mut chunk).map_err(|e| format!("{path}: {e}"))?;
+            let n = (&mut file)
+                .take(4 << 20)
+                .read_to_end(&mut bytes)
+                .map_err(|e| format!("{path}: {e}"))?;
             if n == 0 {
                 break;
             }
-            bytes.extend_from_slice(&chunk[..n]);
             if bytes.len() as u64 > entry.size {
                 return Err(format!("{path}: changed since it was hashed"));
             }

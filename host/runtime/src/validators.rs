@@ -402,13 +402,22 @@ impl Loader {
         let pre = prepared.runner;
         // describe() is a pure function of the component (the sandbox fixes
         // time and randomness), so its answer is kept with the artifact.
+        // A built-in's answer is kept by its digest (it has no cache entry).
+        let remembered = match (builtin, &self.cache) {
+            (Some(_), Some(cache)) => cache.load_described(digest),
+            _ => remembered,
+        };
         let description = match remembered.as_deref().and_then(Description::from_json) {
             Some(description) => description,
             None => {
                 let description = self.describe(&pre)?;
-                if let Some(cache) = self.cache.as_ref().filter(|_| builtin.is_none()) {
+                if let Some(cache) = &self.cache {
                     // Only a speed-up: asked again next time if not kept.
-                    let _ = cache.remember_description(&self.key(digest), &description.to_json());
+                    let json = description.to_json();
+                    let _ = match builtin {
+                        Some(_) => cache.save_described(digest, &json),
+                        None => cache.remember_description(&self.key(digest), &json),
+                    };
                 }
                 description
             }

@@ -53,11 +53,16 @@ impl Snapshot {
             }
             by_folder.entry(folder).or_default().push((name, stat));
         }
-        self.dirs.par_iter().all(|(folder, recorded)| {
+        let unchanged = |(folder, recorded): (&String, &StatKey)| {
             let empty = Vec::new();
             let names = by_folder.get(folder.as_str()).unwrap_or(&empty);
             self.folder_unchanged(folder, recorded, names)
-        })
+        };
+        if self.dirs.len() < super::FEW {
+            self.dirs.iter().all(unchanged)
+        } else {
+            self.dirs.par_iter().all(unchanged)
+        }
     }
 
     fn folder_unchanged(

@@ -169,10 +169,9 @@ pub(super) fn walk(root: &Dir, limits: &WalkLimits, excludes: &Excludes) -> io::
             out.unreadable.push(not_a_file(root, &path, &path, &ft));
         }
     }
-    let stated: Vec<(Vec<Found>, Vec<Odd>)> = names
-        .into_par_iter()
-        .map(|(folder, names)| stat_folder(root, &out.dirs, &folder, names))
-        .collect();
+    let stated = map_all(names.into_iter().collect(), |(folder, names)| {
+        stat_folder(root, &out.dirs, &folder, names)
+    });
     for (files, lost) in stated {
         out.files.extend(files);
         out.unreadable.extend(lost);
