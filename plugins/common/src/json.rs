@@ -2,16 +2,20 @@
 //! text means); a second, shallow scan records where each value starts, so
 //! a finding about `/items/3/name` can carry a line and column.
 
+use std::cell::OnceCell;
 use std::collections::HashMap;
 
 use vcc_sdk::serde_json::{self, Value};
 
 use crate::LineIndex;
 
-/// A parsed JSON document and the position of each of its values.
-pub struct Located {
+/// A parsed JSON document and the position of each of its values, found
+/// when first asked for: most documents are valid and never need one, and
+/// the scan cost as much as the parse (bench W1).
+pub struct Located<'a> {
     pub value: Value,
-    positions: HashMap<String, (u32, u32)>,
+    text: &'a str,
+    positions: OnceCell<HashMap<String, (u32, u32)>>,
 }
 
 /// Why a text is not JSON, and where.
@@ -23,7 +27,7 @@ pub struct ParseError {
 }
 
 /// Parse JSON text, keeping positions.
-pub fn parse(text: &str) -> Result<Located, ParseError> {
+pub fn parse(text: &str) -> Result<Located<'_>, ParseError> {
     let value: Value = serde_json::from_str(text).map_err(|e| ParseError {
         message: e.to_string(),
         line: e.line() as u32,
@@ -31,17 +35,19 @@ pub fn parse(text: &str) -> Result<Located, ParseError> {
     })?;
     Ok(Located {
         value,
-        positions: scan(text),
+        text,
+        positions: OnceCell::new(),
     })
 }
 
-impl Located {
+impl Located<'_> {
     /// (line, column) of the value at a JSON pointer, or of its nearest
     /// ancestor that has one. Members point at their key.
     pub fn position(&self, pointer: &str) -> Option<(u32, u32)> {
+        let positions = self.positions.get_or_init(|| scan(self.text));
         let mut p = pointer;
         loop {
-            if let Some(at) = self.positions.get(p) {
+            if let Some(at) = positions.get(p) {
                 return Some(*at);
             }
             let cut = p.rfind('/')?;

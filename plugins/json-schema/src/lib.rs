@@ -211,13 +211,15 @@ impl Validator for JsonSchema {
                 continue;
             }
             // JSON keeps the position of every value, for line numbers.
-            let located = if is_yaml(path, params.format) {
+            let mut located = if is_yaml(path, params.format) {
                 None
             } else {
                 json::parse(&text).ok()
             };
-            let parsed = match &located {
-                Some(doc) => Ok(doc.value.clone()),
+            // The document is judged as parsed; `located` keeps the text's
+            // positions for findings.
+            let parsed = match located.as_mut() {
+                Some(doc) => Ok(std::mem::take(&mut doc.value)),
                 None => parse(path, &text, params.format),
             };
             let instance = match parsed {

@@ -186,7 +186,7 @@ impl Validator for MarkdownSections {
                         .rule("reordered-layout"),
                 );
             }
-            let headings = headings(&text, params.labels);
+            let headings = headings_of(&text, &reading, params.labels);
             // Letters may be shown in another case than written: a
             // forbidden title is found whatever its case.
             let recased = reading.case_transform.is_some();
@@ -367,11 +367,16 @@ fn check_shown(headings: &[Heading], params: &Params, recased: bool) -> Vec<Prob
     problems
 }
 
-/// Every heading (and, with `labels`, every `Title:` paragraph) in order,
-/// from the shared CommonMark reading.
+/// `headings_of` a text read here (the tests' shorthand).
+#[cfg(test)]
 fn headings(text: &str, labels: bool) -> Vec<Heading> {
+    headings_of(text, &markdown::read(text), labels)
+}
+
+/// Every heading (and, with `labels`, every `Title:` paragraph) in order,
+/// from the shared CommonMark reading of `text` (made once per file).
+fn headings_of(text: &str, reading: &markdown::Reading, labels: bool) -> Vec<Heading> {
     let lines = LineIndex::new(text);
-    let reading = markdown::read(text);
     // (level, title, source range, hidden, bidi, maybe title)
     type Found = (
         u8,
