@@ -158,6 +158,11 @@ impl Cache {
         blake3::keyed_hash(&self.key, bytes)
     }
 
+    /// [`Cache::mac`] over parts written one after another.
+    pub(crate) fn mac_hasher(&self) -> blake3::Hasher {
+        blake3::Hasher::new_keyed(&self.key)
+    }
+
     fn path(&self, key: &str, ext: &str) -> PathBuf {
         self.dir.join(format!("{key}.{ext}"))
     }

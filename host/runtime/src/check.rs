@@ -347,20 +347,25 @@ fn run(
 
     // Digests remembered from an earlier run over the same (canonical) root
     // spare reading files whose metadata has not changed.
-    let known = loader
-        .cache()
-        .map(|c| c.load_memo(&folder))
-        .unwrap_or_default();
     let excludes = excludes(doc, options, &folder)?;
     let written_rules = excludes.host_file_rules();
     let started_reading = crate::stat::now();
-    let mut snapshot = Snapshot::take_with(
-        root,
-        options.walk.clone(),
-        excludes,
-        &known,
-        loader.progress(),
-    )
+    let load = || {
+        loader
+            .cache()
+            .map(|c| c.load_memo(&folder))
+            .unwrap_or_default()
+    };
+    // A large memo is loaded while the tree is walked; a small one here
+    // (a thread costs more than reading it).
+    let walk = options.walk.clone();
+    let (mut snapshot, known) = if loader.cache().is_some_and(|c| c.memo_is_large(&folder)) {
+        Snapshot::take_loading(root, walk, excludes, load, loader.progress())
+    } else {
+        let known = load();
+        Snapshot::take_with(root, walk, excludes, &known, loader.progress())
+            .map(|snapshot| (snapshot, known))
+    }
     .map_err(|e| e.to_string())?;
     // Approvals are of the deliverables, not of what the caller attaches.
     let judged_root = digest_string(&snapshot.root_digest);
