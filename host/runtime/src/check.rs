@@ -41,7 +41,7 @@ use criterion::{Ctx, Step};
 use excludes::{exclude_rules, excludes};
 use verdict::{
     Judged, apply_the_law, contract_files, finish, host_rows, look_again, mark_suspects,
-    normal_path, store_evidence,
+    normal_path, store_evidence, take,
 };
 pub use verdict::{root_digest, root_look, unreadable_contract};
 
@@ -350,23 +350,7 @@ fn run(
     let excludes = excludes(doc, options, &folder)?;
     let written_rules = excludes.host_file_rules();
     let started_reading = crate::stat::now();
-    let load = || {
-        loader
-            .cache()
-            .map(|c| c.load_memo(&folder))
-            .unwrap_or_default()
-    };
-    // A large memo is loaded while the tree is walked; a small one here
-    // (a thread costs more than reading it).
-    let walk = options.walk.clone();
-    let (mut snapshot, known) = if loader.cache().is_some_and(|c| c.memo_is_large(&folder)) {
-        Snapshot::take_loading(root, walk, excludes, load, loader.progress())
-    } else {
-        let known = load();
-        Snapshot::take_with(root, walk, excludes, &known, loader.progress())
-            .map(|snapshot| (snapshot, known))
-    }
-    .map_err(|e| e.to_string())?;
+    let (mut snapshot, known) = take(loader, root, &folder, options.walk.clone(), excludes)?;
     // Approvals are of the deliverables, not of what the caller attaches.
     let judged_root = digest_string(&snapshot.root_digest);
     for a in &options.attached {

@@ -283,6 +283,33 @@ pub(super) fn store_evidence(item: &Evidence, dir: Option<&Path>) -> std::io::Re
     })
 }
 
+/// The deliverables walked and hashed for a check, with the digests an
+/// earlier run over the same (canonical) `folder` remembered: a large
+/// memo is loaded while the tree is walked, a small one first (a thread
+/// costs more than reading it).
+pub(super) fn take(
+    loader: &Loader,
+    root: &Path,
+    folder: &Path,
+    walk: WalkLimits,
+    excludes: vcc_contract::Excludes,
+) -> Result<(Snapshot, crate::memo::Memo), String> {
+    let load = || {
+        loader
+            .cache()
+            .map(|c| c.load_memo(folder))
+            .unwrap_or_default()
+    };
+    if loader.cache().is_some_and(|c| c.memo_is_large(folder)) {
+        Snapshot::take_loading(root, walk, excludes, load, loader.progress())
+    } else {
+        let known = load();
+        Snapshot::take_with(root, walk, excludes, &known, loader.progress())
+            .map(|snapshot| (snapshot, known))
+    }
+    .map_err(|e| e.to_string())
+}
+
 /// The root digest a check of `doc` over `root` computes for the
 /// deliverables (before anything is attached): what `vcc approve` binds
 /// an approval to.
