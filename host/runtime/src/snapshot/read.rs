@@ -65,7 +65,9 @@ impl Snapshot {
         }
         let bytes: Arc<[u8]> = bytes.into();
         let mut read = self.read.lock().unwrap_or_else(PoisonError::into_inner);
-        if !read.bytes.contains_key(path)
+        // Kept as the walk keeps bytes: small files, within the budget.
+        if entry.size <= RETAIN_FILE_MAX
+            && !read.bytes.contains_key(path)
             && let Some(left) = read.left.checked_sub(entry.size)
         {
             read.left = left;
