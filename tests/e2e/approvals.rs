@@ -358,3 +358,52 @@ fn an_approval_written_outside_the_root_leaves_the_root_as_it_was() {
         "{findings}"
     );
 }
+
+/// `vcc check --gate G` runs the gate's rows alone: lint in its report
+/// speaks about them, not about the validators and deliverables of the
+/// criteria the run left out (`vcc lint` speaks about the whole).
+#[test]
+fn a_gate_run_does_not_call_the_rest_of_the_contract_unused() {
+    let s = Scratch::new();
+    s.write("notes.md", "# Notes\n\nDone.\n");
+    s.write("CHANGELOG.md", "# Changes\n");
+    let contract = s.write(
+        "contract.yaml",
+        "vcc: 1\nid: gated\ndeliverables:\n  - { id: notes, path: notes.md }\n  - { id: log, path: CHANGELOG.md }\nvalidators:\n  fe: { component: std/file-exists }\n  text: { component: std/text-match }\ncriteria:\n  - { id: AC-1, severity: must, validator: fe, targets: [notes] }\n  - { id: AC-2, severity: must, validator: text, targets: [log], params: { must_match: ['Changes'] } }\ngates:\n  - { id: PACK, when: before_packaging, criteria: [AC-1] }\n",
+    );
+    let run = vcc(&[
+        "check",
+        contract.to_str().unwrap(),
+        "--gate",
+        "PACK",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(run.code, 0, "{}{}", run.stdout, run.stderr);
+    let report: Value = serde_json::from_str(&run.stdout).unwrap();
+    let codes: Vec<&str> = report["problems"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|p| p["code"].as_str())
+        .collect();
+    assert!(
+        !codes.contains(&"UNUSED_VALIDATOR") && !codes.contains(&"UNCHECKED_DELIVERABLE"),
+        "{codes:?}"
+    );
+    let human = vcc(&["check", contract.to_str().unwrap(), "--gate", "PACK"]);
+    assert_eq!(human.code, 0, "{}", human.stderr);
+    assert!(
+        !human.stderr.contains("UNUSED_VALIDATOR"),
+        "{}",
+        human.stderr
+    );
+    assert!(
+        !human.stderr.contains("UNCHECKED_DELIVERABLE"),
+        "{}",
+        human.stderr
+    );
+    // The whole contract, linted, has neither either.
+    let lint = vcc(&["lint", contract.to_str().unwrap()]);
+    assert_eq!(lint.code, 0, "{}", lint.stderr);
+}

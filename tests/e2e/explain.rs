@@ -92,7 +92,7 @@ fn a_contract_that_cannot_be_read_is_exit_2_and_says_so() {
     assert_eq!(run.code, 2);
     assert!(run.stdout.is_empty());
     assert!(
-        run.stderr.contains("cannot be read as a contract"),
+        run.stderr.contains("fails lint, so it has no brief"),
         "{}",
         run.stderr
     );
@@ -139,4 +139,37 @@ fn init_agents_writes_the_section_and_the_skill_from_the_contract() {
     let none = vcc(&["init", "--agents", "--dir", empty.path().to_str().unwrap()]);
     assert_eq!(none.code, 2);
     assert!(none.stderr.contains("does not exist"), "{}", none.stderr);
+}
+
+/// A contract `vcc check` would refuse (here: params its validator's
+/// schema rejects) gets no brief and no AGENTS.md section: exit 2 and the
+/// lint errors, never a usable-looking brief.
+#[test]
+fn a_contract_that_fails_lint_gets_no_brief() {
+    let s = Scratch::new();
+    s.write("notes.md", "# Notes\n");
+    s.write(
+        "vcc.yaml",
+        "vcc: 1\nid: t\ndeliverables:\n  - { id: notes, path: notes.md }\nvalidators:\n  fx: { component: std/file-exists }\ncriteria:\n  - { id: AC-1, severity: must, validator: fx, targets: [notes], params: { min: many } }\n",
+    );
+    let contract = s.path().join("vcc.yaml");
+    let lint = vcc(&["lint", contract.to_str().unwrap()]);
+    assert_eq!(lint.code, 2, "the fixture must fail lint: {}", lint.stderr);
+    for format in ["markdown", "prompt", "json"] {
+        let run = vcc(&["explain", contract.to_str().unwrap(), "--format", format]);
+        assert_eq!(run.code, 2, "{format}: {}", run.stdout);
+        assert_eq!(run.stdout, "", "{format}: no brief");
+        assert!(run.stderr.contains("min"), "{format}: {}", run.stderr);
+        assert!(
+            run.stderr.contains("fails lint"),
+            "{format}: {}",
+            run.stderr
+        );
+    }
+    let dir = s.path().to_str().unwrap();
+    let agents = vcc(&["init", "--agents", "--dir", dir]);
+    assert_eq!(agents.code, 2, "{}", agents.stderr);
+    assert!(agents.stderr.contains("min"), "{}", agents.stderr);
+    assert!(!s.path().join("AGENTS.md").exists());
+    assert!(!s.path().join(".agents").exists());
 }

@@ -936,3 +936,39 @@ fn the_books_hook_commands_judge_the_project() {
         );
     }
 }
+
+/// Feedback shows a criterion's first findings; the rest are in the
+/// report the hook wrote, which the feedback names (not `$VCC_FEEDBACK`,
+/// which only `vcc converge` sets).
+#[test]
+fn the_hook_names_the_report_that_holds_every_finding() {
+    let s = Session::new();
+    s.root.write(
+        "contract.yaml",
+        "vcc: 1\nid: todos\ndeliverables:\n  - { id: report, path: REPORT.md }\nvalidators:\n  text: { component: std/text-match }\ncriteria:\n  - { id: NO-TODO, severity: must, validator: text, targets: [report], params: { must_not_match: ['TODO'] } }\n",
+    );
+    let lines: String = (1..=25).map(|i| format!("TODO item {i}\n")).collect();
+    s.root.write("REPORT.md", &lines);
+    let (run, out) = s.hook("codex", &[], &s.codex_stop("c-todo"));
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(out["decision"], "block", "{out}");
+    let reason = out["reason"].as_str().unwrap();
+    assert!(!reason.contains("$VCC_FEEDBACK"), "{reason}");
+    let said = reason
+        .lines()
+        .find(|l| l.contains("more finding(s) (all of them are in "))
+        .unwrap_or_else(|| panic!("{reason}"));
+    let path = said
+        .split("(all of them are in ")
+        .nth(1)
+        .and_then(|p| p.strip_suffix(')'))
+        .unwrap();
+    assert!(
+        Path::new(path).starts_with(std::fs::canonicalize(s.cache.path()).unwrap()),
+        "in the hook's state folder, outside the project: {path}"
+    );
+    let report: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let row = &report["criteria"][0];
+    assert_eq!(row["id"], "NO-TODO");
+    assert_eq!(row["findings"].as_array().unwrap().len(), 25);
+}

@@ -1607,3 +1607,229 @@ fn the_examples_readme_names_what_each_example_holds() {
     }
     assert!(!readme.contains("vcc has no AI judge"), "stale: {readme}");
 }
+
+/// VCC v1 `evidence.producedArtifact` ids are on the row of the criterion
+/// that produces them, in the JSON report and in every other format, so
+/// an auditor looking for `E-AC-HW-1` finds AC-HW-1.
+#[test]
+fn produced_artifact_ids_are_on_their_rows_in_every_format() {
+    let ex = Example::new("hardware", "SystemEngineer");
+    ex.edit(
+        "sdlaf-exports/deliverables/bom.json",
+        "\"qty\": 1, \"source\": \"distributor B\"",
+        "\"qty\": 0, \"source\": \"distributor B\"",
+    );
+    let out = Scratch::new();
+    let file = |name: &str| out.path().join(name).display().to_string();
+    let summary = out.write("summary.md", "");
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_vcc"))
+        .args(["--no-cache", "check", ex.contract.to_str().unwrap()])
+        .args([
+            "--only",
+            "AC-HW-1",
+            "--trust",
+            &ex.trust(),
+            "--judges",
+            &ex.judges(),
+        ])
+        .args([
+            "--report-json",
+            &file("r.json"),
+            "--report-junit",
+            &file("r.xml"),
+        ])
+        .args([
+            "--report-sarif",
+            &file("r.sarif"),
+            "--report-markdown",
+            &file("r.md"),
+        ])
+        .args([
+            "--report-gitlab",
+            &file("r.gitlab.json"),
+            "--report-html",
+            &file("r.html"),
+        ])
+        .env("NO_COLOR", "1")
+        .env("GITHUB_ACTIONS", "true")
+        .env("GITHUB_STEP_SUMMARY", &summary)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    // The human summary and the GitHub annotation.
+    assert!(stderr.contains("AC-HW-1 (evidence E-AC-HW-1)"), "{stderr}");
+    assert!(
+        stderr
+            .lines()
+            .any(|l| l.starts_with("::error") && l.contains("AC-HW-1 (evidence E-AC-HW-1)")),
+        "{stderr}"
+    );
+    let read = |name: &str| std::fs::read_to_string(out.path().join(name)).unwrap();
+    let report: Value = serde_json::from_str(&read("r.json")).unwrap();
+    assert_eq!(row(&report, "AC-HW-1")["produced_artifact"], "E-AC-HW-1");
+    assert!(read("r.xml").contains("name=\"vcc.producedArtifact\" value=\"E-AC-HW-1\""));
+    let sarif: Value = serde_json::from_str(&read("r.sarif")).unwrap();
+    let result = &sarif["runs"][0]["results"][0];
+    assert_eq!(result["ruleId"], "AC-HW-1");
+    assert_eq!(result["properties"]["vcc.producedArtifact"], "E-AC-HW-1");
+    assert!(read("r.md").contains("`AC-HW-1` (evidence `E-AC-HW-1`)"));
+    assert!(read("r.gitlab.json").contains("AC-HW-1 (evidence E-AC-HW-1)"));
+    assert!(read("r.html").contains("evidence <code>E-AC-HW-1</code>"));
+    assert!(read("summary.md").contains("E-AC-HW-1"));
+}
+
+/// `--attach` judges a file from outside the root, but the report keeps
+/// one root digest: the root's (what approvals bind), in
+/// `deliverables.root_digest` and in the provenance row alike, which says
+/// what it covered and names the attached file apart.
+#[test]
+fn one_root_digest_per_report_with_an_attached_file() {
+    let s = Scratch::new();
+    s.write("notes.md", "# Notes\n");
+    let contract = s.write(
+        "contract.yaml",
+        "vcc: 1\nid: prov\ndeliverables:\n  - { id: notes, path: notes.md }\nvalidators:\n  fe: { component: std/file-exists }\ncriteria:\n  - { id: AC-1, severity: must, validator: fe, targets: [notes] }\nprovenance: { id: P, require: [inputs.enumerated] }\n",
+    );
+    let outside = Scratch::new();
+    let session = outside.write("session.jsonl", TRANSCRIPT);
+    let attach = format!(".vcc/transcript.jsonl={}", session.display());
+    let plain = vcc(&["check", contract.to_str().unwrap(), "--format", "json"]);
+    assert_eq!(plain.code, 0, "{}", plain.stdout);
+    let attached = vcc(&[
+        "check",
+        contract.to_str().unwrap(),
+        "--format",
+        "json",
+        "--attach",
+        &attach,
+    ]);
+    assert_eq!(attached.code, 0, "{}", attached.stdout);
+    let (plain, report) = (plain.json(), attached.json());
+    let root = report["deliverables"]["root_digest"].as_str().unwrap();
+    assert_eq!(root, plain["deliverables"]["root_digest"].as_str().unwrap());
+    // The root's files (the contract and the notes), not the attached one.
+    assert_eq!(report["deliverables"]["files"], 2);
+    assert_eq!(plain["deliverables"]["files"], 2);
+    assert_eq!(
+        report["deliverables"]["attached"][0]["path"],
+        ".vcc/transcript.jsonl"
+    );
+    let said = messages(row(&report, "provenance:P"));
+    assert!(said.contains(root), "{said}");
+    assert!(said.contains("2 file(s) of the root"), "{said}");
+    assert!(
+        said.contains("1 file(s) attached from outside the root")
+            && said.contains(".vcc/transcript.jsonl"),
+        "{said}"
+    );
+    let digests: Vec<&str> = said.matches("blake3:").collect();
+    assert_eq!(digests.len(), 1, "one root digest: {said}");
+}
+
+/// `vcc package manifest DIR` writes the manifest std/package reads; a
+/// package made from the folder with it passes `manifest: true`. A link
+/// in the folder is refused, named.
+#[test]
+fn package_manifest_writes_what_std_package_reads() {
+    let s = Scratch::new();
+    s.write("dist/a.txt", "alpha\n");
+    s.write("dist/sub/b.txt", "beta\n");
+    let dist = s.path().join("dist");
+    let made = vcc(&["package", "manifest", dist.to_str().unwrap()]);
+    assert_eq!(made.code, 0, "{}", made.stderr);
+    let manifest: Value = serde_json::from_str(&made.stdout).unwrap();
+    assert_eq!(manifest["files"][0]["path"], "a.txt");
+    assert_eq!(manifest["files"][1]["path"], "sub/b.txt");
+    use sha2::Digest;
+    assert_eq!(
+        manifest["files"][0]["sha256"],
+        format!("{:x}", sha2::Sha256::digest(b"alpha\n"))
+    );
+    s.write("dist/MANIFEST.json", &made.stdout);
+    // Written again with the manifest in place: the same bytes.
+    assert_eq!(
+        vcc(&["package", "manifest", dist.to_str().unwrap()]).stdout,
+        made.stdout
+    );
+    let tar = std::process::Command::new("tar")
+        .args(["-C", dist.to_str().unwrap(), "-czf"])
+        .arg(s.path().join("pkg.tar.gz"))
+        // As the book packs it: the whole folder, `./` and all.
+        .arg(".")
+        .status()
+        .unwrap();
+    assert!(tar.success());
+    let contract = s.write(
+        "contract.yaml",
+        "vcc: 1\nid: pkg\ndeliverables:\n  - { id: pkg, path: pkg.tar.gz }\n  - { id: a, path: dist/a.txt }\n  - { id: b, path: dist/sub/b.txt }\nvalidators:\n  package: { component: std/package }\ncriteria:\n  - { id: AC-1, severity: must, validator: package, targets: [pkg], params: { inputs: [a, b], manifest: true } }\n",
+    );
+    let run = vcc(&["check", contract.to_str().unwrap(), "--format", "json"]);
+    assert_eq!(run.code, 0, "{}", run.stdout);
+
+    std::os::unix::fs::symlink("a.txt", dist.join("link")).unwrap();
+    let refused = vcc(&["package", "manifest", dist.to_str().unwrap()]);
+    assert_eq!(refused.code, 2);
+    assert_eq!(refused.stdout, "");
+    assert!(
+        refused.stderr.contains("link") && refused.stderr.contains("not a regular file"),
+        "{}",
+        refused.stderr
+    );
+}
+
+/// `vcc lint --adapters FILE` checks an adapters file alone, each problem
+/// at its line; a good one is clean.
+#[test]
+fn an_adapters_file_is_linted_alone_with_lines() {
+    let s = Scratch::new();
+    let good = s.write(
+        "adapters.yaml",
+        "software.tests.run:\n  component: std/exit-record\n  record: evidence/tests.vcc.json\n  params: { command_matches: pytest }\nx-vcc-judges:\n  reviewer: { provider: openai-compatible, model: qwen2.5-7b-instruct }\n",
+    );
+    let run = vcc(&["lint", "--adapters", good.to_str().unwrap()]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(run.stderr.contains("0 error(s)"), "{}", run.stderr);
+    let bad = s.write(
+        "bad.yaml",
+        "software.tests.run:\n  component: std/exit-record\n  recrod: evidence/tests.vcc.json\nbuild.run:\n  params: { x: 1 }\nx-vcc-judges:\n  reviewer: { provider: openai-compatible }\n",
+    );
+    let run = vcc(&["lint", "--adapters", bad.to_str().unwrap()]);
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    let shown = bad.display().to_string();
+    assert!(
+        run.stderr.contains(&format!("{shown}:3:3")) && run.stderr.contains("recrod"),
+        "an unknown field, at its binding: {}",
+        run.stderr
+    );
+    assert!(
+        run.stderr.contains(&format!("{shown}:4:1")) && run.stderr.contains("exactly one"),
+        "no component: {}",
+        run.stderr
+    );
+    assert!(
+        run.stderr.contains(&format!("{shown}:7:3")) && run.stderr.contains("model"),
+        "a judge without a model: {}",
+        run.stderr
+    );
+    assert!(run.stderr.contains("3 error(s)"), "{}", run.stderr);
+    let json = vcc(&[
+        "lint",
+        "--adapters",
+        bad.to_str().unwrap(),
+        "--format",
+        "json",
+    ]);
+    let doc: Value = serde_json::from_str(&json.stdout).unwrap();
+    assert_eq!(doc["errors"], 3);
+    assert_eq!(doc["problems"][0]["line"], 3);
+    // Not YAML at all: the syntax error's line.
+    let broken = s.write("broken.yaml", "a: [1,\n");
+    let run = vcc(&["lint", "--adapters", broken.to_str().unwrap()]);
+    assert_eq!(run.code, 2);
+    assert!(
+        run.stderr.contains(&format!("{}:", broken.display())),
+        "{}",
+        run.stderr
+    );
+}

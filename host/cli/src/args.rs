@@ -92,6 +92,9 @@ pub enum Command {
     /// The component cache: what it holds, and making room.
     #[command(subcommand)]
     Cache(CacheCommand),
+    /// Packages `std/package` checks: write the manifest of a folder.
+    #[command(subcommand)]
+    Package(PackageCommand),
     /// The verdict log (`--ledger FILE`): verify it, show and count its
     /// entries, prove an entry's inclusion, repair a torn last line.
     #[command(subcommand)]
@@ -269,6 +272,20 @@ pub enum StatsBy {
     All,
     Contract,
     Day,
+}
+
+#[derive(Subcommand)]
+pub enum PackageCommand {
+    /// Print the manifest `std/package` reads (`{"files": [{"path",
+    /// "sha256"}]}`) of every file under DIR, by path relative to it and
+    /// in byte order: `vcc package manifest dist > dist/MANIFEST.json`,
+    /// then pack the folder. A link or a special file is refused (a
+    /// package holds regular files); an earlier MANIFEST.json or
+    /// manifest.json at the top is left out.
+    Manifest {
+        #[arg(value_name = "DIR")]
+        dir: PathBuf,
+    },
 }
 
 #[derive(Subcommand)]
@@ -640,7 +657,9 @@ pub struct RecordArgs {
 
 #[derive(Args)]
 pub struct LintArgs {
-    pub contract: PathBuf,
+    /// The contract; without it, `--adapters FILE` is checked alone.
+    #[arg(required_unless_present = "adapters")]
+    pub contract: Option<PathBuf>,
     /// The deliverable root the contract will be checked against [default:
     /// its `root:`, else its folder]: a validator component under it must be pinned.
     #[arg(long, value_name = "ROOT")]

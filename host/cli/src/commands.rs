@@ -116,6 +116,9 @@ pub fn run() -> i32 {
         }
         Command::Mcp(args) => crate::mcp::serve(&cli, args),
         Command::Cache(command) => crate::cache::run(&cli, command),
+        Command::Package(crate::args::PackageCommand::Manifest { dir }) => {
+            crate::package::manifest(dir)
+        }
         Command::Ledger(command) => crate::ledger::run(command),
         Command::Attest(crate::args::AttestCommand::Verify {
             file,
@@ -137,6 +140,7 @@ pub fn run() -> i32 {
             &cli,
             args.dir.as_deref().unwrap_or(std::path::Path::new(".")),
             &args.out,
+            &style,
         ),
         Command::Init(args) => crate::init::run(args),
         Command::Man => {
@@ -219,18 +223,28 @@ fn lint(cli: &Cli, args: &LintArgs, style: &Style) -> i32 {
         Ok(r) => r,
         Err(code) => return code,
     };
-    let spinner =
-        crate::progress::spinner(runtime.loader().progress(), args.format == Format::Human);
-    let (digest, problems) =
-        lint_problems(&runtime, &args.contract, args.dir.as_deref(), &args.gate);
-    drop(spinner);
-    emit_lint(
-        &args.contract,
-        digest.as_deref(),
-        &problems,
-        args.format,
-        style,
-    );
+    // The adapters file first, alone, with its lines: a binding that is
+    // wrong is said where it is written, not when a criterion uses it.
+    let mut problems: Vec<vcc_contract::Problem> = args
+        .gate
+        .adapters
+        .as_deref()
+        .map(vcc_contract::vcc1::lint_adapters)
+        .unwrap_or_default();
+    let (shown, digest) = match (&args.contract, &args.gate.adapters) {
+        (Some(contract), _) => {
+            let spinner =
+                crate::progress::spinner(runtime.loader().progress(), args.format == Format::Human);
+            let (digest, more) = lint_problems(&runtime, contract, args.dir.as_deref(), &args.gate);
+            drop(spinner);
+            problems.extend(more);
+            (contract.clone(), digest)
+        }
+        (None, Some(adapters)) => (adapters.clone(), None),
+        // clap requires one of the two.
+        (None, None) => return exit::INVALID,
+    };
+    emit_lint(&shown, digest.as_deref(), &problems, args.format, style);
     if problems.iter().any(|p| p.is_error()) {
         exit::INVALID
     } else {

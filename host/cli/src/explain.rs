@@ -52,7 +52,7 @@ pub fn run(cli: &crate::args::Cli, args: &ExplainArgs, style: &Style) -> i32 {
             }
             eprint!("{out}");
             eprintln!(
-                "vcc explain: {} cannot be read as a contract: run `vcc lint {}`",
+                "vcc explain: {} fails lint, so it has no brief: fix the error(s) above (`vcc lint {}` shows them all)",
                 render::clean(&args.contract.display().to_string()),
                 render::clean(&args.contract.display().to_string())
             );
@@ -91,6 +91,13 @@ pub fn brief(
             help: None,
         }]
     })?;
+    // A contract that fails lint gets no brief: a usable-looking brief of
+    // a contract `vcc check` refuses would send the worker off to do work
+    // nothing can accept.
+    let (_, problems) = crate::evaluate::lint_problems(runtime, path, dir, gate);
+    if problems.iter().any(|p| p.is_error()) {
+        return Err(problems);
+    }
     let (sources, doc) = vcc_contract::Sources::read_mapped(path, mapping)?;
     let prepared = crate::gate::prepare(runtime, doc, &sources, dir, gate)?;
     let mut check = format!("vcc check {}", path.display());

@@ -445,7 +445,15 @@ fn work(cli: &Cli, harness: Harness, args: &HookArgs, stop: &Stop) -> Judged {
             "the contract changed during this session ({what}); it is judged as it was at the session's first stop"
         )
     });
-    let mut feedback = Feedback::of(&report, None, 0).markdown();
+    // Every finding, for the agent to read when the feedback shows only
+    // the first few: the report, in the session's state folder (outside
+    // the root, where the agent cannot rewrite what vcc reads back).
+    let written = state.write_report(&report);
+    let all = match &written {
+        Ok(path) => path.display().to_string(),
+        Err(_) => "the JSON report of `vcc check` of this contract".to_string(),
+    };
+    let mut feedback = Feedback::of(&report, None, 0).markdown_where(&all);
     for note in attach_note.iter().chain(&edit_note) {
         feedback.push_str(&format!("\nNote: {note}.\n"));
     }

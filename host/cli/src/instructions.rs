@@ -18,7 +18,7 @@ const END: &str = "<!-- vcc:end -->";
 /// Where the skill goes, under the folder.
 pub const SKILL: &str = ".agents/skills/vcc-check/SKILL.md";
 
-pub fn run(cli: &Cli, dir: &Path, contract: &Path) -> i32 {
+pub fn run(cli: &Cli, dir: &Path, contract: &Path, style: &crate::render::Style) -> i32 {
     let rt = match runtime(cli) {
         Ok(rt) => rt,
         Err(code) => return code,
@@ -35,10 +35,10 @@ pub fn run(cli: &Cli, dir: &Path, contract: &Path) -> i32 {
         Ok(b) => b,
         Err(problems) => {
             for p in problems.iter().filter(|p| p.is_error()) {
-                eprintln!("{}: {}", p.code.as_str(), p.message);
+                eprint!("{}", crate::render::problem(p, style));
             }
             eprintln!(
-                "vcc init --agents: {} cannot be read as a contract: run `vcc lint {}`",
+                "vcc init --agents: {} fails lint, so nothing was written: fix the error(s) above (`vcc lint {}` shows them all)",
                 path.display(),
                 path.display()
             );

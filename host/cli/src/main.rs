@@ -27,6 +27,7 @@ mod ledger_proofs;
 mod mcp;
 mod merge;
 mod output;
+mod package;
 mod paths;
 mod progress;
 mod record;

@@ -222,7 +222,10 @@ impl Server {
             let report = checked(&settings, &gate, &t)?;
             let mut md = brief.markdown();
             md.push_str("---\n\n");
-            md.push_str(&Feedback::of(&report, None, 0).markdown());
+            md.push_str(
+                &Feedback::of(&report, None, 0)
+                    .markdown_where("the `check` tool's result for this contract"),
+            );
             md.push_str(&format!("\n_{NOT_AN_ADMISSION}_\n"));
             Ok(md)
         })

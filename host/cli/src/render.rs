@@ -263,9 +263,15 @@ pub fn report(r: &Report, command: &str, style: &Style) -> String {
 }
 
 fn criterion(out: &mut String, c: &CriterionReport, style: &Style) {
+    // VCC v1: the evidence id the row stands for, where an auditor looks.
+    let evidence = c
+        .produced_artifact
+        .as_deref()
+        .map(|e| format!(" (evidence {})", clean(e)))
+        .unwrap_or_default();
     let _ = writeln!(
         out,
-        "  {} {} {}  {}  [{}]",
+        "  {} {} {}{evidence}  {}  [{}]",
         status_label(c.status, style),
         severity_label(c.severity),
         clean(&c.id),

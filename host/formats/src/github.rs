@@ -38,8 +38,13 @@ pub fn annotations(reports: &[Report]) -> String {
                 Severity::Should => 1,
                 Severity::May => 2,
             };
+            let evidence = c
+                .produced_artifact
+                .as_deref()
+                .map(|e| format!(" (evidence {e})"))
+                .unwrap_or_default();
             let title = format!(
-                "vcc {name}: {} {} {}",
+                "vcc {name}: {}{evidence} {} {}",
                 c.id,
                 severity_word(c.severity),
                 status_word(c.status)

@@ -39,8 +39,13 @@ pub fn write(reports: &[Report]) -> String {
                 (Severity::May, Status::Error | Status::Skip) => "major",
                 (Severity::May, _) => "minor",
             };
+            let evidence = c
+                .produced_artifact
+                .as_deref()
+                .map(|e| format!(" (evidence {e})"))
+                .unwrap_or_default();
             let mut head = format!(
-                "{} {} {} ({}): {}",
+                "{}{evidence} {} {} ({}): {}",
                 c.id,
                 severity_word(c.severity),
                 status_word(c.status),

@@ -70,8 +70,13 @@ fn report_section(r: &Report) -> String {
         out.push_str("<table class=\"criteria\"><thead><tr><th>Criterion</th><th>Severity</th><th>Status</th><th>Summary</th><th>Validator</th></tr></thead><tbody>\n");
         for c in &r.criteria {
             let status = status_word(c.status);
+            let evidence = c
+                .produced_artifact
+                .as_deref()
+                .map(|e| format!(" <small>evidence <code>{}</code></small>", esc(e)))
+                .unwrap_or_default();
             out.push_str(&format!(
-                "<tr data-criterion=\"{}\" data-status=\"{status}\"><td><code>{}</code></td><td>{}</td><td class=\"{status}\">{status} <small>({})</small></td><td>{}",
+                "<tr data-criterion=\"{}\" data-status=\"{status}\"><td><code>{}</code>{evidence}</td><td>{}</td><td class=\"{status}\">{status} <small>({})</small></td><td>{}",
                 esc(&c.id),
                 esc(&c.id),
                 severity_word(c.severity),

@@ -91,6 +91,9 @@ fn suite(r: &Report) -> TestSuite {
             Property::new("vcc.validator", c.validator.component.as_str()),
             Property::new("vcc.summary", c.summary.as_str()),
         ]);
+        if let Some(e) = &c.produced_artifact {
+            case.add_property(Property::new("vcc.producedArtifact", e.as_str()));
+        }
         // Every judge call, one property each: what answered, and the
         // digests of its prompt and raw response.
         case.add_properties(

@@ -35,8 +35,13 @@ fn one(r: &Report) -> String {
     if !r.criteria.is_empty() {
         out.push_str("| | Criterion | Severity | Status | Summary |\n|---|---|---|---|---|\n");
         for c in &r.criteria {
+            let evidence = c
+                .produced_artifact
+                .as_deref()
+                .map(|e| format!(" (evidence `{}`)", code(e)))
+                .unwrap_or_default();
             out.push_str(&format!(
-                "| {} | `{}` | {} | {} ({}) | {} |\n",
+                "| {} | `{}`{evidence} | {} | {} ({}) | {} |\n",
                 icon(c.status),
                 code(&c.id),
                 severity_word(c.severity),

@@ -170,7 +170,7 @@ fn rule(c: &CriterionReport) -> Value {
     if text.is_empty() {
         text = c.id.clone();
     }
-    json!({
+    let mut rule = json!({
         "id": c.id,
         "shortDescription": { "text": text },
         "defaultConfiguration": { "level": level(c.severity) },
@@ -178,7 +178,11 @@ fn rule(c: &CriterionReport) -> Value {
             "vcc.severity": severity_word(c.severity),
             "vcc.validator": c.validator.component,
         }
-    })
+    });
+    if let Some(e) = &c.produced_artifact {
+        rule["properties"]["vcc.producedArtifact"] = json!(e);
+    }
+    rule
 }
 
 fn criterion_results(
@@ -238,7 +242,10 @@ fn criterion_results(
         }
         // Every judge call of the criterion, with its digests.
         if !c.judge_calls.is_empty() {
-            v["properties"] = json!({ "vcc.judgeCalls": c.judge_calls });
+            v["properties"]["vcc.judgeCalls"] = json!(c.judge_calls);
+        }
+        if let Some(e) = &c.produced_artifact {
+            v["properties"]["vcc.producedArtifact"] = json!(e);
         }
         v
     };

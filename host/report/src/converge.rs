@@ -384,8 +384,15 @@ impl Feedback {
         fb
     }
 
-    /// A rendering meant to be pasted into an agent's prompt.
+    /// A rendering meant to be pasted into an agent's prompt, inside
+    /// `vcc converge` (whose `$VCC_FEEDBACK` holds every finding).
     pub fn markdown(&self) -> String {
+        self.markdown_where("$VCC_FEEDBACK")
+    }
+
+    /// [`Feedback::markdown`], naming `all` as where every finding is
+    /// (a file the hook wrote, the tool result's structured content).
+    pub fn markdown_where(&self, all: &str) -> String {
         let mut out = String::new();
         let name = self.contract.id.as_deref().unwrap_or(&self.contract.path);
         let _ = writeln!(
@@ -422,9 +429,20 @@ impl Feedback {
             &mut out,
             "MUST: the work is not accepted until each of these passes",
             &self.must,
+            all,
         );
-        section(&mut out, "SHOULD: fix these too if you can", &self.should);
-        section(&mut out, "Warnings: reported, no fix asked", &self.warnings);
+        section(
+            &mut out,
+            "SHOULD: fix these too if you can",
+            &self.should,
+            all,
+        );
+        section(
+            &mut out,
+            "Warnings: reported, no fix asked",
+            &self.warnings,
+            all,
+        );
         out
     }
 }
@@ -502,7 +520,7 @@ pub fn utilisation(limits: &Limits, iterations: &[Iteration]) -> Vec<f64> {
         .collect()
 }
 
-fn section(out: &mut String, title: &str, items: &[FeedbackItem]) {
+fn section(out: &mut String, title: &str, items: &[FeedbackItem], all: &str) {
     if items.is_empty() {
         return;
     }
@@ -541,7 +559,7 @@ fn section(out: &mut String, title: &str, items: &[FeedbackItem]) {
         if item.findings.len() > SHOWN_FINDINGS {
             let _ = writeln!(
                 out,
-                "- … and {} more finding(s) (all of them are in $VCC_FEEDBACK)",
+                "- … and {} more finding(s) (all of them are in {all})",
                 item.findings.len() - SHOWN_FINDINGS
             );
         }

@@ -440,12 +440,21 @@ fn run(
             .map(|(path, e)| (path.as_str(), &e.stat, &e.digest));
         let _ = cache.save_memo(&folder, started_reading, files);
     }
+    // One root digest per report: the root's, as walked (what approvals
+    // bind and `vcc approve` computes). Files attached from outside it are
+    // counted and listed apart (`attached`, each with its digest).
+    let attached_bytes: u64 = snapshot
+        .attached
+        .iter()
+        .filter_map(|p| snapshot.files.get(p))
+        .map(|f| f.size)
+        .sum();
     report.deliverables = Some(DeliverablesInfo {
         root: root.display().to_string(),
         root_absolute: folder.display().to_string(),
-        root_digest: digest_string(&snapshot.root_digest),
-        files: snapshot.files.len() as u64,
-        bytes: snapshot.total_bytes,
+        root_digest: judged_root.clone(),
+        files: (snapshot.files.len() - snapshot.attached.len()) as u64,
+        bytes: snapshot.total_bytes - attached_bytes,
         unreadable: snapshot.unreadable.clone(),
         changed: changed.clone(),
         excluded: ExcludedInfo {
@@ -593,12 +602,19 @@ fn integrity<'a>(
     problems.extend(judging.problems(doc));
     // A partial run (`--only`, `--gate`) may keep host rows alone: the
     // whole contract has its MUSTs, and a partial run is judged on what it
-    // kept.
+    // kept. What the rows left out would use (validators, deliverables) is
+    // not unused: lint speaks about the whole contract (`vcc lint`), a
+    // partial run only about its own rows.
     if partial {
+        use vcc_contract::Code;
         problems.retain(|p| {
-            let left_out = p.code == vcc_contract::Code::UnknownTarget
+            let left_out = p.code == Code::UnknownTarget
                 && p.field.as_deref().is_some_and(|f| f.starts_with("gates["));
-            p.code != vcc_contract::Code::NoMust && !left_out
+            let of_the_whole = matches!(
+                p.code,
+                Code::NoMust | Code::UnusedValidator | Code::UncheckedDeliverable
+            );
+            !of_the_whole && !left_out
         });
     }
     let errors = problems.iter().filter(|p| p.is_error()).count();

@@ -46,7 +46,10 @@ pub enum Actions {
 
 /// What the provenance row can see of the run.
 pub struct RunFacts<'a> {
+    /// Files of the root judged (the report's `deliverables.files`).
     pub files: usize,
+    /// Paths of the files attached from outside the root.
+    pub attached: Vec<String>,
     pub root_digest: &'a str,
     pub contract_digest: &'a str,
     /// What the agent's transcript, attached from outside the root, shows
@@ -120,8 +123,16 @@ pub fn provenance(policy: &ProvenancePolicy, facts: &RunFacts) -> CriterionRepor
     for req in &policy.require {
         let outcome: Result<String, String> = match req.as_str() {
             "inputs.enumerated" | "artifactHashes.recorded" => Ok(format!(
-                "the report lists the {} file(s) judged, each with its blake3 and sha256 (root {})",
-                facts.files, facts.root_digest
+                "the report lists the {} file(s) of the root judged, each with its blake3 and sha256 (root {}, the report's `deliverables.root_digest`){}",
+                facts.files,
+                facts.root_digest,
+                match facts.attached.len() {
+                    0 => String::new(),
+                    n => format!(
+                        "; and {n} file(s) attached from outside the root, each with its blake3 under `deliverables.attached`: {}",
+                        facts.attached.join(", ")
+                    ),
+                }
             )),
             "tooling.recorded" => Ok("the report names vcc's version, its executable's digest and each validator's digest".into()),
             "parameters.recorded" | "dependencies.recorded" => Ok(format!(

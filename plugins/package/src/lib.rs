@@ -366,12 +366,35 @@ fn check_manifest(m: &Entry, entries: &[Entry], findings: &mut Findings, package
             return;
         }
     };
-    let list = value
+    let Some(list) = value
         .get("files")
         .and_then(Value::as_array)
         .or_else(|| value.as_array())
         .cloned()
-        .unwrap_or_default();
+    else {
+        // Another shape would list nothing, and every entry would be "not
+        // in the manifest": say what shape was expected instead.
+        let has = match &value {
+            Value::Object(o) => format!(
+                "an object with {}",
+                if o.is_empty() {
+                    "no key".to_string()
+                } else {
+                    o.keys()
+                        .take(5)
+                        .map(|k| format!("`{k}`"))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                }
+            ),
+            _ => "not an object or a list".into(),
+        };
+        findings.push(at(format!(
+            "the manifest `{}` is not in the shape std/package reads: expected {{\"files\": [{{\"path\": \"…\", \"sha256\": \"…\"}}]}} (or \"blake3\" for \"sha256\"; or the list alone), but it is {has}; `vcc package manifest DIR` writes one",
+            m.name
+        )));
+        return;
+    };
     let mut listed = BTreeSet::new();
     for item in &list {
         let Some(path) = item.get("path").and_then(Value::as_str) else {

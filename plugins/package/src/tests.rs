@@ -121,6 +121,18 @@ fn a_manifest_that_lies_is_a_finding() {
 }
 
 #[test]
+fn a_manifest_in_another_shape_says_the_shape_it_expected() {
+    let m = br#"{"entries": {"docs/notes.md": "abc"}}"#;
+    let p = zip(&[("docs/notes.md", NOTES), ("MANIFEST.json", m)], false);
+    let o = run(p, r#"{"inputs": ["notes"], "manifest": true}"#);
+    assert_eq!(rules(&o), ["manifest-mismatch"]);
+    let said = &o.findings[0].message;
+    assert!(said.contains(r#"expected {"files": [{"path""#), "{said}");
+    assert!(said.contains("an object with `entries`"), "{said}");
+    assert!(said.contains("vcc package manifest DIR"), "{said}");
+}
+
+#[test]
 fn names_that_escape_are_findings() {
     let p = zip(
         &[("docs/notes.md", NOTES), ("../../etc/cron.d/x", b"x")],

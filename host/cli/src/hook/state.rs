@@ -172,6 +172,15 @@ impl State {
         })
     }
 
+    /// The check's whole report, beside the session's state (its findings
+    /// past the few the feedback shows): where it was written.
+    pub(super) fn write_report(&self, report: &vcc_report::Report) -> Result<PathBuf, String> {
+        let path = self.file.with_extension("report.json");
+        let text = serde_json::to_string_pretty(report).map_err(|e| e.to_string())?;
+        write_atomically(&path, text.as_bytes()).map_err(|e| format!("{}: {e}", path.display()))?;
+        Ok(path)
+    }
+
     /// Refused when the state lies under the deliverable root.
     pub(super) fn outside_root(&self, root: &Path) -> Result<(), String> {
         outside(&self.dir, root, "deliverable root")

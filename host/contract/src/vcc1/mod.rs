@@ -22,6 +22,7 @@
 //! - Other sections (intent, relationships, gates, riskControls, …) are
 //!   kept as `x-vcc1-…` extensions and listed as notes.
 
+mod adapters;
 mod artifacts;
 mod bind;
 mod origin;
@@ -30,6 +31,7 @@ mod sections;
 #[cfg(test)]
 mod tests;
 
+pub use adapters::lint_adapters;
 #[cfg(test)]
 use artifacts::extension;
 pub(crate) use artifacts::{Artifacts, Readable, is_path};

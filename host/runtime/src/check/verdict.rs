@@ -97,6 +97,11 @@ pub(super) fn host_rows(
         if wanted(&id) {
             let facts = crate::host_rows::RunFacts {
                 files: report.deliverables.as_ref().map_or(0, |d| d.files as usize),
+                attached: report
+                    .deliverables
+                    .as_ref()
+                    .map(|d| d.attached.iter().map(|a| a.path.clone()).collect())
+                    .unwrap_or_default(),
                 root_digest: judged_root,
                 contract_digest: &doc.digest,
                 actions: actions.as_ref(),
