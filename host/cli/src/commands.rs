@@ -229,7 +229,7 @@ fn lint(cli: &Cli, args: &LintArgs, style: &Style) -> i32 {
         .gate
         .adapters
         .as_deref()
-        .map(vcc_contract::vcc1::lint_adapters)
+        .map(vcc_contract::lint_adapters)
         .unwrap_or_default();
     let (shown, digest) = match (&args.contract, &args.gate.adapters) {
         (Some(contract), _) => {

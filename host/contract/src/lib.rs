@@ -4,6 +4,7 @@
 //! contracts without pulling in a WebAssembly runtime. Validators are loaded
 //! through the [`lint::Catalog`] trait, which the runtime implements.
 
+mod adapters;
 pub mod brief;
 pub mod compose;
 pub mod contract_files;
@@ -23,6 +24,7 @@ pub mod units;
 pub mod vcc1;
 pub mod view;
 
+pub use adapters::lint_adapters;
 pub use document::lexical;
 pub use exclude::{Decision, Excludes, IgnoreFile};
 pub use lint::{

@@ -22,7 +22,6 @@
 //! - Other sections (intent, relationships, gates, riskControls, …) are
 //!   kept as `x-vcc1-…` extensions and listed as notes.
 
-mod adapters;
 mod artifacts;
 mod bind;
 mod origin;
@@ -31,7 +30,6 @@ mod sections;
 #[cfg(test)]
 mod tests;
 
-pub use adapters::lint_adapters;
 #[cfg(test)]
 use artifacts::extension;
 pub(crate) use artifacts::{Artifacts, Readable, is_path};
@@ -248,13 +246,13 @@ struct Acceptance {
 /// component, or a validator of a signed bundle.
 #[derive(Deserialize, Clone)]
 #[serde(deny_unknown_fields)]
-struct Explicit {
-    component: Option<String>,
+pub(crate) struct Explicit {
+    pub(crate) component: Option<String>,
     digest: Option<String>,
-    bundle: Option<String>,
+    pub(crate) bundle: Option<String>,
     validator: Option<String>,
     version: Option<String>,
-    params: Option<Value>,
+    pub(crate) params: Option<Value>,
     /// Adapters only: the command record (`vcc record`) of the run.
     record: Option<String>,
 }

@@ -8,9 +8,9 @@ use std::path::Path;
 
 use serde_json::Value;
 
-use super::{Explicit, JUDGES_KEY};
 use crate::problem::{Code, FieldPath, Level, Problem};
 use crate::spans::Spans;
+use crate::vcc1::{Explicit, JUDGES_KEY};
 
 /// Every problem of the adapters file at `path` (none: it is usable).
 pub fn lint_adapters(path: &Path) -> Vec<Problem> {
