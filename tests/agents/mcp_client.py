@@ -67,6 +67,10 @@ async def main(vcc, contract, root):
             slow = os.environ.get("SLOW_CONTRACT")
             if slow:
                 out["concurrent"] = await concurrently(session, slow, args)
+            advisory = os.environ.get("ADVISORY_CONTRACT")
+            if advisory:
+                result = await session.call_tool("check", {"contract": advisory})
+                out["advisory"] = {"is_error": bool(result.is_error), "text": text_of(result)}
             missing = await session.call_tool("check", {"contract": "/nonexistent/contract.yaml"})
             out["missing"] = {"is_error": bool(missing.is_error), "text": text_of(missing)}
     out["revisions"] = {}

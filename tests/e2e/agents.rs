@@ -352,6 +352,10 @@ fn an_mcp_client_checks_lints_and_explains_and_is_admitted_nothing() {
             vcc_test_support::fixtures::INFINITE_LOOP
         ),
     );
+    let advisory = root.write(
+        "advisory/contract.yaml",
+        "vcc: 1\nid: research\nadvisory: true\ndeliverables:\n  - { id: f, path: FINDINGS.md }\nvalidators:\n  exists: { component: std/file-exists }\ncriteria:\n  - { id: F, severity: must, validator: exists, targets: [f] }\n",
+    );
     let cache = Scratch::new();
     let out = Command::new(&python)
         .arg(repo().join("tests/agents/mcp_client.py"))
@@ -360,6 +364,7 @@ fn an_mcp_client_checks_lints_and_explains_and_is_admitted_nothing() {
         .env("VCC_CACHE_DIR", cache.path())
         .env("ATTACH_TRANSCRIPT", ran_tests())
         .env("SLOW_CONTRACT", &slow)
+        .env("ADVISORY_CONTRACT", &advisory)
         .output()
         .unwrap();
     assert!(
@@ -377,6 +382,17 @@ fn an_mcp_client_checks_lints_and_explains_and_is_admitted_nothing() {
     assert_eq!(check["failing"], json!(["REPORT", "RAN-TESTS"]));
     assert!(check["note"].as_str().unwrap().contains("not an admission"));
     assert_eq!(check["feedback"]["must"][0]["prompt"], "Write REPORT.md.");
+
+    // An advisory contract: the one sentence every way of running vcc says.
+    let advisory: Value = serde_json::from_str(r["advisory"]["text"].as_str().unwrap()).unwrap();
+    assert_eq!(advisory["verdict"], "advisory", "{advisory}");
+    assert!(
+        advisory["note"]
+            .as_str()
+            .unwrap()
+            .starts_with("an advisory contract reports and never accepts: nothing is accepted and nothing is blocked"),
+        "{advisory}"
+    );
 
     // With the transcript attached (`attach`), only the report is missing.
     let attached: Value = serde_json::from_str(r["attached"]["text"].as_str().unwrap()).unwrap();

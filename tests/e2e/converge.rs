@@ -310,11 +310,12 @@ fn an_abort_criterion_stops_at_once() {
     assert_eq!(run.code, 1);
     let r = run.json();
     assert_eq!(reason(&r), "abort");
+    let detail = r["termination"]["detail"].as_str().unwrap();
+    assert!(detail.contains("criterion B"), "{detail}");
+    // It failed before any work: the detail says the command never ran.
     assert!(
-        r["termination"]["detail"]
-            .as_str()
-            .unwrap()
-            .contains("criterion B")
+        detail.contains("on the first check, before the command ever ran"),
+        "{detail}"
     );
     assert!(w.agent_runs().is_empty(), "no run after an abort");
 }
@@ -664,4 +665,24 @@ fn a_converge_killed_outright_takes_its_command_and_its_children_along() {
     }
     std::fs::write(&go, "").unwrap();
     assert!(!late.exists(), "the background job went on");
+}
+
+/// An advisory contract has nothing to converge to: the loop stops after
+/// its first check, without running the command, saying the sentence
+/// every way of running vcc says; exit 1, 0 with --allow-advisory.
+#[test]
+fn an_advisory_contract_stops_the_loop_before_the_command() {
+    let w = World::new(&THREE.replace("vcc: 1\n", "vcc: 1\nadvisory: true\n"));
+    let run = w.converge(&[], &["fix-one"]);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    let r = run.json();
+    assert_eq!(reason(&r), "advisory");
+    let detail = r["termination"]["detail"].as_str().unwrap();
+    assert!(
+        detail.starts_with("an advisory contract reports and never accepts: nothing is accepted and nothing is blocked")
+            && detail.contains("(the command did not run)"),
+        "{detail}"
+    );
+    assert!(w.agent_runs().is_empty(), "the command never ran");
+    assert_eq!(w.converge(&["--allow-advisory"], &["fix-one"]).code, 0);
 }

@@ -182,7 +182,15 @@ fn three_children_in_parallel_never_overdraw_the_parent_and_the_tree_adds_up() {
             })
             .unwrap_or_else(|| panic!("no child {name} in {tree:?}"))
     };
-    assert_eq!(tree.len(), 3, "{tree:?}");
+    // Four children: a, b and c ran; d was refused, and is in the tree
+    // too, granted nothing, ended at once.
+    assert_eq!(tree.len(), 4, "{tree:?}");
+    let d_row = by_contract("d");
+    assert_eq!(d_row["termination"], "budget_exceeds_parent", "{d_row}");
+    assert_eq!(d_row["state"], "ended", "{d_row}");
+    assert_eq!(d_row["outcome"], "TERMINATED", "{d_row}");
+    assert_eq!(tokens(&d_row["granted"]), 0, "{d_row}");
+    assert_eq!(tokens(&d_row["spent"]), 0, "{d_row}");
     let mut spent = 0;
     for (name, outcome, used) in [
         ("a", "FULFILLED", 1000),
@@ -216,7 +224,7 @@ fn three_children_in_parallel_never_overdraw_the_parent_and_the_tree_adds_up() {
     assert!(tokens(&r["usage"]) <= 11_000);
     // The page shows the tree too.
     let page = std::fs::read_to_string(&html).unwrap();
-    assert_eq!(page.matches("<tr class=\"child\"").count(), 3, "{page}");
+    assert_eq!(page.matches("<tr class=\"child\"").count(), 4, "{page}");
     // The pool after the children ended: everything not spent is back.
     let end = d.out("pool-end.json");
     assert_eq!(tokens(&end["left"]), 11_000 - 500 - spent, "{end}");
@@ -324,5 +332,64 @@ fn forgery_host_a_grant_written_into_the_pool() {
         r["delegations"].as_array().is_none_or(|d| d.is_empty()),
         "a grant the parent never made is not in its tree: {}",
         r["delegations"]
+    );
+}
+
+/// Loops inside loops write to one terminal: a child's progress lines say
+/// whose they are (`vcc converge [child 1 CONTRACT]: …`).
+#[test]
+fn a_nested_loops_progress_says_whose_it_is() {
+    let s = Scratch::new();
+    let contract = |id: &str, file: &str| {
+        format!(
+            "vcc: 1\nid: {id}\ndeliverables:\n  - {{ id: f, path: {file} }}\nvalidators:\n  exists: {{ component: std/file-exists }}\ncriteria:\n  - {{ id: F, severity: must, validator: exists, targets: [f] }}\n"
+        )
+    };
+    s.write("parent.yaml", contract("parent", "done.txt"));
+    s.write("child.yaml", contract("child", "child.txt"));
+    let vcc = env!("CARGO_BIN_EXE_vcc");
+    let script = format!(
+        "cd \"$VCC_ROOT\" && {vcc} converge child.yaml --max-iterations 2 -- sh -c 'echo x > child.txt' && echo y > done.txt"
+    );
+    let mut child = Command::new(vcc)
+        .current_dir(s.path())
+        .args([
+            "converge",
+            "parent.yaml",
+            "--max-iterations",
+            "2",
+            "--",
+            "sh",
+            "-c",
+            &script,
+        ])
+        .env("VCC_CACHE_DIR", shared_cache())
+        .env_remove("VCC_BUDGET_FILE")
+        .env("NO_COLOR", "1")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let run = wait_within(&mut child, Duration::from_secs(120));
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let mine: Vec<&str> = run
+        .stderr
+        .lines()
+        .filter(|l| l.starts_with("vcc converge"))
+        .collect();
+    assert!(
+        mine.iter().any(|l| l.starts_with("vcc converge: ")),
+        "the parent's own lines: {mine:?}"
+    );
+    assert!(
+        mine.iter()
+            .any(|l| l.starts_with("vcc converge [child 1 child.yaml]: ")),
+        "the child's lines: {mine:?}"
+    );
+    assert!(
+        !mine
+            .iter()
+            .any(|l| l.starts_with("vcc converge: child 1 of the loop")),
+        "no child line without its prefix: {mine:?}"
     );
 }

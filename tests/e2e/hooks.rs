@@ -656,6 +656,28 @@ fn a_mistake_on_the_hooks_command_line_is_a_configuration_error() {
                     ),
                 "{harness} {mistake:?}: {message}"
             );
+            // Where this harness's hook is set up, and its own project
+            // variable: never another harness's.
+            let (setting, variable) = match harness {
+                "claude-code" => (".claude/settings.json", "$CLAUDE_PROJECT_DIR"),
+                "codex" => ("~/.codex/config.toml", "the hook input's `cwd`"),
+                "cursor" => (".cursor/hooks.json", "$CURSOR_PROJECT_DIR"),
+                _ => (".gemini/settings.json", "$GEMINI_PROJECT_DIR"),
+            };
+            assert!(
+                message.contains(setting) && message.contains(variable),
+                "{harness}: {message}"
+            );
+            for other in [
+                "CLAUDE_PROJECT_DIR",
+                "CURSOR_PROJECT_DIR",
+                "GEMINI_PROJECT_DIR",
+            ] {
+                assert!(
+                    variable.contains(other) || !message.contains(other),
+                    "{harness} names {other}: {message}"
+                );
+            }
         }
     }
 }
@@ -791,8 +813,8 @@ fn an_advisory_contract_lets_the_stop_through_with_its_report() {
     assert!(out.get("decision").is_none(), "{out}");
     let message = out["systemMessage"].as_str().unwrap();
     assert!(
-        message.contains("contract research is advisory")
-            && message.contains("nothing is accepted")
+        message.contains("contract research: an advisory contract reports and never accepts: nothing is accepted and nothing is blocked")
+            && message.contains("the stop goes on, with the report")
             && message.contains("### REPORT (MUST, fail)"),
         "{message}"
     );

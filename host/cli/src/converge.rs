@@ -453,7 +453,21 @@ impl Converge<'_> {
 
     fn progress(&self, line: &str) {
         if self.args.format == Format::Human {
-            eprintln!("vcc converge: {line}");
+            eprintln!("{}: {line}", self.who());
+        }
+    }
+
+    /// `vcc converge`, or for a loop started inside another's command
+    /// `vcc converge [child 2 CONTRACT]`: whose progress a line is, when
+    /// nested loops write to the same terminal.
+    fn who(&self) -> String {
+        match &self.parent {
+            Some(parent) => format!(
+                "vcc converge [child {} {}]",
+                parent.id,
+                self.args.contract.display()
+            ),
+            None => "vcc converge".into(),
         }
     }
 
@@ -565,14 +579,20 @@ impl Converge<'_> {
 
     fn finish(&self, why: Termination, detail: String) -> i32 {
         let mut report = self.report(why, detail);
-        let mut code = why.exit_code();
+        let mut code = match why {
+            Termination::Advisory if self.args.allow_advisory => exit::ACCEPTED,
+            _ => why.exit_code(),
+        };
         if let Err(e) = self.charge_parent(Some(why)) {
-            eprintln!("vcc converge: the parent loop cannot be told how this one ended: {e}");
+            eprintln!(
+                "{}: the parent loop cannot be told how this one ended: {e}",
+                self.who()
+            );
         }
         if let Some(recorder) = &self.recorder {
             let digest = format!("blake3:{}", blake3::hash(json(&report).as_bytes()).to_hex());
             if let Err(e) = recorder.append_plain(Entry::of_loop(&report, Some(digest))) {
-                eprintln!("vcc converge: {e}");
+                eprintln!("{}: {e}", self.who());
                 report.accepted = false;
                 code = exit::INVALID;
             }

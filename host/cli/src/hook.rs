@@ -128,12 +128,13 @@ pub fn command_line_mistake(harness: Harness, err: &clap::Error) -> i32 {
         .split_whitespace()
         .collect::<Vec<_>>()
         .join(" ");
-    answer(
-        harness.answer(&Decision::Halt(configuration_message(&format!(
+    answer(harness.answer(&Decision::Halt(configuration_message(
+        harness,
+        &format!(
             "the hook's command line is wrong: {what} (see `vcc hook {} --help`)",
             harness.name()
-        )))),
-    )
+        ),
+    ))))
 }
 
 /// The hook: pin the session's project folder, have a worker judge the
@@ -141,23 +142,26 @@ pub fn command_line_mistake(harness: Harness, err: &clap::Error) -> i32 {
 fn gate(cli: &Cli, harness: Harness, args: &HookArgs, input: &[u8], stop: &Stop) -> Decision {
     let events = harness.stop_events();
     if !events.contains(&stop.event.as_str()) {
-        return Decision::Halt(configuration_message(&format!(
-            "`vcc hook {}` was run for a `{}` event, and judges only {}: wire it to {} alone",
-            harness.name(),
-            stop.event,
-            events.join(" and "),
-            if events.len() > 1 { "those" } else { "that" }
-        )));
+        return Decision::Halt(configuration_message(
+            harness,
+            &format!(
+                "`vcc hook {}` was run for a `{}` event, and judges only {}: wire it to {} alone",
+                harness.name(),
+                stop.event,
+                events.join(" and "),
+                if events.len() > 1 { "those" } else { "that" }
+            ),
+        ));
     }
     let state = match State::open(cli, harness, stop) {
         Ok(state) => state,
-        Err(why) => return Decision::Halt(configuration_message(&why)),
+        Err(why) => return Decision::Halt(configuration_message(harness, &why)),
     };
     let judged = supervise(input, args.timeout, &state.project);
     // Read after the worker ran: it pins the contract at a first stop.
     let mut session = match state.load() {
         Ok(session) => session,
-        Err(why) => return Decision::Halt(configuration_message(&why)),
+        Err(why) => return Decision::Halt(configuration_message(harness, &why)),
     };
     let decision = match judged {
         Ok(Judged::Accepted { message } | Judged::Allow { message }) => {
@@ -182,7 +186,7 @@ fn gate(cli: &Cli, harness: Harness, args: &HookArgs, input: &[u8], stop: &Stop)
         ),
     };
     if let Err(why) = state.save(&session) {
-        return Decision::Halt(configuration_message(&why));
+        return Decision::Halt(configuration_message(harness, &why));
     }
     decision
 }
@@ -288,7 +292,7 @@ fn kill_group(child: &mut std::process::Child) {
 /// The worker: judge the stop, in the session's project folder.
 fn work(cli: &Cli, harness: Harness, args: &HookArgs, stop: &Stop) -> Judged {
     let halt = |why: &str| Judged::Halt {
-        message: configuration_message(why),
+        message: configuration_message(harness, why),
     };
     if let Some(status) = &stop.aborted {
         return Judged::Allow {
@@ -469,7 +473,8 @@ fn work(cli: &Cli, harness: Harness, args: &HookArgs, stop: &Stop) -> Judged {
         // goes on, with the report.
         Verdict::Advisory => Judged::Allow {
             message: format!(
-                "vcc: contract {name}{whose} is advisory: it reports and never accepts, so the stop goes on and nothing is accepted.\n\n{feedback}"
+                "vcc: contract {name}{whose}: {}; the stop goes on, with the report.\n\n{feedback}",
+                vcc_report::law::ADVISORY
             ),
         },
         verdict => Judged::NotAccepted {
@@ -486,9 +491,10 @@ fn work(cli: &Cli, harness: Harness, args: &HookArgs, stop: &Stop) -> Judged {
 /// A hook that cannot judge because of how it is set up: the agent is not
 /// blocked with something it cannot fix; the human is told. Nothing is
 /// accepted.
-fn configuration_message(why: &str) -> String {
+fn configuration_message(harness: Harness, why: &str) -> String {
     format!(
-        "vcc hook: CONFIGURATION ERROR, the work is NOT accepted: {why}. Fix the hook's command or settings (relative paths on its command line are resolved against the project folder pinned at the session's first stop) or the contract, then run `vcc check` on the work."
+        "vcc hook: CONFIGURATION ERROR, the work is NOT accepted: {why}. Fix the hook's command — {} — or the contract, then run `vcc check` on the work.",
+        harness.setup()
     )
 }
 

@@ -148,7 +148,12 @@ impl Server {
                     .ledger
                     .as_ref()
                     .and_then(|l| serde_json::to_value(l).ok()),
-                note: NOT_AN_ADMISSION.into(),
+                note: match report.verdict {
+                    vcc_report::Verdict::Advisory => {
+                        format!("{}. {NOT_AN_ADMISSION}", vcc_report::law::ADVISORY)
+                    }
+                    _ => NOT_AN_ADMISSION.into(),
+                },
             }))
         })
         .await

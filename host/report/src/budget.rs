@@ -34,6 +34,9 @@ pub enum Termination {
     Interrupted,
     /// The contract could not be evaluated.
     Invalid,
+    /// The contract is advisory: it reports and never accepts, so the
+    /// loop stops after its first check (`law::ADVISORY`).
+    Advisory,
     /// Started inside another loop's command, it asked for more than that
     /// loop could grant (`BUDGET_EXCEEDS_PARENT`); nothing ran.
     BudgetExceedsParent,
@@ -56,6 +59,7 @@ impl Termination {
             | Termination::ContractChanged
             | Termination::Invalid
             | Termination::BudgetExceedsParent
+            | Termination::Advisory
             | Termination::Unfinished => "TERMINATED",
             _ => "VIOLATED",
         }
@@ -78,6 +82,7 @@ impl Termination {
             Termination::Interrupted => "interrupted",
             Termination::Invalid => "invalid",
             Termination::BudgetExceedsParent => "budget_exceeds_parent",
+            Termination::Advisory => "advisory",
             Termination::Unfinished => "unfinished",
         }
     }

@@ -239,6 +239,30 @@ impl Pool {
             (t, c, ms) => {
                 let refused: Vec<String> =
                     [t.err(), c.err(), ms.err()].into_iter().flatten().collect();
+                // The refused child is in the parent's tree too, granted
+                // nothing, ended at once: a loop that asked too much is
+                // seen where the budget is read, not only in its own output.
+                let nothing = Grant {
+                    tokens: can.tokens.map(|_| 0),
+                    cost: can.cost.map(|_| 0.0),
+                    time_ms: can.time_ms.map(|_| 0),
+                };
+                self.children.push(Delegation {
+                    id: self.children.iter().map(|c| c.id).max().unwrap_or(0) + 1,
+                    pid,
+                    contract,
+                    contract_digest,
+                    iteration: self.iteration,
+                    started_at: started_at.clone(),
+                    granted: nothing,
+                    spent: Usage::default(),
+                    state: ChildState::Ended,
+                    ended_at: Some(started_at),
+                    outcome: Some(Termination::BudgetExceedsParent.lifecycle().to_string()),
+                    termination: Some(Termination::BudgetExceedsParent),
+                    returned: Some(nothing),
+                });
+                self.refresh(now_unix_ms);
                 return Err(format!(
                     "{EXCEEDS_PARENT}: this loop asks for {} — more than the parent loop ({}) has left after its reserve; lower the child's --max-* flags or its contract's budget, or give the parent more",
                     refused.join(", "),
@@ -312,9 +336,15 @@ impl Pool {
                 over.join(", ")
             ));
         }
+        // A child refused at joining ended then, granted nothing.
+        let refused = child.termination == Some(Termination::BudgetExceedsParent);
         self.children.push(Delegation {
             spent: Usage::default(),
-            state: ChildState::Running,
+            state: if refused {
+                ChildState::Ended
+            } else {
+                ChildState::Running
+            },
             ..child.clone()
         });
         self.refresh(at_unix_ms);

@@ -144,6 +144,26 @@ impl Harness {
         }
     }
 
+    /// Where this harness's hook is set up, and the folder a relative path
+    /// on its command line is resolved against: what a configuration
+    /// error tells the person who set it up.
+    pub fn setup(self) -> &'static str {
+        match self {
+            Harness::ClaudeCode => {
+                "the Stop hook in .claude/settings.json (or ~/.claude/settings.json); relative paths are resolved against $CLAUDE_PROJECT_DIR as it was at the session's first stop"
+            }
+            Harness::Codex => {
+                "the Stop hook in ~/.codex/config.toml or hooks.json (or the project's .codex/, in a trusted project); relative paths are resolved against the hook input's `cwd` at the session's first stop"
+            }
+            Harness::Cursor => {
+                "the stop hook in .cursor/hooks.json (or ~/.cursor/hooks.json); relative paths are resolved against $CURSOR_PROJECT_DIR as it was at the session's first stop"
+            }
+            Harness::Gemini => {
+                "the AfterAgent hook in .gemini/settings.json (or ~/.gemini/settings.json); relative paths are resolved against $GEMINI_PROJECT_DIR as it was at the session's first stop"
+            }
+        }
+    }
+
     /// The harness's name, as its maker writes it.
     pub fn title(self) -> &'static str {
         match self {

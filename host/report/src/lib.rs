@@ -140,6 +140,13 @@ pub mod law {
         }
     }
 
+    /// What every way of running vcc does with an advisory contract, in
+    /// the one sentence each says it with: `vcc check` and the MCP `check`
+    /// tool report it (exit 1, 0 with --allow-advisory), a stop hook lets
+    /// the stop go on with the report, `vcc converge` stops after its first
+    /// check without running its command.
+    pub const ADVISORY: &str = "an advisory contract reports and never accepts: nothing is accepted and nothing is blocked, so there is nothing to work towards";
+
     /// `vcc check` exit codes.
     pub mod exit {
         /// The run was accepted (or advisory with `--allow-advisory`).

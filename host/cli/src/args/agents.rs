@@ -52,6 +52,10 @@ pub struct ConvergeArgs {
     /// of the MUST criteria failing after each run, and the last check.
     #[arg(long, value_name = "FILE")]
     pub report_html: Option<PathBuf>,
+    /// Exit 0 when the contract is advisory (the loop stops after its
+    /// first check, as it always does then), as `vcc check --allow-advisory`.
+    #[arg(long)]
+    pub allow_advisory: bool,
     /// human (progress to stderr) or json (the converge report, to stdout).
     #[arg(long, value_enum, default_value_t = Format::Human)]
     pub format: Format,
@@ -62,7 +66,9 @@ pub struct ConvergeArgs {
     pub gate: GateArgs,
     #[command(flatten)]
     pub ledger: LedgerArgs,
-    /// The command and its arguments, after `--`.
+    /// The command and its arguments, after `--`. It runs in the folder
+    /// vcc was started in, not in the deliverable root when --dir or the
+    /// contract's `root:` names another ($VCC_ROOT is the root).
     #[arg(last = true, required = true, value_name = "CMD")]
     pub command: Vec<String>,
 }

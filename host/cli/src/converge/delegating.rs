@@ -39,17 +39,17 @@ impl Converge<'_> {
             )),
             Ok(Err(refused)) => Err((Termination::BudgetExceedsParent, refused)),
             Ok(Ok(child)) => {
-                self.progress(&format!(
-                    "child {} of the loop whose command started it: granted {}",
-                    child.id,
-                    shown_grant(&child.granted)
-                ));
                 let granted = child.granted;
                 self.parent = Some(Parent {
                     file,
                     id: child.id,
                     granted,
                 });
+                self.progress(&format!(
+                    "child {} of the loop whose command started it: granted {}",
+                    child.id,
+                    shown_grant(&granted)
+                ));
                 Ok(granted)
             }
         }
