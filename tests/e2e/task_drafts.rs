@@ -71,7 +71,18 @@ fn a_verifiable_draft_lints_clean_and_its_recipe_makes_it_pass() {
     assert_eq!(from["class"], "verifiable");
     assert_eq!(from["rules"], "rules.yaml");
     assert!(from["at"].as_str().unwrap().starts_with("20"), "{from:?}");
-    assert_eq!(criteria_ids(&c), ["FILES", "UNIT-TEST"]);
+    // CHANGED: the digests of the files as drafted, so the draft fails
+    // until the work changes one of them.
+    assert_eq!(criteria_ids(&c), ["FILES", "CHANGED", "UNIT-TEST"]);
+    let drafted = &c["criteria"][1]["params"]["changed_since"];
+    assert!(
+        drafted["src/calc.py"]
+            .as_str()
+            .unwrap()
+            .starts_with("blake3:"),
+        "{drafted:?}"
+    );
+    assert!(drafted["tests/test_calc.py"].is_string(), "{drafted:?}");
 
     let lint = vcc_in(root.path(), &["lint", "vcc.yaml"]);
     assert_eq!(lint.code, 0, "{}{}", lint.stdout, lint.stderr);
@@ -88,8 +99,13 @@ fn a_verifiable_draft_lints_clean_and_its_recipe_makes_it_pass() {
     let check = vcc_in(root.path(), &["check", "vcc.yaml"]);
     assert_eq!(check.code, 1, "{}{}", check.stdout, check.stderr);
 
-    // The recipe the criterion hands over, run word for word, makes it pass.
-    let prompt = c["criteria"][1]["on_fail"]["prompt"].as_str().unwrap();
+    // The work: a change to the code. Then the recipe the criterion hands
+    // over, run word for word, makes it pass.
+    root.write(
+        "src/calc.py",
+        "def add(a, b):\n    \"\"\"The sum.\"\"\"\n    return a + b\n",
+    );
+    let prompt = c["criteria"][2]["on_fail"]["prompt"].as_str().unwrap();
     let recipe = prompt.split('`').nth(1).unwrap();
     assert_eq!(
         recipe,
@@ -281,4 +297,126 @@ fn bad_rules_and_tasks_with_nothing_to_check_are_refused_with_the_fix() {
         run.stderr
     );
     assert!(!root.path().join("vcc.yaml").exists());
+}
+
+/// "Fix a typo in the README" with `--files README.md`: the draft fails
+/// until README.md changed (its digest at drafting is in CHANGED), so a
+/// loop cannot be accepted before the agent ran; once changed, it passes.
+#[test]
+fn a_draft_fails_until_the_files_the_task_names_changed() {
+    let root = Scratch::new();
+    root.write("README.md", "# Tool\n\nTeh tool does things.\n");
+    let run = init(
+        root.path(),
+        &["--task", "Fix a typo in the README", "--files", "README.md"],
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let c = contract(root.path());
+    assert!(criteria_ids(&c).contains(&"CHANGED".to_string()), "{c:?}");
+    let check = vcc_in(root.path(), &["check", "vcc.yaml", "--format", "json"]);
+    assert_eq!(check.code, 1, "{}", check.stdout);
+    let report: serde_json::Value = serde_json::from_str(&check.stdout).unwrap();
+    let changed = report["criteria"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["id"] == "CHANGED")
+        .unwrap();
+    assert_eq!(changed["status"], "fail", "{changed}");
+    assert!(
+        changed["findings"][0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("none of the files the work is about changed"),
+        "{changed}"
+    );
+    // The same task named only in words: README is the file it implies.
+    let other = Scratch::new();
+    other.write("README.md", "# Tool\n\nTeh tool does things.\n");
+    let run = init(other.path(), &["--task", "Fix a typo in the README"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(
+        run.stderr.contains("the task implies README.md"),
+        "{}",
+        run.stderr
+    );
+    assert!(criteria_ids(&contract(other.path())).contains(&"CHANGED".to_string()));
+
+    root.write("README.md", "# Tool\n\nThe tool does things.\n");
+    let check = vcc_in(root.path(), &["check", "vcc.yaml"]);
+    assert_eq!(check.code, 0, "{}{}", check.stdout, check.stderr);
+}
+
+/// "Document the pagination parameters", no --files: the draft targets the
+/// docs that mention pagination, asks them to name its subject and the
+/// new parameters the task writes as code, and fails until they changed.
+#[test]
+fn a_docs_task_targets_the_docs_that_mention_its_subject() {
+    let root = Scratch::new();
+    root.write(
+        "docs/api.md",
+        "# API\n\n## Listing users\n\nResults come in pages (pagination).\n",
+    );
+    root.write("docs/install.md", "# Install\n\nRun the installer.\n");
+    root.write(
+        "src/users.py",
+        "def list_users(page=1, per_page=50):\n    pass\n",
+    );
+    let run = init(
+        root.path(),
+        &[
+            "--task",
+            "Document the pagination parameters `page` and `per_page`",
+        ],
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let c = contract(root.path());
+    assert_eq!(c["generated_from"]["class"], "skip");
+    assert_eq!(c["deliverables"][0]["path"], "docs/api.md", "{c:?}");
+    assert_eq!(c["deliverables"].as_sequence().unwrap().len(), 1, "{c:?}");
+    let ids = criteria_ids(&c);
+    assert!(
+        ids.contains(&"SUBJECT".to_string()) && ids.contains(&"CHANGED".to_string()),
+        "{ids:?}"
+    );
+    assert_eq!(vcc_in(root.path(), &["lint", "vcc.yaml"]).code, 0);
+    // Undone: rejected (the parameters are not named, nothing changed).
+    assert_eq!(vcc_in(root.path(), &["check", "vcc.yaml"]).code, 1);
+    root.write(
+        "docs/api.md",
+        "# API\n\n## Listing users\n\nResults come in pages (pagination): `page` (from 1) and `per_page` (at most 100).\n",
+    );
+    let done = vcc_in(root.path(), &["check", "vcc.yaml"]);
+    assert_eq!(done.code, 0, "{}{}", done.stdout, done.stderr);
+}
+
+/// A draft that would already pass checks nothing the task changes: it
+/// is refused (exit 1, not kept) unless --allow-passing.
+#[test]
+fn a_draft_that_already_passes_is_refused_unless_allowed() {
+    let root = Scratch::new();
+    // More files than a draft lists digests for: no CHANGED can be drawn.
+    for i in 0..201 {
+        root.write(&format!("notes/n{i:03}.md"), "# Note\n\nText.\n");
+    }
+    let args = ["--task", "Reword the notes", "--files", "notes/*.md"];
+    let run = init(root.path(), &args);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    assert!(
+        run.stderr
+            .contains("this draft already passes: it checks nothing the task changes"),
+        "{}",
+        run.stderr
+    );
+    assert!(!root.path().join("vcc.yaml").exists(), "not kept");
+    let mut allowed = args.to_vec();
+    allowed.push("--allow-passing");
+    let run = init(root.path(), &allowed);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(
+        run.stderr.contains("note: this draft already passes"),
+        "{}",
+        run.stderr
+    );
+    assert!(root.path().join("vcc.yaml").exists());
 }

@@ -349,6 +349,10 @@ pub struct InitArgs {
     /// expected to touch (repeat).
     #[arg(long = "files", value_name = "GLOB", num_args = 1.., requires = "task")]
     pub files: Vec<String>,
+    /// With --task: keep a draft that already passes (by default one is
+    /// refused, exit 1: it checks nothing the task changes).
+    #[arg(long, requires = "task")]
+    pub allow_passing: bool,
     /// With --task: the rules mapping file globs to activities [default:
     /// the built-in ones, contracts/task-rules.yaml].
     #[arg(long, value_name = "FILE", requires = "task")]

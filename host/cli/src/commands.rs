@@ -142,7 +142,7 @@ pub fn run() -> i32 {
             &args.out,
             &style,
         ),
-        Command::Init(args) => crate::init::run(args),
+        Command::Init(args) => crate::init::run(&cli, args),
         Command::Man => {
             let mut page = Vec::new();
             match clap_mangen::Man::new(Cli::command()).render(&mut page) {

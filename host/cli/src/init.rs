@@ -125,7 +125,7 @@ impl Found {
     }
 }
 
-pub fn run(args: &InitArgs) -> i32 {
+pub fn run(cli: &crate::args::Cli, args: &InitArgs) -> i32 {
     let dir = args.dir.clone().unwrap_or_else(|| PathBuf::from("."));
     let out = dir.join(&args.out);
     if out.exists() && !args.force {
@@ -137,7 +137,7 @@ pub fn run(args: &InitArgs) -> i32 {
     }
     let found = Found::scan(&dir);
     if let Some(task) = &args.task {
-        return draft_for_task(args, task, &dir, &out, &found);
+        return draft_for_task(cli, args, task, &dir, &out, &found);
     }
     let name = std::fs::canonicalize(&dir)
         .ok()
@@ -188,7 +188,14 @@ pub fn run(args: &InitArgs) -> i32 {
 }
 
 /// `vcc init --task`: the draft, the schema beside it, and what it guessed.
-fn draft_for_task(args: &InitArgs, task: &str, dir: &Path, out: &Path, found: &Found) -> i32 {
+fn draft_for_task(
+    cli: &crate::args::Cli,
+    args: &InitArgs,
+    task: &str,
+    dir: &Path,
+    out: &Path,
+    found: &Found,
+) -> i32 {
     let (rules, rules_name) = match crate::task::load_rules(args.rules.as_deref()) {
         Ok(r) => r,
         Err(e) => {
@@ -205,6 +212,19 @@ fn draft_for_task(args: &InitArgs, task: &str, dir: &Path, out: &Path, found: &F
         .collect();
     let now = vcc_report::now_rfc3339();
     let exclude = excludes(found);
+    // The files the task is about, and their digests now: the draft fails
+    // until the work changed one of them.
+    let implied = if args.files.is_empty() {
+        crate::draft_files::implied(dir, task, &rules)
+    } else {
+        Vec::new()
+    };
+    let about = if args.files.is_empty() {
+        &implied
+    } else {
+        &args.files
+    };
+    let digests = crate::draft_files::digests(dir, about);
     let ask = crate::task::Ask {
         task,
         files: &args.files,
@@ -213,6 +233,8 @@ fn draft_for_task(args: &InitArgs, task: &str, dir: &Path, out: &Path, found: &F
         found: &project_files,
         exclude: &exclude,
         now: &now,
+        implied: &implied,
+        digests: &digests,
     };
     let draft = match crate::task::draft(&ask, &rules) {
         Ok(d) => d,
@@ -244,12 +266,54 @@ fn draft_for_task(args: &InitArgs, task: &str, dir: &Path, out: &Path, found: &F
     for g in &draft.guessed {
         eprintln!("  guessed: {g}");
     }
+    // Checked once as written: a draft that already passes checks nothing
+    // the task changes, and would let the work be accepted undone.
+    if draft.class != vcc_contract::TaskClass::Advisory {
+        match passes_already(cli, out) {
+            Ok(false) => {}
+            Ok(true) if args.allow_passing => eprintln!(
+                "note: this draft already passes: it checks nothing the task changes (kept: --allow-passing)"
+            ),
+            Ok(true) => {
+                let _ = std::fs::remove_file(out);
+                eprintln!(
+                    "vcc init: this draft already passes: it checks nothing the task changes, so it was not kept. Name the files the task changes (--files GLOB), give --rules with checks for them, or --allow-passing to keep it"
+                );
+                return 1;
+            }
+            Err(why) => {
+                eprintln!(
+                    "vcc init: the draft {} could not be checked: {why}",
+                    out.display()
+                );
+                return 2;
+            }
+        }
+    }
     eprintln!(
         "next: review it, `vcc lint {}`, and hand `vcc explain {}` to the one who does the work",
         out.display(),
         out.display()
     );
     0
+}
+
+/// Whether the contract at `path` is accepted as the folder is now.
+fn passes_already(cli: &crate::args::Cli, path: &Path) -> Result<bool, String> {
+    let runtime = crate::settings::runtime(cli)
+        .map_err(|_| "the runtime could not start (see above)".to_string())?;
+    let report = crate::evaluate::evaluate(
+        &runtime,
+        path,
+        None,
+        &crate::args::GateArgs::default(),
+        vcc_runtime::CheckOptions::default(),
+    )
+    .report;
+    match report.verdict {
+        vcc_report::Verdict::Invalid => Err(report.reason),
+        verdict => Ok(verdict == vcc_report::Verdict::Accepted),
+    }
 }
 
 /// A contract id from a folder name: letters, digits, `.`, `_`, `-`.

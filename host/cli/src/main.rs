@@ -14,6 +14,7 @@ mod commands;
 mod componentize;
 mod converge;
 mod deliver;
+mod draft_files;
 mod evaluate;
 mod explain;
 mod gate;

@@ -8,132 +8,19 @@
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
-use std::path::Path;
 
 use globset::{Glob, GlobMatcher};
-use serde::Deserialize;
 use vcc_contract::TaskClass;
 
-/// The rules used when no `--rules` file is given.
-pub const BUILTIN_RULES: &str = include_str!("../../../contracts/task-rules.yaml");
-/// Where the drafted criteria expect their records.
+mod rules;
+
+use rules::{Activity, Kind};
+pub use rules::{Rules, load_rules};
+
 const RECORDS: &str = ".vcc/records";
 
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Rules {
-    /// The rules format version: 1.
-    rules: u32,
-    #[serde(default)]
-    advisory: Vec<String>,
-    #[serde(default)]
-    skip: Vec<String>,
-    #[serde(default)]
-    docs: Vec<String>,
-    #[serde(default)]
-    activities: BTreeMap<String, Activity>,
-    #[serde(default, rename = "match")]
-    matches: Vec<Match>,
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct Activity {
-    kind: Kind,
-    #[serde(default)]
-    command: Vec<String>,
-    #[serde(default)]
-    description: Option<String>,
-    /// A critic: the judge (provider and model) and what it is asked.
-    #[serde(default)]
-    judge: Option<JudgeSpec>,
-    #[serde(default)]
-    question: Option<String>,
-    #[serde(default)]
-    criteria: Vec<String>,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-enum Kind {
-    Typecheck,
-    Lint,
-    Format,
-    UnitTest,
-    E2e,
-    Critic,
-}
-
-impl Kind {
-    /// What a skip task keeps: the checks of form, not of behaviour.
-    fn is_form(self) -> bool {
-        matches!(self, Kind::Typecheck | Kind::Lint | Kind::Format)
-    }
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct JudgeSpec {
-    provider: String,
-    model: String,
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct Match {
-    files: Vec<String>,
-    activities: Vec<String>,
-}
-
-impl Rules {
-    /// Read and check rules; errors name the file, the field and the fix.
-    pub fn parse(text: &str, name: &str) -> Result<Rules, String> {
-        let rules: Rules = serde_yaml::from_str(text)
-            .map_err(|e| format!("{name}: {e} (see contracts/task-rules.yaml for the format)"))?;
-        if rules.rules != 1 {
-            return Err(format!(
-                "{name}: rules: {} is not a version vcc reads; write `rules: 1`",
-                rules.rules
-            ));
-        }
-        for (id, a) in &rules.activities {
-            if !valid_id(id) {
-                return Err(format!(
-                    "{name}: activities: `{id}` is not a usable name; use letters, digits, `.`, `_` and `-`, starting with a letter or digit"
-                ));
-            }
-            if a.kind == Kind::Critic {
-                if a.judge.is_none() || a.question.is_none() {
-                    return Err(format!(
-                        "{name}: activities.{id}: a critic needs `judge: {{ provider, model }}` and `question:`"
-                    ));
-                }
-            } else if a.command.is_empty() {
-                return Err(format!(
-                    "{name}: activities.{id}.command: empty; give the command words, e.g. [cargo, test]"
-                ));
-            }
-        }
-        for (i, m) in rules.matches.iter().enumerate() {
-            for a in &m.activities {
-                if !rules.activities.contains_key(a) {
-                    return Err(format!(
-                        "{name}: match[{i}].activities: `{a}` is not an activity; define it under `activities:` or fix the name"
-                    ));
-                }
-            }
-            for g in &m.files {
-                glob(g).map_err(|e| format!("{name}: match[{i}].files: {e}"))?;
-            }
-        }
-        for g in &rules.docs {
-            glob(g).map_err(|e| format!("{name}: docs: {e}"))?;
-        }
-        Ok(rules)
-    }
-}
-
 /// What `vcc init --task` is asked.
+#[derive(Clone, Copy)]
 pub struct Ask<'a> {
     pub task: &'a str,
     pub files: &'a [String],
@@ -146,6 +33,13 @@ pub struct Ask<'a> {
     /// `exclude:` lines for the folder's build output.
     pub exclude: &'a str,
     pub now: &'a str,
+    /// Files the task implies when it names none with --files: those it
+    /// names in its words, and for a docs task the docs that mention its
+    /// subject ([`Rules::subject`]); found in the folder by `vcc init`.
+    pub implied: &'a [String],
+    /// The files the task is about as they are at drafting: path →
+    /// `blake3:…` (those that exist).
+    pub digests: &'a BTreeMap<String, String>,
 }
 
 pub struct Draft {
@@ -170,6 +64,21 @@ pub fn draft(ask: &Ask, rules: &Rules) -> Result<Draft, String> {
         }
     }
     let mut guessed = Vec::new();
+    // With no --files, the files the task names in its words, or for a
+    // docs task the docs that mention its subject, found by `vcc init`.
+    let files: Vec<String> = if ask.files.is_empty() && !ask.implied.is_empty() {
+        guessed.push(format!(
+            "no --files: the task implies {}",
+            ask.implied.join(", ")
+        ));
+        ask.implied.to_vec()
+    } else {
+        ask.files.to_vec()
+    };
+    let ask = &Ask {
+        files: &files,
+        ..*ask
+    };
     let docs: Vec<GlobMatcher> = rules.docs.iter().filter_map(|g| glob(g).ok()).collect();
     let is_doc = |f: &str| docs.iter().any(|d| d.is_match(f));
     let code: Vec<&String> = ask.files.iter().filter(|f| !is_doc(f)).collect();
@@ -401,6 +310,32 @@ fn render(
                     })
                     .map(|(id, _)| id)
                     .collect();
+                // Fails until the work changed one of the files: their
+                // digests as drafted are in the params (std/file-exists
+                // `changed_since`), reviewable and bound by the contract.
+                let drafted: Vec<(&String, &String)> = ask
+                    .digests
+                    .iter()
+                    .filter(|(path, _)| {
+                        ask.files
+                            .iter()
+                            .filter_map(|f| glob(f).ok())
+                            .any(|g| g.is_match(path.as_str()))
+                    })
+                    .collect();
+                if !drafted.is_empty() {
+                    let map = drafted
+                        .iter()
+                        .map(|(p, d)| format!("{}: {}", q(p), q(d)))
+                        .collect::<Vec<_>>()
+                        .join(", ");
+                    let _ = writeln!(
+                        criteria,
+                        "  - id: CHANGED\n    severity: must\n    validator: exists\n    targets: [{}]\n    description: The files the task is about changed since this contract was drafted (their digests then are in the params).\n    params: {{ min: 0, allow_empty: true, changed_since: {{ {map} }} }}\n    on_fail: {{ prompt: {} }}",
+                        touched.join(", "),
+                        q(&format!("Make the change the task asks for: {task}"))
+                    );
+                }
                 if !docs.is_empty() {
                     validators.push_str("  text: { component: std/text-match }\n");
                     let _ = writeln!(
@@ -411,6 +346,33 @@ fn render(
                             .collect::<Vec<_>>()
                             .join(", ")
                     );
+                    // A docs task's docs name the new parameters it writes
+                    // as code (its other words found the docs, so they are
+                    // there already).
+                    let terms = rules.subject(task).names;
+                    if class == TaskClass::Skip && !terms.is_empty() {
+                        let _ = writeln!(
+                            criteria,
+                            "  - id: SUBJECT\n    severity: must\n    validator: text\n    targets: [{}]\n    description: {}\n    params: {{ must_match: [{}] }}",
+                            docs.iter()
+                                .map(|s| s.as_str())
+                                .collect::<Vec<_>>()
+                                .join(", "),
+                            q(&format!(
+                                "The docs name what the task is about: {}",
+                                terms
+                                    .iter()
+                                    .map(|t| t.as_str())
+                                    .collect::<Vec<_>>()
+                                    .join(", ")
+                            )),
+                            terms
+                                .iter()
+                                .map(|t| q(&format!("(?i){}", regex_escape(t))))
+                                .collect::<Vec<_>>()
+                                .join(", ")
+                        );
+                    }
                 }
             }
             if !recorded.is_empty() {
@@ -494,6 +456,18 @@ fn record_inputs(files: &[String]) -> String {
     }
 }
 
+/// `text` matched literally in a regular expression.
+fn regex_escape(text: &str) -> String {
+    let mut out = String::new();
+    for c in text.chars() {
+        if "\\.+*?()|[]{}^$".contains(c) {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out
+}
+
 /// A contract id from the task's first words.
 fn task_id(task: &str) -> String {
     let mut id = String::from("task");
@@ -535,25 +509,12 @@ fn list(items: &[String]) -> String {
     items.iter().map(|i| q(i)).collect::<Vec<_>>().join(", ")
 }
 
-/// The rules: `--rules FILE`, or the built-in ones.
-pub fn load_rules(path: Option<&Path>) -> Result<(Rules, String), String> {
-    match path {
-        None => Ok((
-            Rules::parse(BUILTIN_RULES, "builtin rules")?,
-            "builtin".into(),
-        )),
-        Some(p) => {
-            let text =
-                std::fs::read_to_string(p).map_err(|e| format!("--rules {}: {e}", p.display()))?;
-            let name = p.display().to_string();
-            Ok((Rules::parse(&text, &name)?, name))
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
+    use super::rules::BUILTIN_RULES;
     use super::*;
+
+    static NO_DIGESTS: BTreeMap<String, String> = BTreeMap::new();
 
     fn ask<'a>(task: &'a str, files: &'a [String]) -> Ask<'a> {
         Ask {
@@ -564,6 +525,8 @@ mod tests {
             found: &[],
             exclude: "",
             now: "2026-11-26T00:00:00Z",
+            implied: &[],
+            digests: &NO_DIGESTS,
         }
     }
 
@@ -596,6 +559,21 @@ mod tests {
         .unwrap();
         assert_eq!(d.class, TaskClass::Verifiable);
         assert_eq!(d.activities, ["rust-lint", "rust-format", "rust-test"]);
+    }
+
+    #[test]
+    fn a_tasks_subject_is_its_names_and_its_uncommon_words() {
+        let s = builtin()
+            .subject("Document the pagination parameters `page` and `per_page`, and pageSize");
+        assert_eq!(s.names, ["page", "per_page", "pageSize"]);
+        assert_eq!(s.words, ["pagination", "parameters"]);
+        // The rules' cue words say what kind of task, not what it is about.
+        assert!(
+            builtin()
+                .subject("Fix a typo in the README")
+                .words
+                .is_empty()
+        );
     }
 
     #[test]

@@ -3,7 +3,11 @@
 //! With no params a criterion passes iff every target has at least one file
 //! and no target file is empty. Params narrow or widen that: `glob` counts
 //! only matching files, `min`/`max` bound the count per target, and
-//! `allow_empty` accepts zero-byte files.
+//! `allow_empty` accepts zero-byte files. `changed_since` (a map of path
+//! → the blake3 the file had, written by `vcc init --task` when it drafts
+//! a contract) makes the criterion fail until the work changed something:
+//! it passes only when a listed file has other bytes or is gone, or a
+//! target holds a file the map does not list.
 
 use vcc_sdk::serde::Deserialize;
 use vcc_sdk::serde_json::json;
@@ -20,6 +24,10 @@ struct Params {
     max: Option<u64>,
     #[serde(default)]
     allow_empty: bool,
+    /// Path (relative to the root) → `blake3:<hex>` it had when the
+    /// contract was drafted.
+    #[serde(default)]
+    changed_since: std::collections::BTreeMap<String, String>,
 }
 
 fn one() -> u64 {
@@ -69,6 +77,11 @@ impl Validator for FileExists {
                 "allow_empty": {
                     "type": "boolean", "default": false,
                     "description": "accept zero-byte files"
+                },
+                "changed_since": {
+                    "type": "object",
+                    "additionalProperties": { "type": "string", "pattern": "^blake3:[0-9a-f]{64}$" },
+                    "description": "path (relative to the root) → the blake3 it had when the contract was drafted: the criterion passes only when one of them changed or is gone, or a target holds a file not listed (`vcc init --task` writes it)"
                 }
             }
         }))
@@ -130,6 +143,22 @@ impl Validator for FileExists {
             }
         }
 
+        if !params.changed_since.is_empty() {
+            let paths: Vec<&str> = criterion
+                .targets
+                .iter()
+                .flat_map(|t| t.paths.iter().map(String::as_str))
+                .collect();
+            if let Some(unchanged) = unchanged(&params.changed_since, &paths) {
+                findings.push(
+                    Finding::new(format!(
+                        "none of the files the work is about changed since the contract was drafted ({unchanged}): the work is not done yet"
+                    ))
+                    .rule("unchanged"),
+                );
+            }
+        }
+
         let targets = criterion.targets.len();
         Ok(if findings.is_empty() {
             Outcome::pass(format!("{counted} file(s) present in {targets} target(s)"))
@@ -141,6 +170,32 @@ impl Validator for FileExists {
             .findings(findings.into_vec())
         })
     }
+}
+
+/// `None` when the work changed something: a listed file has other bytes
+/// or is gone, or a target file is not listed. Else the files, as they
+/// were drafted.
+fn unchanged(
+    drafted: &std::collections::BTreeMap<String, String>,
+    present: &[&str],
+) -> Option<String> {
+    if present.iter().any(|p| !drafted.contains_key(relative(p))) {
+        return None;
+    }
+    for (path, digest) in drafted {
+        match vcc_sdk::stat(path) {
+            Ok(info) if &info.digest == digest => {}
+            // Other bytes, or gone (or no longer readable): changed.
+            _ => return None,
+        }
+    }
+    Some(
+        drafted
+            .keys()
+            .map(|p| format!("`{p}`"))
+            .collect::<Vec<_>>()
+            .join(", "),
+    )
 }
 
 vcc_sdk::export_validator!(FileExists);
