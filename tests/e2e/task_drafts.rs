@@ -382,6 +382,12 @@ fn a_docs_task_targets_the_docs_that_mention_its_subject() {
     assert_eq!(vcc_in(root.path(), &["lint", "vcc.yaml"]).code, 0);
     // Undone: rejected (the parameters are not named, nothing changed).
     assert_eq!(vcc_in(root.path(), &["check", "vcc.yaml"]).code, 1);
+    // Names inside other words, or in another case, are not the names.
+    root.write(
+        "docs/api.md",
+        "# API\n\nSee the homepage. SUPER_PER_PAGES is unrelated. PAGE.\n",
+    );
+    assert_eq!(vcc_in(root.path(), &["check", "vcc.yaml"]).code, 1);
     root.write(
         "docs/api.md",
         "# API\n\n## Listing users\n\nResults come in pages (pagination): `page` (from 1) and `per_page` (at most 100).\n",
@@ -408,6 +414,11 @@ fn a_draft_that_already_passes_is_refused_unless_allowed() {
         "{}",
         run.stderr
     );
+    assert!(
+        run.stderr.contains("no CHANGED criterion: 201 files match"),
+        "said, not dropped: {}",
+        run.stderr
+    );
     assert!(!root.path().join("vcc.yaml").exists(), "not kept");
     let mut allowed = args.to_vec();
     allowed.push("--allow-passing");
@@ -419,4 +430,62 @@ fn a_draft_that_already_passes_is_refused_unless_allowed() {
         run.stderr
     );
     assert!(root.path().join("vcc.yaml").exists());
+}
+
+/// A glob of the task's files that also matches the contract the draft
+/// writes would take that new file for the work: refused, not kept.
+#[test]
+fn a_glob_that_matches_the_draft_itself_is_refused() {
+    let root = Scratch::new();
+    root.write("src/loader.py", "x = 1\n");
+    root.write("config.yaml", "a: 1\n");
+    root.write("rules.yaml", RULES);
+    let run = init(
+        root.path(),
+        &[
+            "--task",
+            "Make the config loader accept lists",
+            "--files",
+            "src/*.py",
+            "*.yaml",
+            "--rules",
+            "rules.yaml",
+        ],
+    );
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    assert!(
+        run.stderr
+            .contains("CHANGED criterion already passes before any work"),
+        "{}",
+        run.stderr
+    );
+    assert!(!root.path().join("vcc.yaml").exists());
+}
+
+/// A task that writes a path means that file, not every file named like
+/// one of its words.
+#[test]
+fn a_path_in_the_task_is_the_file_it_means() {
+    let root = Scratch::new();
+    root.write("src/main.rs", "fn main() {}\n");
+    for decoy in ["the", "fix.md", "parser.rs", "bug.txt", "vendor/main.rs"] {
+        root.write(decoy, "x\n");
+    }
+    let run = init(
+        root.path(),
+        &["--task", "Fix the parser bug in src/main.rs"],
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(
+        run.stderr.contains("the task implies src/main.rs\n"),
+        "{}",
+        run.stderr
+    );
+    let c = contract(root.path());
+    let drafted = &c["criteria"][1]["params"]["changed_since"];
+    assert_eq!(
+        drafted.as_mapping().unwrap().len(),
+        1,
+        "only src/main.rs: {drafted:?}"
+    );
 }

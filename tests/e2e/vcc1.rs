@@ -1823,6 +1823,12 @@ fn an_adapters_file_is_linted_alone_with_lines() {
     let doc: Value = serde_json::from_str(&json.stdout).unwrap();
     assert_eq!(doc["errors"], 3);
     assert_eq!(doc["problems"][0]["line"], 3);
+    // A device has no length to bound the read by: refused, at once.
+    let zero = s.path().join("zero.yaml");
+    std::os::unix::fs::symlink("/dev/zero", &zero).unwrap();
+    let run = vcc(&["lint", "--adapters", zero.to_str().unwrap()]);
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert!(run.stderr.contains("not a regular file"), "{}", run.stderr);
     // Not YAML at all: the syntax error's line.
     let broken = s.write("broken.yaml", "a: [1,\n");
     let run = vcc(&["lint", "--adapters", broken.to_str().unwrap()]);

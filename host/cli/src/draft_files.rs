@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 use std::io::Read as _;
 use std::path::Path;
 
-use crate::task::Rules;
+use crate::task::{MAX_DIGESTS, Rules};
 
 /// Folders never walked: history, vcc's own, and build output.
 const SKIPPED: &[&str] = &[
@@ -22,13 +22,12 @@ const SKIPPED: &[&str] = &[
     ".tox",
     "dist",
     "build",
+    "vendor",
+    "third_party",
 ];
 /// At most this many files are looked at, and implied.
 const MAX_WALKED: usize = 20_000;
 const MAX_IMPLIED: usize = 10;
-/// A draft lists at most this many digests (a task about more files than
-/// this is not one whose change can be told file by file).
-pub const MAX_DIGESTS: usize = 200;
 /// Docs larger than this are not read for the subject.
 const MAX_DOC: u64 = 1 << 20;
 
@@ -71,17 +70,34 @@ fn walk(dir: &Path) -> Vec<String> {
 /// (the rules' `docs` globs) that mention one of its subject terms.
 pub fn implied(dir: &Path, task: &str, rules: &Rules) -> Vec<String> {
     let files = walk(dir);
-    let words: Vec<String> = task
-        .split(|c: char| !(c.is_alphanumeric() || "._-".contains(c)))
-        .map(|w| w.trim_matches('.').to_lowercase())
-        .filter(|w| w.chars().count() >= 3)
+    let words: Vec<&str> = task
+        .split(|c: char| !(c.is_alphanumeric() || "._-/".contains(c)))
+        .map(|w| w.trim_matches('.'))
+        .filter(|w| !w.is_empty())
+        .collect();
+    // A path the task writes out is the file it means, and only that.
+    let paths: Vec<String> = files
+        .iter()
+        .filter(|path| words.iter().any(|w| w.contains(['/', '.']) && w == path))
+        .cloned()
+        .collect();
+    if !paths.is_empty() {
+        return paths;
+    }
+    // Else a name: a word of four letters or more that is not a common
+    // one, equal to a file's name or its name before the first `.`, in
+    // any case (`README` is README.md).
+    let names: Vec<String> = words
+        .iter()
+        .map(|w| w.to_lowercase())
+        .filter(|w| w.chars().count() >= 4 && !crate::task::is_common(w))
         .collect();
     let named: Vec<String> = files
         .iter()
         .filter(|path| {
             let name = path.rsplit('/').next().unwrap_or(path).to_lowercase();
             let stem = name.split('.').next().unwrap_or(&name).to_string();
-            words.iter().any(|w| *w == name || *w == stem)
+            names.iter().any(|w| *w == name || *w == stem)
         })
         .take(MAX_IMPLIED)
         .cloned()
@@ -114,8 +130,8 @@ pub fn implied(dir: &Path, task: &str, rules: &Rules) -> Vec<String> {
 }
 
 /// `blake3:…` of each file under `dir` that one of `globs` matches, as it
-/// is now; empty when more than [`MAX_DIGESTS`] match.
-pub fn digests(dir: &Path, globs: &[String]) -> BTreeMap<String, String> {
+/// is now, and how many matched; empty when more than [`MAX_DIGESTS`] do.
+pub fn digests(dir: &Path, globs: &[String]) -> (BTreeMap<String, String>, usize) {
     let matchers: Vec<globset::GlobMatcher> = globs
         .iter()
         .filter_map(|g| globset::Glob::new(g).ok())
@@ -126,9 +142,10 @@ pub fn digests(dir: &Path, globs: &[String]) -> BTreeMap<String, String> {
         .filter(|p| matchers.iter().any(|m| m.is_match(p)))
         .collect();
     if matched.len() > MAX_DIGESTS {
-        return BTreeMap::new();
+        return (BTreeMap::new(), matched.len());
     }
-    matched
+    let count = matched.len();
+    let digests = matched
         .into_iter()
         .filter_map(|path| {
             let mut hasher = blake3::Hasher::new();
@@ -137,5 +154,6 @@ pub fn digests(dir: &Path, globs: &[String]) -> BTreeMap<String, String> {
                 .ok()?;
             Some((path, format!("blake3:{}", hasher.finalize().to_hex())))
         })
-        .collect()
+        .collect();
+    (digests, count)
 }

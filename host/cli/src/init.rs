@@ -224,7 +224,13 @@ fn draft_for_task(
     } else {
         &args.files
     };
-    let digests = crate::draft_files::digests(dir, about);
+    // The schema first: a glob that matches it then lists it as it is.
+    let schema = serde_json::to_string_pretty(&vcc_contract::json_schema()).unwrap_or_default();
+    if let Err(e) = write_atomically(&dir.join(SCHEMA), format!("{schema}\n").as_bytes()) {
+        eprintln!("vcc init: {}: {e}", dir.join(SCHEMA).display());
+        return 2;
+    }
+    let (digests, matched) = crate::draft_files::digests(dir, about);
     let ask = crate::task::Ask {
         task,
         files: &args.files,
@@ -235,6 +241,7 @@ fn draft_for_task(
         now: &now,
         implied: &implied,
         digests: &digests,
+        too_many: if digests.is_empty() { matched } else { 0 },
     };
     let draft = match crate::task::draft(&ask, &rules) {
         Ok(d) => d,
@@ -244,11 +251,6 @@ fn draft_for_task(
         }
     };
     let text = format!("# yaml-language-server: $schema={SCHEMA}\n{}", draft.text);
-    let schema = serde_json::to_string_pretty(&vcc_contract::json_schema()).unwrap_or_default();
-    if let Err(e) = write_atomically(&dir.join(SCHEMA), format!("{schema}\n").as_bytes()) {
-        eprintln!("vcc init: {}: {e}", dir.join(SCHEMA).display());
-        return 2;
-    }
     if let Err(e) = write_atomically(out, text.as_bytes()) {
         eprintln!("vcc init: {}: {e}", out.display());
         return 2;
@@ -269,17 +271,35 @@ fn draft_for_task(
     // Checked once as written: a draft that already passes checks nothing
     // the task changes, and would let the work be accepted undone.
     if draft.class != vcc_contract::TaskClass::Advisory {
-        match passes_already(cli, out) {
-            Ok(false) => {}
-            Ok(true) if args.allow_passing => eprintln!(
-                "note: this draft already passes: it checks nothing the task changes (kept: --allow-passing)"
-            ),
-            Ok(true) => {
+        let refuse = |why: &str| {
+            if args.allow_passing {
+                eprintln!("note: {why} (kept: --allow-passing)");
+                0
+            } else {
                 let _ = std::fs::remove_file(out);
                 eprintln!(
-                    "vcc init: this draft already passes: it checks nothing the task changes, so it was not kept. Name the files the task changes (--files GLOB), give --rules with checks for them, or --allow-passing to keep it"
+                    "vcc init: {why}, so it was not kept. Name the files the task changes (--files GLOB), give --rules with checks for them, or --allow-passing to keep it"
                 );
-                return 1;
+                1
+            }
+        };
+        match passes_already(cli, out) {
+            Ok(Before::Fails) => {}
+            Ok(Before::Passes) => {
+                let code = refuse("this draft already passes: it checks nothing the task changes");
+                if code != 0 {
+                    return code;
+                }
+            }
+            // The contract itself (or another file vcc writes) matched a
+            // glob: "a new file" would count as the work.
+            Ok(Before::ChangedPasses) => {
+                let code = refuse(
+                    "this draft's CHANGED criterion already passes before any work: a glob of the task's files also matches a file the work does not change (the contract itself?)",
+                );
+                if code != 0 {
+                    return code;
+                }
             }
             Err(why) => {
                 eprintln!(
@@ -298,8 +318,16 @@ fn draft_for_task(
     0
 }
 
-/// Whether the contract at `path` is accepted as the folder is now.
-fn passes_already(cli: &crate::args::Cli, path: &Path) -> Result<bool, String> {
+/// What a draft says of the folder as it is, before any work.
+enum Before {
+    Fails,
+    Passes,
+    /// Not accepted, but its CHANGED criterion already passes.
+    ChangedPasses,
+}
+
+/// The draft at `path`, checked on the folder as it is now.
+fn passes_already(cli: &crate::args::Cli, path: &Path) -> Result<Before, String> {
     let runtime = crate::settings::runtime(cli)
         .map_err(|_| "the runtime could not start (see above)".to_string())?;
     let report = crate::evaluate::evaluate(
@@ -310,9 +338,15 @@ fn passes_already(cli: &crate::args::Cli, path: &Path) -> Result<bool, String> {
         vcc_runtime::CheckOptions::default(),
     )
     .report;
+    let changed = report
+        .criteria
+        .iter()
+        .any(|c| c.id == "CHANGED" && c.status == vcc_report::Status::Pass);
     match report.verdict {
         vcc_report::Verdict::Invalid => Err(report.reason),
-        verdict => Ok(verdict == vcc_report::Verdict::Accepted),
+        vcc_report::Verdict::Accepted => Ok(Before::Passes),
+        _ if changed => Ok(Before::ChangedPasses),
+        _ => Ok(Before::Fails),
     }
 }
 

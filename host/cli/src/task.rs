@@ -15,9 +15,13 @@ use vcc_contract::TaskClass;
 mod rules;
 
 use rules::{Activity, Kind};
-pub use rules::{Rules, load_rules};
+pub use rules::{Rules, is_common, load_rules};
 
 const RECORDS: &str = ".vcc/records";
+
+/// A draft lists at most this many digests (a task about more files than
+/// this is not one whose change can be told file by file).
+pub const MAX_DIGESTS: usize = 200;
 
 /// What `vcc init --task` is asked.
 #[derive(Clone, Copy)]
@@ -40,6 +44,9 @@ pub struct Ask<'a> {
     /// The files the task is about as they are at drafting: path →
     /// `blake3:…` (those that exist).
     pub digests: &'a BTreeMap<String, String>,
+    /// How many files matched when too many to list (`digests` is then
+    /// empty): no CHANGED criterion can be drawn, and the draft says so.
+    pub too_many: usize,
 }
 
 pub struct Draft {
@@ -79,6 +86,13 @@ pub fn draft(ask: &Ask, rules: &Rules) -> Result<Draft, String> {
         files: &files,
         ..*ask
     };
+    if ask.too_many > 0 {
+        guessed.push(format!(
+            "no CHANGED criterion: {} files match, more than {} — the draft cannot tell file by file whether the work changed them, so nothing fails until it does; name the files the task changes with --files",
+            ask.too_many,
+            MAX_DIGESTS
+        ));
+    }
     let docs: Vec<GlobMatcher> = rules.docs.iter().filter_map(|g| glob(g).ok()).collect();
     let is_doc = |f: &str| docs.iter().any(|d| d.is_match(f));
     let code: Vec<&String> = ask.files.iter().filter(|f| !is_doc(f)).collect();
@@ -368,7 +382,10 @@ fn render(
                             )),
                             terms
                                 .iter()
-                                .map(|t| q(&format!("(?i){}", regex_escape(t))))
+                                .map(|t| q(&format!(
+                                    "(?:^|[^A-Za-z0-9_]){}(?:$|[^A-Za-z0-9_])",
+                                    regex_escape(t)
+                                )))
                                 .collect::<Vec<_>>()
                                 .join(", ")
                         );
@@ -527,6 +544,7 @@ mod tests {
             now: "2026-11-26T00:00:00Z",
             implied: &[],
             digests: &NO_DIGESTS,
+            too_many: 0,
         }
     }
 

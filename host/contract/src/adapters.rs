@@ -26,10 +26,19 @@ pub fn lint_adapters(path: &Path) -> Vec<Problem> {
         help: None,
     };
     let text = match std::fs::metadata(path).and_then(|m| {
-        if m.len() > crate::MAX_CONTRACT_BYTES {
+        // A device or a FIFO has no length to bound the read by.
+        if !m.is_file() {
+            Err(std::io::Error::other("not a regular file"))
+        } else if m.len() > crate::MAX_CONTRACT_BYTES {
             Err(std::io::Error::other("larger than a contract may be"))
         } else {
-            std::fs::read_to_string(path)
+            // Bounded: the file may grow after it was looked at.
+            let mut text = String::new();
+            std::io::Read::read_to_string(
+                &mut std::io::Read::take(std::fs::File::open(path)?, crate::MAX_CONTRACT_BYTES),
+                &mut text,
+            )
+            .map(|_| text)
         }
     }) {
         Ok(text) => text,

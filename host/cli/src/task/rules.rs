@@ -151,6 +151,11 @@ impl Rules {
 }
 
 /// Words of a task too common to say what it is about.
+/// Whether `word` (lowercase) is too common to say what a task is about.
+pub fn is_common(word: &str) -> bool {
+    COMMON.contains(&word)
+}
+
 const COMMON: &[&str] = &[
     "the",
     "and",

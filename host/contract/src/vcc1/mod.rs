@@ -108,11 +108,23 @@ impl Mapping {
         if let Some(file) = adapters {
             let shown = file.display();
             let meta = std::fs::metadata(file).map_err(|e| format!("--adapters {shown}: {e}"))?;
+            // A device or a FIFO has no length to bound the read by.
+            if !meta.is_file() {
+                return Err(format!("--adapters {shown}: not a regular file"));
+            }
             if meta.len() > crate::MAX_CONTRACT_BYTES {
                 return Err(format!("--adapters {shown}: larger than a contract may be"));
             }
-            let text =
-                std::fs::read_to_string(file).map_err(|e| format!("--adapters {shown}: {e}"))?;
+            // Bounded: the file may grow after it was looked at.
+            let mut text = String::new();
+            std::fs::File::open(file)
+                .and_then(|f| {
+                    std::io::Read::read_to_string(
+                        &mut std::io::Read::take(f, crate::MAX_CONTRACT_BYTES),
+                        &mut text,
+                    )
+                })
+                .map_err(|e| format!("--adapters {shown}: {e}"))?;
             let value = crate::parse::parse_yaml_value(&text).map_err(|(_, message, at)| {
                 let at = at.map(|(l, c)| format!(":{l}:{c}")).unwrap_or_default();
                 format!("--adapters {shown}{at}: {message}")
