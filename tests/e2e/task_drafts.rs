@@ -330,6 +330,20 @@ fn a_draft_fails_until_the_files_the_task_names_changed() {
             .contains("none of the files the work is about changed"),
         "{changed}"
     );
+    // `./README.md` is the same file.
+    let dotted = Scratch::new();
+    dotted.write("README.md", "# Tool\n\nTeh tool does things.\n");
+    let run = init(
+        dotted.path(),
+        &[
+            "--task",
+            "Fix a typo in the README",
+            "--files",
+            "./README.md",
+        ],
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(criteria_ids(&contract(dotted.path())).contains(&"CHANGED".to_string()));
     // The same task named only in words: README is the file it implies.
     let other = Scratch::new();
     other.write("README.md", "# Tool\n\nTeh tool does things.\n");

@@ -72,7 +72,7 @@ pub fn implied(dir: &Path, task: &str, rules: &Rules) -> Vec<String> {
     let files = walk(dir);
     let words: Vec<&str> = task
         .split(|c: char| !(c.is_alphanumeric() || "._-/".contains(c)))
-        .map(|w| w.trim_matches('.'))
+        .map(|w| w.trim_start_matches("./").trim_matches('.'))
         .filter(|w| !w.is_empty())
         .collect();
     // A path the task writes out is the file it means, and only that.
@@ -132,9 +132,10 @@ pub fn implied(dir: &Path, task: &str, rules: &Rules) -> Vec<String> {
 /// `blake3:…` of each file under `dir` that one of `globs` matches, as it
 /// is now, and how many matched; empty when more than [`MAX_DIGESTS`] do.
 pub fn digests(dir: &Path, globs: &[String]) -> (BTreeMap<String, String>, usize) {
+    // `./README.md` is README.md: walked paths have no `./`.
     let matchers: Vec<globset::GlobMatcher> = globs
         .iter()
-        .filter_map(|g| globset::Glob::new(g).ok())
+        .filter_map(|g| globset::Glob::new(g.trim_start_matches("./")).ok())
         .map(|g| g.compile_matcher())
         .collect();
     let matched: Vec<String> = walk(dir)

@@ -333,7 +333,7 @@ fn render(
                     .filter(|(path, _)| {
                         ask.files
                             .iter()
-                            .filter_map(|f| glob(f).ok())
+                            .filter_map(|f| glob(f.trim_start_matches("./")).ok())
                             .any(|g| g.is_match(path.as_str()))
                     })
                     .collect();

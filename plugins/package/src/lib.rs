@@ -411,18 +411,17 @@ fn check_manifest(m: &Entry, entries: &[Entry], findings: &mut Findings, package
             )));
             continue;
         };
-        let ok = match (
-            item.get("sha256").and_then(Value::as_str),
-            item.get("blake3").and_then(Value::as_str),
-        ) {
-            (Some(want), _) => {
+        // Every digest the item gives must be the entry's: a right sha256
+        // beside a wrong blake3 is a manifest that lies.
+        let sha256 = item.get("sha256").and_then(Value::as_str);
+        let blake3 = item.get("blake3").and_then(Value::as_str);
+        let ok = (sha256.is_some() || blake3.is_some())
+            && sha256.is_none_or(|want| {
                 format!("{:x}", Sha256::digest(&e.bytes)) == want.trim_start_matches("sha256:")
-            }
-            (None, Some(want)) => {
+            })
+            && blake3.is_none_or(|want| {
                 blake3::hash(&e.bytes).to_hex().as_str() == want.trim_start_matches("blake3:")
-            }
-            (None, None) => false,
-        };
+            });
         if !ok {
             findings.push(at(format!(
                 "the manifest's digest of `{path}` is not the entry's (or it has none)"

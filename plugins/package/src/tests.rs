@@ -121,6 +121,17 @@ fn a_manifest_that_lies_is_a_finding() {
 }
 
 #[test]
+fn every_digest_a_manifest_item_gives_must_match() {
+    let sha = format!("{:x}", Sha256::digest(NOTES));
+    let m = json!({"files": [{"path": "docs/notes.md", "sha256": sha, "blake3": "0".repeat(64)}]})
+        .to_string()
+        .into_bytes();
+    let p = zip(&[("docs/notes.md", NOTES), ("MANIFEST.json", &m)], false);
+    let o = run(p, r#"{"inputs": ["notes"], "manifest": true}"#);
+    assert_eq!(rules(&o), ["manifest-mismatch"]);
+}
+
+#[test]
 fn a_manifest_in_another_shape_says_the_shape_it_expected() {
     let m = br#"{"entries": {"docs/notes.md": "abc"}}"#;
     let p = zip(&[("docs/notes.md", NOTES), ("MANIFEST.json", m)], false);
