@@ -96,18 +96,7 @@ pub fn draft(ask: &Ask, rules: &Rules) -> Result<Draft, String> {
     let docs: Vec<GlobMatcher> = rules.docs.iter().filter_map(|g| glob(g).ok()).collect();
     let is_doc = |f: &str| docs.iter().any(|d| d.is_match(f));
     let code: Vec<&String> = ask.files.iter().filter(|f| !is_doc(f)).collect();
-    let words: Vec<String> = task
-        .to_lowercase()
-        .split(|c: char| !c.is_alphanumeric())
-        .filter(|w| !w.is_empty())
-        .map(str::to_string)
-        .collect();
-    let said = |stems: &[String]| {
-        words
-            .iter()
-            .find(|w| stems.iter().any(|s| w.starts_with(&s.to_lowercase())))
-            .cloned()
-    };
+    let said = |stems: &[String]| rules::said(task, stems);
     let class = match ask.class {
         Some(c) => {
             guessed.push(format!("classified {} (--class)", c.as_str()));

@@ -81,18 +81,7 @@ impl Rules {
     /// Whether a task's words make it docs work (a `skip` word, and no
     /// `advisory` one): its draft targets the docs that mention it.
     pub fn is_docs_task(&self, task: &str) -> bool {
-        let words: Vec<String> = task
-            .to_lowercase()
-            .split(|c: char| !c.is_alphanumeric())
-            .filter(|w| !w.is_empty())
-            .map(str::to_string)
-            .collect();
-        let says = |stems: &[String]| {
-            words
-                .iter()
-                .any(|w| stems.iter().any(|s| w.starts_with(&s.to_lowercase())))
-        };
-        says(&self.skip) && !says(&self.advisory)
+        said(task, &self.skip).is_some() && said(task, &self.advisory).is_none()
     }
 
     /// Whether `path` is documentation (the rules' `docs` globs).
@@ -151,6 +140,15 @@ impl Rules {
 }
 
 /// Words of a task too common to say what it is about.
+/// The first word of `task` (lowercased) that starts with one of `stems`:
+/// how the rules' cue words are matched.
+pub fn said(task: &str, stems: &[String]) -> Option<String> {
+    task.to_lowercase()
+        .split(|c: char| !c.is_alphanumeric())
+        .find(|w| !w.is_empty() && stems.iter().any(|s| w.starts_with(&s.to_lowercase())))
+        .map(str::to_string)
+}
+
 /// Whether `word` (lowercase) is too common to say what a task is about.
 pub fn is_common(word: &str) -> bool {
     COMMON.contains(&word)
