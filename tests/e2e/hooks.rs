@@ -1,5 +1,7 @@
-//! Stop hooks for Codex, Cursor and Gemini CLI (hook inputs in each
-//! harness's documented shape, fed through the real binary), subagents judged by their own contracts, and the hook
+//! Every stop hook (`vcc hook HARNESS`, each of `Harness::ALL`; hook
+//! inputs in each harness's documented shape, fed through the real
+//! binary; Claude Code's recorded sessions in `claude_code`), subagents
+//! judged by their own contracts, and the hook
 //! failing closed: a check that is killed or runs past --timeout blocks
 //! the stop, in every harness. What the agent can reach around the hook
 //! decides nothing: the folder it stops in, a transcript it writes, the
@@ -11,9 +13,12 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
+use vcc_report::harness::Harness;
 use vcc_test_support::{Scratch, fixtures};
 
 use crate::Run;
+
+mod claude_code;
 
 const CONTRACT: &str = "vcc: 1
 id: agent-task
@@ -101,6 +106,18 @@ impl Session {
     }
 
     /// What Claude Code sends a Stop hook, from `cwd`.
+    /// A stop event as `harness` sends it, for `session`. A new harness
+    /// added to `Harness::ALL` fails to compile here until its stop is
+    /// written.
+    fn stop_of(&self, harness: Harness, session: &str) -> Value {
+        match harness {
+            Harness::ClaudeCode => self.claude_stop(session, self.root.path()),
+            Harness::Codex => self.codex_stop(session),
+            Harness::Cursor => self.cursor_stop(session, "completed"),
+            Harness::Gemini => self.gemini_after_agent(session),
+        }
+    }
+
     fn claude_stop(&self, session: &str, cwd: &Path) -> Value {
         json!({
             "session_id": session,
@@ -397,10 +414,10 @@ fn a_check_killed_mid_way_blocks_the_stop() {
 #[test]
 fn unreadable_input_blocks_in_every_harness() {
     let s = Session::new();
-    for harness in ["claude-code", "codex", "cursor", "gemini"] {
-        let child = s.spawn_bytes(harness, &[], b"{\"not\": \"a hook\"");
+    for harness in Harness::ALL {
+        let child = s.spawn_bytes(harness.name(), &[], b"{\"not\": \"a hook\"");
         let (run, out) = finish(child);
-        if harness == "cursor" {
+        if harness == Harness::Cursor {
             assert_eq!(run.code, 0);
             assert!(
                 out["followup_message"]
@@ -412,7 +429,7 @@ fn unreadable_input_blocks_in_every_harness() {
         } else {
             // Exit 2 and a reason on stderr: a block in Claude Code and
             // Codex, a retry in Gemini CLI.
-            assert_eq!(run.code, 2, "{harness}");
+            assert_eq!(run.code, 2, "{}", harness.name());
             assert!(run.stderr.contains("nothing is accepted"), "{}", run.stderr);
         }
     }
@@ -621,12 +638,9 @@ fn forgery_host_hook_transcript_written_by_the_agent() {
 #[test]
 fn a_mistake_on_the_hooks_command_line_is_a_configuration_error() {
     let s = Session::new();
-    for (harness, input) in [
-        ("claude-code", s.claude_stop("cl-1", s.root.path())),
-        ("codex", s.codex_stop("cl-2")),
-        ("cursor", s.cursor_stop("cl-3", "completed")),
-        ("gemini", s.gemini_after_agent("cl-4")),
-    ] {
+    for which in Harness::ALL {
+        let harness = which.name();
+        let input = s.stop_of(which, &format!("cl-{harness}"));
         for mistake in [
             &["--max-blocks", "many"][..],
             &["--dri", "."],
@@ -640,8 +654,8 @@ fn a_mistake_on_the_hooks_command_line_is_a_configuration_error() {
                 run.stdout,
                 run.stderr
             );
-            let message = match harness {
-                "cursor" => out["followup_message"].as_str().unwrap(),
+            let message = match which {
+                Harness::Cursor => out["followup_message"].as_str().unwrap(),
                 _ => halted(&out),
             };
             assert!(
@@ -658,11 +672,11 @@ fn a_mistake_on_the_hooks_command_line_is_a_configuration_error() {
             );
             // Where this harness's hook is set up, and its own project
             // variable: never another harness's.
-            let (setting, variable) = match harness {
-                "claude-code" => (".claude/settings.json", "$CLAUDE_PROJECT_DIR"),
-                "codex" => ("~/.codex/config.toml", "the hook input's `cwd`"),
-                "cursor" => (".cursor/hooks.json", "$CURSOR_PROJECT_DIR"),
-                _ => (".gemini/settings.json", "$GEMINI_PROJECT_DIR"),
+            let (setting, variable) = match which {
+                Harness::ClaudeCode => (".claude/settings.json", "$CLAUDE_PROJECT_DIR"),
+                Harness::Codex => ("~/.codex/config.toml", "the hook input's `cwd`"),
+                Harness::Cursor => (".cursor/hooks.json", "$CURSOR_PROJECT_DIR"),
+                Harness::Gemini => (".gemini/settings.json", "$GEMINI_PROJECT_DIR"),
             };
             assert!(
                 message.contains(setting) && message.contains(variable),

@@ -7,10 +7,12 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 mod agents;
 mod artifacts;
 mod merge;
+mod reports;
 
 pub use agents::{ConvergeArgs, HookArgs, HookCommand, McpArgs};
 pub use artifacts::{BundleCommand, KeyCommand, Lang, LockArgs, ValidatorCommand};
 pub use merge::MergeArgs;
+pub use reports::{Print, ReportArgs};
 
 #[derive(Parser)]
 #[command(
@@ -138,7 +140,7 @@ pub struct ApproveArgs {
     /// The contract as `vcc check` reads it (trust policy, lock, base,
     /// VCC v1 mappings): the approval binds that contract's digest.
     #[command(flatten)]
-    pub binding: GateArgs,
+    pub binding: BindingArgs,
 }
 
 #[derive(Subcommand)]
@@ -412,7 +414,7 @@ pub struct TrustArgs {
 
 /// What binds a contract beyond its own text.
 #[derive(Args, Clone, Default)]
-pub struct GateArgs {
+pub struct BindingArgs {
     #[command(flatten)]
     pub trust: TrustArgs,
     /// Refuse (exit 2) a missing or stale vcc.lock, even for a contract
@@ -476,7 +478,7 @@ pub struct JudgeArgs {
     pub judge_deadline: Option<std::time::Duration>,
 }
 
-impl GateArgs {
+impl BindingArgs {
     /// What `--artifact-root` and `--adapters` map in a VCC v1 contract.
     pub fn mapping(&self) -> Result<vcc_contract::vcc1::Mapping, String> {
         vcc_contract::vcc1::Mapping::from_args(&self.artifact_roots, self.adapters.as_deref())
@@ -496,37 +498,8 @@ pub struct CheckArgs {
     /// the contract's `exclude`: never hashed, never seen by a validator.
     #[arg(long, value_name = "GLOB")]
     pub exclude: Vec<String>,
-    /// human (to stderr), or a machine format to stdout: json, junit
-    /// (JUnit XML), sarif (SARIF 2.1.0), markdown, gitlab (Code Quality).
-    #[arg(long, value_enum, default_value_t = CheckFormat::Human)]
-    pub format: CheckFormat,
-    /// Also write the JSON report to FILE (atomically; the same as
-    /// --report-json).
-    #[arg(long, value_name = "FILE")]
-    pub report: Option<PathBuf>,
-    /// Also write the JSON report to FILE.
-    #[arg(long, value_name = "FILE")]
-    pub report_json: Option<PathBuf>,
-    /// Also write a JUnit XML report to FILE (a test case per criterion).
-    #[arg(long, value_name = "FILE")]
-    pub report_junit: Option<PathBuf>,
-    /// Also write a SARIF 2.1.0 log to FILE (a rule per criterion).
-    #[arg(long, value_name = "FILE")]
-    pub report_sarif: Option<PathBuf>,
-    /// SARIF: send the criteria that passed too, as `kind: pass` results
-    /// (left out by default: code scanning may show every result as an
-    /// alert).
-    #[arg(long)]
-    pub sarif_passes: bool,
-    /// Also write a Markdown report to FILE.
-    #[arg(long, value_name = "FILE")]
-    pub report_markdown: Option<PathBuf>,
-    /// Also write a GitLab Code Quality report to FILE.
-    #[arg(long, value_name = "FILE")]
-    pub report_gitlab: Option<PathBuf>,
-    /// Also write a self-contained HTML page to FILE.
-    #[arg(long, value_name = "FILE")]
-    pub report_html: Option<PathBuf>,
+    #[command(flatten)]
+    pub reports: ReportArgs,
     /// Store evidence bytes in DIR, one file per blake3 digest.
     #[arg(long, value_name = "DIR")]
     pub evidence_dir: Option<PathBuf>,
@@ -558,7 +531,7 @@ pub struct CheckArgs {
     /// Judge one gate of the contract: its criteria and its signed
     /// approvals. Exit 0 means the gate is open (the report says `gate`).
     #[arg(long = "gate", value_name = "GATE", conflicts_with = "only")]
-    pub gate_id: Option<String>,
+    pub gate: Option<String>,
 
     /// Refuse to judge a root holding more files than this [default: 1000000].
     #[arg(long, value_name = "N")]
@@ -570,7 +543,7 @@ pub struct CheckArgs {
     #[arg(long, value_name = "SIZE", value_parser = parse_size)]
     pub max_file_size: Option<vcc_contract::ByteSize>,
     #[command(flatten)]
-    pub gate: GateArgs,
+    pub binding: BindingArgs,
     #[command(flatten)]
     pub ledger: LedgerArgs,
     /// Reuse the verdict the ledger holds for exactly these inputs (the
@@ -598,7 +571,7 @@ pub struct CheckArgs {
     /// never accepted: `vcc merge` decides. With --key, --report writes the
     /// shard signed (a DSSE envelope).
     #[arg(long, value_name = "SCHEME:K/N", value_parser = parse_partition,
-          conflicts_with_all = ["only", "gate_id", "reuse", "attest", "watch"])]
+          conflicts_with_all = ["only", "gate", "reuse", "attest", "watch"])]
     pub partition: Option<vcc_report::partition::Partition>,
 }
 
@@ -671,7 +644,7 @@ pub struct LintArgs {
     #[arg(long, value_enum, default_value_t = Format::Human)]
     pub format: Format,
     #[command(flatten)]
-    pub gate: GateArgs,
+    pub binding: BindingArgs,
 }
 
 #[derive(clap::Args)]
@@ -689,7 +662,7 @@ pub struct ExplainArgs {
     #[arg(long, value_name = "REPORT")]
     pub results: Option<PathBuf>,
     #[command(flatten)]
-    pub gate: GateArgs,
+    pub binding: BindingArgs,
 }
 
 /// How `vcc explain` writes the brief.
@@ -707,18 +680,6 @@ pub enum BriefFormat {
 pub enum Format {
     Human,
     Json,
-}
-
-/// What `vcc check` prints: human output on stderr, or one machine format
-/// on stdout.
-#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum CheckFormat {
-    Human,
-    Json,
-    Junit,
-    Sarif,
-    Markdown,
-    Gitlab,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]

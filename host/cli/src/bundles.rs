@@ -1,5 +1,5 @@
-//! `vcc key` and `vcc bundle`: keys, building, signing, verifying,
-//! pushing, pulling and inspecting validator bundles.
+//! `vcc bundle`: building, signing, verifying, pushing, pulling and
+//! inspecting validator bundles.
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
@@ -23,40 +23,6 @@ use crate::output::print_stdout;
 pub fn refused(command: &str, r: &Refusal) -> i32 {
     eprintln!("vcc {command}: refused: {}: {}", r.code, r.message);
     exit::INVALID
-}
-
-pub fn key_generate(name: &Path) -> i32 {
-    let key = match PrivateKey::generate() {
-        Ok(key) => key,
-        Err(e) => {
-            eprintln!("vcc key generate: no randomness: {e}");
-            return exit::INVALID;
-        }
-    };
-    if let Some(dir) = name.parent().filter(|d| !d.as_os_str().is_empty())
-        && let Err(e) = std::fs::create_dir_all(dir)
-    {
-        eprintln!("vcc key generate: {}: {e}", dir.display());
-        return exit::INVALID;
-    }
-    match key.write(name) {
-        Ok((private, public)) => {
-            eprintln!(
-                "wrote {} (private, mode 0600: keep it secret) and {} (public: list it in trust policies)",
-                private.display(),
-                public.display()
-            );
-            print_stdout(&format!("{}\n", key.id()));
-            exit::ACCEPTED
-        }
-        Err(e) => {
-            eprintln!(
-                "vcc key generate: cannot write {}.key/.pub: {e} (an existing key is never overwritten)",
-                name.display()
-            );
-            exit::INVALID
-        }
-    }
 }
 
 /// `vcc-bundle.yaml`.

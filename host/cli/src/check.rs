@@ -8,16 +8,13 @@
 //! cannot be written makes the run `invalid`: what is printed never says
 //! accepted when what was asked for was not kept.
 
-use std::path::PathBuf;
-
-use vcc_formats::Format as FileFormat;
 use vcc_ledger::Kind;
 use vcc_report::law::exit;
 use vcc_report::{Report, Verdict};
 use vcc_runtime::{CheckOptions, Runtime, WalkLimits};
 use vcc_trust::keys::PrivateKey;
 
-use crate::args::{CheckArgs, CheckFormat, Cli};
+use crate::args::{CheckArgs, Cli, Print};
 use crate::attest::Attester;
 use crate::deliver::Delivery;
 use crate::evaluate::evaluate;
@@ -26,7 +23,7 @@ use crate::render::Style;
 use crate::settings::runtime;
 
 pub fn run(cli: &Cli, args: &CheckArgs, style: &Style) -> i32 {
-    if args.contracts.len() > 1 && (args.report.is_some() || args.report_json.is_some()) {
+    if args.contracts.len() > 1 && args.reports.json().next().is_some() {
         eprintln!(
             "vcc check: --report keeps the report of one contract; run `vcc check` once per contract to keep each"
         );
@@ -47,7 +44,7 @@ pub fn run(cli: &Cli, args: &CheckArgs, style: &Style) -> i32 {
     // With --partition, --key signs the shard report (--report) instead.
     let shard_key = match (&args.partition, &args.key) {
         (Some(_), Some(key)) => {
-            if args.report.is_none() && args.report_json.is_none() {
+            if args.reports.json().next().is_none() {
                 eprintln!(
                     "vcc check: --partition --key signs the shard report that --report FILE writes: give --report"
                 );
@@ -106,11 +103,11 @@ pub fn run(cli: &Cli, args: &CheckArgs, style: &Style) -> i32 {
         attached,
         subjects: attester.is_some(),
         signs_attestation: attester.is_some(),
-        gate: args.gate_id.clone(),
+        gate: args.gate.clone(),
         partition: args.partition,
         // The report files are vcc's: one written inside the deliverable
         // root is never part of the evidence.
-        writes: report_flags(args),
+        writes: args.reports.flags(),
         ..defaults
     };
     let mut options = options;
@@ -157,52 +154,13 @@ struct After {
 }
 
 /// Where this run's reports go.
-fn delivery<'a>(args: &CheckArgs, signer: Option<&'a PrivateKey>) -> Delivery<'a> {
+fn delivery<'a>(args: &'a CheckArgs, signer: Option<&'a PrivateKey>) -> Delivery<'a> {
     Delivery {
         command: "vcc check",
-        files: report_files(args),
-        format: args.format,
+        reports: &args.reports,
         allow_advisory: args.allow_advisory,
         signer,
-        options: vcc_formats::Options {
-            sarif_passes: args.sarif_passes,
-        },
     }
-}
-
-/// Every report file asked for, with its format.
-fn report_files(args: &CheckArgs) -> Vec<(PathBuf, FileFormat)> {
-    let mut files = Vec::new();
-    for (path, format) in [
-        (&args.report, FileFormat::Json),
-        (&args.report_json, FileFormat::Json),
-        (&args.report_junit, FileFormat::Junit),
-        (&args.report_sarif, FileFormat::Sarif),
-        (&args.report_markdown, FileFormat::Markdown),
-        (&args.report_gitlab, FileFormat::Gitlab),
-        (&args.report_html, FileFormat::Html),
-    ] {
-        if let Some(path) = path {
-            files.push((path.clone(), format));
-        }
-    }
-    files
-}
-
-/// Every report file asked for, with the flag that asked for it.
-fn report_flags(args: &CheckArgs) -> Vec<(PathBuf, String)> {
-    [
-        (&args.report, "--report"),
-        (&args.report_json, "--report-json"),
-        (&args.report_junit, "--report-junit"),
-        (&args.report_sarif, "--report-sarif"),
-        (&args.report_markdown, "--report-markdown"),
-        (&args.report_gitlab, "--report-gitlab"),
-        (&args.report_html, "--report-html"),
-    ]
-    .into_iter()
-    .filter_map(|(path, flag)| path.as_ref().map(|p| (p.clone(), flag.to_string())))
-    .collect()
 }
 
 /// Until the run ends, each report file says it did not finish. `Err`: one
@@ -226,7 +184,7 @@ fn once(
 ) -> i32 {
     let spinner = crate::progress::spinner(
         runtime.loader().progress(),
-        args.format == CheckFormat::Human,
+        args.reports.print == Print::Human,
     );
     let reports: Vec<Report> = args
         .contracts
@@ -236,7 +194,7 @@ fn once(
                 runtime,
                 contract,
                 args.dir.as_deref(),
-                &args.gate,
+                &args.binding,
                 options.clone(),
             )
             .report;

@@ -7,9 +7,7 @@ use serde_json::json;
 use vcc_contract::Level;
 use vcc_report::law::exit;
 
-use crate::args::{
-    BundleCommand, Cli, Command, Format, HookCommand, KeyCommand, LintArgs, ValidatorCommand,
-};
+use crate::args::{BundleCommand, Cli, Command, Format, KeyCommand, LintArgs, ValidatorCommand};
 use crate::evaluate::lint_problems;
 use crate::output::print_stdout;
 use crate::render::{self, Style};
@@ -92,28 +90,17 @@ pub fn run() -> i32 {
                 Err(code) => code,
             }
         }
-        Command::Key(KeyCommand::Generate { name }) => crate::bundles::key_generate(name),
+        Command::Key(KeyCommand::Generate { name }) => crate::key::generate(name),
         Command::Bundle(command) => bundle(&cli, command),
         Command::Lock(args) => match runtime(&cli) {
-            Ok(rt) => crate::gate::lock(&rt, args),
+            Ok(rt) => crate::binding::lock(&rt, args),
             Err(code) => code,
         },
         Command::Converge(args) => match runtime(&cli) {
             Ok(rt) => crate::converge::run(&rt, args),
             Err(code) => code,
         },
-        Command::Hook(HookCommand::ClaudeCode(args)) => {
-            crate::hook::run(&cli, crate::hook::Harness::ClaudeCode, args)
-        }
-        Command::Hook(HookCommand::Codex(args)) => {
-            crate::hook::run(&cli, crate::hook::Harness::Codex, args)
-        }
-        Command::Hook(HookCommand::Cursor(args)) => {
-            crate::hook::run(&cli, crate::hook::Harness::Cursor, args)
-        }
-        Command::Hook(HookCommand::Gemini(args)) => {
-            crate::hook::run(&cli, crate::hook::Harness::Gemini, args)
-        }
+        Command::Hook(hook) => crate::hook::run(&cli, hook.harness, &hook.args),
         Command::Mcp(args) => crate::mcp::serve(&cli, args),
         Command::Cache(command) => crate::cache::run(&cli, command),
         Command::Package(crate::args::PackageCommand::Manifest { dir }) => {
@@ -226,16 +213,17 @@ fn lint(cli: &Cli, args: &LintArgs, style: &Style) -> i32 {
     // The adapters file first, alone, with its lines: a binding that is
     // wrong is said where it is written, not when a criterion uses it.
     let mut problems: Vec<vcc_contract::Problem> = args
-        .gate
+        .binding
         .adapters
         .as_deref()
         .map(vcc_contract::lint_adapters)
         .unwrap_or_default();
-    let (shown, digest) = match (&args.contract, &args.gate.adapters) {
+    let (shown, digest) = match (&args.contract, &args.binding.adapters) {
         (Some(contract), _) => {
             let spinner =
                 crate::progress::spinner(runtime.loader().progress(), args.format == Format::Human);
-            let (digest, more) = lint_problems(&runtime, contract, args.dir.as_deref(), &args.gate);
+            let (digest, more) =
+                lint_problems(&runtime, contract, args.dir.as_deref(), &args.binding);
             drop(spinner);
             problems.extend(more);
             (contract.clone(), digest)

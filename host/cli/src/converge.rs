@@ -174,7 +174,7 @@ impl Converge<'_> {
             self.rt,
             &self.args.contract,
             self.args.dir.as_deref(),
-            &self.args.gate,
+            &self.args.binding,
         ) {
             Ok(mut ready) => {
                 // The root is resolved once, as the contract is read once:

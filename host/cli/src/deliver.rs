@@ -4,39 +4,37 @@
 //! what is printed never says accepted for a run whose record is missing.
 
 use std::io;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-use vcc_formats::Format as FileFormat;
+use vcc_formats::Format;
 use vcc_report::law::exit;
 use vcc_report::{Report, Verdict};
 use vcc_trust::keys::PrivateKey;
 
-use crate::args::CheckFormat;
+use crate::args::{Print, ReportArgs};
 use crate::output::{print_stdout, write_atomically};
 use crate::render::{self, Style};
 
 pub struct Delivery<'a> {
     /// How messages on stderr start: `vcc check`, `vcc merge`.
     pub command: &'static str,
-    /// Every report file asked for, with its format.
-    pub files: Vec<(PathBuf, FileFormat)>,
-    /// What is printed: a machine format on stdout, or human on stderr.
-    pub format: CheckFormat,
+    /// What is printed, every report file asked for, and what the
+    /// formats are asked beyond the format (`--sarif-passes`).
+    pub reports: &'a ReportArgs,
     pub allow_advisory: bool,
     /// `--partition --key`: the JSON report file is a signed shard.
     pub signer: Option<&'a PrivateKey>,
-    /// What the formats are asked beyond the format (`--sarif-passes`).
-    pub options: vcc_formats::Options,
 }
 
 impl Delivery<'_> {
     /// Keep the reports where they were asked for, then print them; the
     /// worst exit code.
     pub fn finish(&self, mut reports: Vec<Report>, style: &Style) -> i32 {
-        for (path, format) in &self.files {
+        for file in &self.reports.files {
+            let (path, format) = (&file.path, file.format);
             let text = match (self.signer, format, reports.first()) {
-                (Some(key), FileFormat::Json, Some(report)) => signed_shard(report, key),
-                _ => vcc_formats::render_with(*format, &reports, self.options),
+                (Some(key), Format::Json, Some(report)) => signed_shard(report, key),
+                _ => vcc_formats::render_with(format, &reports, self.reports.options),
             };
             if let Err(err) = write_atomically(path, text.as_bytes()) {
                 for r in &mut reports {
@@ -55,10 +53,12 @@ impl Delivery<'_> {
     /// be written (said in the format asked), the exit code.
     pub fn unfinished_first(&self, names: &[String], style: &Style) -> Result<(), i32> {
         let unfinished: Vec<Report> = names.iter().map(|n| Report::unfinished(n)).collect();
-        for (path, format) in &self.files {
-            if let Err(err) =
-                write_atomically(path, vcc_formats::render(*format, &unfinished).as_bytes())
-            {
+        for file in &self.reports.files {
+            let path = &file.path;
+            if let Err(err) = write_atomically(
+                path,
+                vcc_formats::render(file.format, &unfinished).as_bytes(),
+            ) {
                 // No run whose report cannot be kept: say so, in the format asked.
                 let mut reports = unfinished;
                 for r in &mut reports {
@@ -75,7 +75,7 @@ impl Delivery<'_> {
         for r in &reports {
             if r.verdict == Verdict::Invalid
                 && r.reason.starts_with("the report could not be written")
-                && self.format != CheckFormat::Human
+                && self.reports.print != Print::Human
             {
                 // stdout may be piped into a tool; say it where a person looks.
                 eprintln!("{}: {}", self.command, r.reason);
@@ -86,8 +86,12 @@ impl Delivery<'_> {
             .map(|r| r.exit_code(self.allow_advisory))
             .max()
             .unwrap_or(exit::INVALID);
-        match stdout_format(self.format) {
-            Some(format) => print_stdout(&vcc_formats::render_with(format, &reports, self.options)),
+        match self.reports.print.machine() {
+            Some(format) => print_stdout(&vcc_formats::render_with(
+                format,
+                &reports,
+                self.reports.options,
+            )),
             None => {
                 for r in &reports {
                     eprint!("{}", render::report(r, self.command, style));
@@ -112,16 +116,4 @@ pub fn unwritable(path: &Path, err: &io::Error) -> String {
         "the report could not be written to {}: {err}",
         path.display()
     )
-}
-
-/// The file format `--format` prints to stdout; `None`: human, to stderr.
-fn stdout_format(format: CheckFormat) -> Option<FileFormat> {
-    match format {
-        CheckFormat::Human => None,
-        CheckFormat::Json => Some(FileFormat::Json),
-        CheckFormat::Junit => Some(FileFormat::Junit),
-        CheckFormat::Sarif => Some(FileFormat::Sarif),
-        CheckFormat::Markdown => Some(FileFormat::Markdown),
-        CheckFormat::Gitlab => Some(FileFormat::Gitlab),
-    }
 }

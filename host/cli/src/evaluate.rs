@@ -13,8 +13,8 @@ use vcc_contract::{Level, Sources};
 use vcc_report::Report;
 use vcc_runtime::{CheckOptions, Runtime};
 
-use crate::args::GateArgs;
-use crate::gate::Prepared;
+use crate::args::BindingArgs;
+use crate::binding::Prepared;
 
 /// A check's report.
 pub struct Evaluation {
@@ -40,9 +40,9 @@ impl Ready {
         runtime: &Runtime,
         contract: &Path,
         dir: Option<&Path>,
-        gate: &GateArgs,
+        binding: &BindingArgs,
     ) -> Result<Ready, Box<Report>> {
-        let read = gate
+        let read = binding
             .mapping()
             .map_err(|why| vec![flag_problem(contract, why)]);
         let sources = match read.and_then(|mapping| Sources::read_mapped(contract, mapping)) {
@@ -55,7 +55,7 @@ impl Ready {
                 )));
             }
         };
-        Ready::from_sources(runtime, sources, dir, gate)
+        Ready::from_sources(runtime, sources, dir, binding)
     }
 
     /// Prepare a contract from bytes read earlier (a hook's first stop).
@@ -63,11 +63,11 @@ impl Ready {
         runtime: &Runtime,
         mut sources: Sources,
         dir: Option<&Path>,
-        gate: &GateArgs,
+        binding: &BindingArgs,
     ) -> Result<Ready, Box<Report>> {
         // Bytes pinned without the command line's mapping get it again.
         if sources.mapping.is_empty() {
-            match gate.mapping() {
+            match binding.mapping() {
                 Ok(m) => sources.mapping = m,
                 Err(why) => {
                     return Err(Box::new(vcc_runtime::unreadable_contract(
@@ -89,8 +89,8 @@ impl Ready {
             }
         };
         let (path, digest) = (doc.path.clone(), doc.digest.clone());
-        let approvals = crate::approvals::dir_for(&sources.path, gate.approvals.as_deref());
-        match crate::gate::prepare(runtime, doc, &sources, dir, gate) {
+        let approvals = crate::approvals::dir_for(&sources.path, binding.approvals.as_deref());
+        match crate::binding::prepare(runtime, doc, &sources, dir, binding) {
             Ok(prepared) => Ok(Ready {
                 sources,
                 root: prepared.root.clone(),
@@ -204,10 +204,10 @@ pub fn evaluate(
     runtime: &Runtime,
     contract: &Path,
     dir: Option<&Path>,
-    gate: &GateArgs,
+    binding: &BindingArgs,
     options: CheckOptions,
 ) -> Evaluation {
-    match Ready::read(runtime, contract, dir, gate) {
+    match Ready::read(runtime, contract, dir, binding) {
         Ok(ready) => ready.check(runtime, options),
         Err(report) => Evaluation { report: *report },
     }
@@ -219,9 +219,9 @@ pub fn lint_problems(
     runtime: &Runtime,
     contract: &Path,
     dir: Option<&Path>,
-    gate: &GateArgs,
+    binding: &BindingArgs,
 ) -> (Option<String>, Vec<vcc_contract::Problem>) {
-    let mapping = match gate.mapping() {
+    let mapping = match binding.mapping() {
         Ok(m) => m,
         Err(why) => return (None, vec![flag_problem(contract, why)]),
     };
@@ -230,7 +230,7 @@ pub fn lint_problems(
         Err(problems) => return (None, problems),
     };
     let digest = doc.digest.clone();
-    let prepared = match crate::gate::prepare(runtime, doc, &sources, dir, gate) {
+    let prepared = match crate::binding::prepare(runtime, doc, &sources, dir, binding) {
         Ok(prepared) => prepared,
         Err(problems) => return (Some(digest), problems),
     };

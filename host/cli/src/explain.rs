@@ -28,7 +28,7 @@ pub fn run(cli: &crate::args::Cli, args: &ExplainArgs, style: &Style) -> i32 {
             return exit::INVALID;
         }
     };
-    match brief(&runtime, &args.contract, args.dir.as_deref(), &args.gate) {
+    match brief(&runtime, &args.contract, args.dir.as_deref(), &args.binding) {
         Ok(brief) => {
             let text = match (&results, args.format) {
                 (Some(r), BriefFormat::Json) => {
@@ -77,9 +77,9 @@ pub fn brief(
     runtime: &vcc_runtime::Runtime,
     path: &Path,
     dir: Option<&Path>,
-    gate: &crate::args::GateArgs,
+    binding: &crate::args::BindingArgs,
 ) -> Result<Brief, Vec<vcc_contract::Problem>> {
-    let mapping = gate.mapping().map_err(|why| {
+    let mapping = binding.mapping().map_err(|why| {
         vec![vcc_contract::Problem {
             code: vcc_contract::Code::InvalidValue,
             level: vcc_contract::Level::Error,
@@ -94,12 +94,12 @@ pub fn brief(
     // A contract that fails lint gets no brief: a usable-looking brief of
     // a contract `vcc check` refuses would send the worker off to do work
     // nothing can accept.
-    let (_, problems) = crate::evaluate::lint_problems(runtime, path, dir, gate);
+    let (_, problems) = crate::evaluate::lint_problems(runtime, path, dir, binding);
     if problems.iter().any(|p| p.is_error()) {
         return Err(problems);
     }
     let (sources, doc) = vcc_contract::Sources::read_mapped(path, mapping)?;
-    let prepared = crate::gate::prepare(runtime, doc, &sources, dir, gate)?;
+    let prepared = crate::binding::prepare(runtime, doc, &sources, dir, binding)?;
     let mut check = format!("vcc check {}", path.display());
     if let Some(d) = dir {
         check.push_str(&format!(" --dir {}", d.display()));

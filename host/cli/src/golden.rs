@@ -361,7 +361,7 @@ fn run_case(
     if let Some(trust) = &case.trust {
         let policy = vcc_trust::policy::Policy::read(&dir.join(trust))
             .map_err(|r| format!("case.yaml: trust: {}", r.message))?;
-        options.record_signers = Some(crate::gate::record_signers(&policy));
+        options.record_signers = Some(vcc_runtime::signatures::RecordSigners::of_policy(&policy));
     }
     let doc = vcc_contract::parse(&dir.join("case.json"), contract.to_string().as_bytes())
         .map_err(|p| format!("case.yaml: {}", p.message))?;

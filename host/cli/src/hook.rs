@@ -1,4 +1,4 @@
-//! `vcc hook claude-code|codex|cursor|gemini`: a stop hook that lets an
+//! `vcc hook HARNESS` (each of `Harness::ALL`): a stop hook that lets an
 //! agent stop only when the contract is accepted. Otherwise the stop is
 //! blocked and the agent is handed the feedback, at most `--max-blocks`
 //! times in a turn; past that the stop is allowed, and the work is said to
@@ -86,7 +86,7 @@ pub fn run(cli: &Cli, harness: Harness, args: &HookArgs) -> i32 {
         print_stdout(&format!("{}\n", json!(judged)));
         return 0;
     }
-    answer(harness.answer(&gate(cli, harness, args, &bytes, &stop)))
+    answer(harness.answer(&decide(cli, harness, args, &bytes, &stop)))
 }
 
 fn answer((stdout, stderr, code): (Option<serde_json::Value>, Option<String>, i32)) -> i32 {
@@ -139,7 +139,7 @@ pub fn command_line_mistake(harness: Harness, err: &clap::Error) -> i32 {
 
 /// The hook: pin the session's project folder, have a worker judge the
 /// stop, and answer, counting the turn's blocks.
-fn gate(cli: &Cli, harness: Harness, args: &HookArgs, input: &[u8], stop: &Stop) -> Decision {
+fn decide(cli: &Cli, harness: Harness, args: &HookArgs, input: &[u8], stop: &Stop) -> Decision {
     let events = harness.stop_events();
     if !events.contains(&stop.event.as_str()) {
         return Decision::Halt(configuration_message(
@@ -347,7 +347,7 @@ fn work(cli: &Cli, harness: Harness, args: &HookArgs, stop: &Stop) -> Judged {
             Ok(sources) => {
                 let dir = (session.root.clone())
                     .or_else(|| args.dir.as_deref().map(|d| against(&project, d)));
-                Ready::from_sources(&rt, sources, dir.as_deref(), &args.gate)
+                Ready::from_sources(&rt, sources, dir.as_deref(), &args.binding)
             }
             Err(why) => {
                 return halt(&format!(
@@ -357,7 +357,7 @@ fn work(cli: &Cli, harness: Harness, args: &HookArgs, stop: &Stop) -> Judged {
         },
         None => {
             let dir = args.dir.as_deref().map(|d| against(&project, d));
-            Ready::read(&rt, &contract, dir.as_deref(), &args.gate)
+            Ready::read(&rt, &contract, dir.as_deref(), &args.binding)
         }
     };
     let ready = match ready {

@@ -334,7 +334,7 @@ fn passes_already(cli: &crate::args::Cli, path: &Path) -> Result<Before, String>
         &runtime,
         path,
         None,
-        &crate::args::GateArgs::default(),
+        &crate::args::BindingArgs::default(),
         vcc_runtime::CheckOptions::default(),
     )
     .report;

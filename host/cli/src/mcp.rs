@@ -18,7 +18,7 @@ use vcc_report::converge::Feedback;
 use vcc_report::law::exit;
 use vcc_runtime::CheckOptions;
 
-use crate::args::{Cli, GateArgs, McpArgs};
+use crate::args::{BindingArgs, Cli, McpArgs};
 use crate::evaluate::{evaluate, lint_problems};
 use crate::settings::RuntimeSettings;
 
@@ -96,7 +96,7 @@ fn word<T: Serialize>(value: T) -> String {
 struct Server {
     tool_router: ToolRouter<Self>,
     settings: RuntimeSettings,
-    gate: GateArgs,
+    binding: BindingArgs,
     ledger: crate::args::LedgerArgs,
 }
 
@@ -115,13 +115,13 @@ impl Server {
         )
     )]
     async fn check(&self, Parameters(t): Parameters<Target>) -> Result<Json<CheckOutput>, String> {
-        let (settings, gate, ledger) = (
+        let (settings, binding, ledger) = (
             self.settings.clone(),
-            self.gate.clone(),
+            self.binding.clone(),
             self.ledger.clone(),
         );
         blocking(move || {
-            let mut report = checked(&settings, &gate, &t)?;
+            let mut report = checked(&settings, &binding, &t)?;
             if let Some(recorder) = ledger.recorder()? {
                 recorder.check(vcc_ledger::Kind::Mcp, &mut report);
             }
@@ -170,14 +170,14 @@ impl Server {
         )
     )]
     async fn lint(&self, Parameters(t): Parameters<Target>) -> Result<Json<LintOutput>, String> {
-        let (settings, gate) = (self.settings.clone(), self.gate.clone());
+        let (settings, binding) = (self.settings.clone(), self.binding.clone());
         blocking(move || {
             let rt = settings.runtime()?;
             let (digest, problems) = lint_problems(
                 &rt,
                 &PathBuf::from(&t.contract),
                 t.dir.as_deref().map(std::path::Path::new),
-                &gate,
+                &binding,
             );
             let errors = problems.iter().filter(|p| p.is_error()).count();
             Ok(Json(LintOutput {
@@ -207,12 +207,12 @@ impl Server {
         )
     )]
     async fn explain(&self, Parameters(t): Parameters<Target>) -> Result<String, String> {
-        let (settings, gate) = (self.settings.clone(), self.gate.clone());
+        let (settings, binding) = (self.settings.clone(), self.binding.clone());
         blocking(move || {
             let rt = settings.runtime()?;
             let path = PathBuf::from(&t.contract);
             let dir = t.dir.as_deref().map(std::path::Path::new);
-            let brief = crate::explain::brief(&rt, &path, dir, &gate).map_err(|problems| {
+            let brief = crate::explain::brief(&rt, &path, dir, &binding).map_err(|problems| {
                 let why: Vec<String> = problems
                     .iter()
                     .filter(|p| p.is_error())
@@ -224,7 +224,7 @@ impl Server {
                     why.join("; ")
                 )
             })?;
-            let report = checked(&settings, &gate, &t)?;
+            let report = checked(&settings, &binding, &t)?;
             let mut md = brief.markdown();
             md.push_str("---\n\n");
             md.push_str(
@@ -252,7 +252,7 @@ impl ServerHandler for Server {
 /// The report of a check of `t` (what `check` and `explain` answer from).
 fn checked(
     settings: &RuntimeSettings,
-    gate: &GateArgs,
+    binding: &BindingArgs,
     t: &Target,
 ) -> Result<vcc_report::Report, String> {
     let rt = settings.runtime()?;
@@ -266,7 +266,7 @@ fn checked(
         &rt,
         &PathBuf::from(&t.contract),
         t.dir.as_deref().map(std::path::Path::new),
-        gate,
+        binding,
         options,
     )
     .report)
@@ -286,7 +286,7 @@ pub fn serve(cli: &Cli, args: &McpArgs) -> i32 {
     let server = Server {
         tool_router: Server::tool_router(),
         settings: RuntimeSettings::of(cli),
-        gate: args.gate.clone(),
+        binding: args.binding.clone(),
         ledger: args.ledger.clone(),
     };
     let tokio = match tokio::runtime::Builder::new_multi_thread()

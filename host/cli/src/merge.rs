@@ -15,7 +15,6 @@
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use vcc_formats::Format as FileFormat;
 use vcc_ledger::Kind;
 use vcc_report::partition::{Binding, Expect, Expected, SHARD_PAYLOAD_TYPE, Shard};
 use vcc_report::{Report, Verdict};
@@ -36,13 +35,9 @@ const MAX_SHARD_BYTES: u64 = 256 << 20;
 pub fn run(cli: &Cli, args: &MergeArgs, style: &Style) -> i32 {
     let delivery = Delivery {
         command: "vcc merge",
-        files: files(args),
-        format: args.format,
+        reports: &args.reports,
         allow_advisory: args.allow_advisory,
         signer: None,
-        options: vcc_formats::Options {
-            sarif_passes: args.sarif_passes,
-        },
     };
     let named = named(args);
     // First of all: a report an earlier merge left must not outlive this
@@ -117,7 +112,7 @@ fn merged(cli: &Cli, args: &MergeArgs) -> Result<Report, Box<Report>> {
             (policy, Some(walked))
         }
         Binding::Digests | Binding::Unbound => {
-            let policy = match Policy::locate(args.gate.trust.trust.as_deref()) {
+            let policy = match Policy::locate(args.binding.trust.trust.as_deref()) {
                 Some(path) => Some(Policy::read(&path).map_err(|r| fail(r.message))?),
                 None => None,
             };
@@ -179,7 +174,7 @@ fn binding(args: &MergeArgs) -> Result<Binding, String> {
             .filter_map(|(flag, given)| given.then_some(*flag))
             .collect()
     };
-    let j = &args.gate.judge;
+    let j = &args.binding.judge;
     let judging = given(&[
         ("--judge-record", j.judge_record.is_some()),
         ("--judge-replay", j.judge_replay.is_some()),
@@ -194,7 +189,7 @@ fn binding(args: &MergeArgs) -> Result<Binding, String> {
             judging.join(", ")
         ));
     }
-    let gate = &args.gate;
+    let binding = &args.binding;
     // Flags that only mean something to a merge that reads the contract
     // (clap lets `requires` pass when a conflicting flag is given).
     let contract_only = given(&[
@@ -204,11 +199,11 @@ fn binding(args: &MergeArgs) -> Result<Binding, String> {
         ("--max-depth", args.max_depth.is_some()),
         ("--max-file-size", args.max_file_size.is_some()),
         ("--attest", args.attest.is_some()),
-        ("--locked", gate.locked),
-        ("--policy", gate.policy.is_some()),
-        ("--artifact-root", !gate.artifact_roots.is_empty()),
-        ("--adapters", gate.adapters.is_some()),
-        ("--approvals", gate.approvals.is_some()),
+        ("--locked", binding.locked),
+        ("--policy", binding.policy.is_some()),
+        ("--artifact-root", !binding.artifact_roots.is_empty()),
+        ("--adapters", binding.adapters.is_some()),
+        ("--approvals", binding.approvals.is_some()),
         ("--judges", j.config.is_some()),
     ]);
     if args.contract.is_none() && !contract_only.is_empty() {
@@ -241,7 +236,7 @@ fn bind_to_contract(
         return Err(Box::new(invalid("", "no --contract".into())));
     };
     let shown = contract.display().to_string();
-    let ready = Ready::read(runtime, contract, args.dir.as_deref(), &args.gate).map_err(
+    let ready = Ready::read(runtime, contract, args.dir.as_deref(), &args.binding).map_err(
         |mut report| {
             let first = report
                 .problems
@@ -483,19 +478,4 @@ fn invalid(named: &str, why: String) -> Report {
         format!("the shards cannot be merged: {why}")
     };
     report
-}
-
-fn files(args: &MergeArgs) -> Vec<(PathBuf, FileFormat)> {
-    [
-        (&args.report, FileFormat::Json),
-        (&args.report_json, FileFormat::Json),
-        (&args.report_junit, FileFormat::Junit),
-        (&args.report_sarif, FileFormat::Sarif),
-        (&args.report_markdown, FileFormat::Markdown),
-        (&args.report_gitlab, FileFormat::Gitlab),
-        (&args.report_html, FileFormat::Html),
-    ]
-    .into_iter()
-    .filter_map(|(p, f)| p.clone().map(|p| (p, f)))
-    .collect()
 }

@@ -97,9 +97,10 @@ impl Scope {
         watched.dedup();
         let all = watched.clone();
         watched.retain(|p| !all.iter().any(|q| q != p && p.starts_with(q)));
-        let ignored = [&args.report, &args.evidence_dir]
-            .into_iter()
-            .flatten()
+        // What vcc itself writes: every report file, the evidence folder.
+        let reports = args.reports.files.iter().map(|f| &f.path);
+        let ignored = reports
+            .chain(&args.evidence_dir)
             .map(|p| {
                 std::path::absolute(p)
                     .map(|a| canonical(&a))

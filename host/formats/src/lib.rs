@@ -20,7 +20,11 @@ pub mod junit;
 pub mod markdown;
 pub mod sarif;
 
-/// The formats `vcc check --format` and `--report-FORMAT` write.
+/// The formats `vcc check --format` and `--report-FORMAT` write. This is
+/// the one table of them: the command line's `--report-NAME` flags, the
+/// `--format` values and their help are made from [`Format::ALL`] and the
+/// metadata below, so a new format is a variant, its arms here and its
+/// writer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Format {
     Json,
@@ -32,6 +36,17 @@ pub enum Format {
 }
 
 impl Format {
+    /// Every format, in the order help lists them.
+    pub const ALL: [Format; 6] = [
+        Format::Json,
+        Format::Junit,
+        Format::Sarif,
+        Format::Markdown,
+        Format::Gitlab,
+        Format::Html,
+    ];
+
+    /// Its name on the command line: `--format NAME`, `--report-NAME`.
     pub fn name(self) -> &'static str {
         match self {
             Format::Json => "json",
@@ -41,6 +56,40 @@ impl Format {
             Format::Gitlab => "gitlab",
             Format::Html => "html",
         }
+    }
+
+    /// The format named `name`, if any.
+    pub fn named(name: &str) -> Option<Format> {
+        Format::ALL.into_iter().find(|f| f.name() == name)
+    }
+
+    /// What a file in it is, for help: "a JUnit XML report".
+    pub fn help(self) -> &'static str {
+        match self {
+            Format::Json => "the JSON report",
+            Format::Junit => "a JUnit XML report (a test case per criterion)",
+            Format::Sarif => "a SARIF 2.1.0 log (a rule per criterion)",
+            Format::Markdown => "a Markdown report",
+            Format::Gitlab => "a GitLab Code Quality report",
+            Format::Html => "a self-contained HTML page",
+        }
+    }
+
+    /// The extension a file in it usually has.
+    pub fn extension(self) -> &'static str {
+        match self {
+            Format::Json | Format::Gitlab => "json",
+            Format::Junit => "xml",
+            Format::Sarif => "sarif",
+            Format::Markdown => "md",
+            Format::Html => "html",
+        }
+    }
+
+    /// Whether `--format` may print it on stdout. A page is for a file or
+    /// a browser, not a terminal or a pipe.
+    pub fn prints(self) -> bool {
+        self != Format::Html
     }
 }
 

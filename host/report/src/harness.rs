@@ -99,6 +99,17 @@ struct CursorInput {
 }
 
 impl Harness {
+    /// Every harness: `vcc hook NAME` has a subcommand for each, and the
+    /// tests and the fuzz target go through this list. A new harness is a
+    /// variant and its arms in this file.
+    pub const ALL: [Harness; 4] = [
+        Harness::ClaudeCode,
+        Harness::Codex,
+        Harness::Cursor,
+        Harness::Gemini,
+    ];
+
+    /// Its name on the command line: `vcc hook NAME`.
     pub fn name(self) -> &'static str {
         match self {
             Harness::ClaudeCode => "claude-code",
@@ -108,16 +119,32 @@ impl Harness {
         }
     }
 
+    /// What `vcc hook NAME --help` says the hook is.
+    pub fn about(self) -> &'static str {
+        match self {
+            Harness::ClaudeCode => {
+                "A Claude Code Stop/SubagentStop hook: reads the hook's JSON on stdin, checks the \
+                 contract (with the session's transcript attached at .vcc/transcript.jsonl), and \
+                 blocks the stop with the feedback until the contract is accepted"
+            }
+            Harness::Codex => {
+                "A Codex Stop/SubagentStop hook (the same protocol: `decision: block` with the \
+                 feedback as the reason continues the turn)"
+            }
+            Harness::Cursor => {
+                "A Cursor `stop` hook: the feedback goes back as the next user message \
+                 (`followup_message`), within the hook's `loop_limit`"
+            }
+            Harness::Gemini => {
+                "A Gemini CLI `AfterAgent` hook: `decision: deny` with the feedback as the reason, \
+                 which Gemini CLI sends as the next prompt"
+            }
+        }
+    }
+
     /// The harness `vcc hook NAME` names.
     pub fn from_name(name: &str) -> Option<Harness> {
-        [
-            Harness::ClaudeCode,
-            Harness::Codex,
-            Harness::Cursor,
-            Harness::Gemini,
-        ]
-        .into_iter()
-        .find(|h| h.name() == name)
+        Harness::ALL.into_iter().find(|h| h.name() == name)
     }
 
     /// The events a stop hook of this harness judges (`hook_event_name`).

@@ -24,6 +24,30 @@ pub struct RecordSigners {
     pub others: Vec<(String, PublicKey)>,
 }
 
+impl RecordSigners {
+    /// The keys a trust policy names for records, for the `signatures`
+    /// host call. With a policy, always its signers (none when it has no
+    /// `records`), so a refused signature names the policy and what it
+    /// lacks.
+    pub fn of_policy(p: &vcc_trust::policy::Policy) -> Arc<RecordSigners> {
+        let listed: &[String] = p.records.as_ref().map_or(&[], |r| &r.signers);
+        Arc::new(RecordSigners {
+            keys: listed
+                .iter()
+                .filter_map(|id| p.keys.get(id).map(|k| (id.clone(), k.clone())))
+                .collect(),
+            threshold: p.records.as_ref().map_or(1, |r| r.threshold),
+            policy: p.path.display().to_string(),
+            others: p
+                .keys
+                .iter()
+                .filter(|(id, _)| !listed.contains(id))
+                .map(|(id, k)| (id.clone(), k.clone()))
+                .collect(),
+        })
+    }
+}
+
 /// What the host found: the trusted signers (empty unless the threshold
 /// is met), and why any signature did not count.
 #[derive(Debug, Clone, Default, PartialEq)]

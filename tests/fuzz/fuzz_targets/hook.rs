@@ -8,18 +8,11 @@
 use libfuzzer_sys::fuzz_target;
 use vcc_report::harness::{Decision, Harness};
 
-const ALL: [Harness; 4] = [
-    Harness::ClaudeCode,
-    Harness::Codex,
-    Harness::Cursor,
-    Harness::Gemini,
-];
-
 fuzz_target!(|data: &[u8]| {
     let Some((&which, bytes)) = data.split_first() else {
         return;
     };
-    let harness = ALL[usize::from(which) % ALL.len()];
+    let harness = Harness::ALL[usize::from(which) % Harness::ALL.len()];
     match harness.parse(bytes) {
         Ok(stop) => {
             assert!(!stop.session.is_empty());

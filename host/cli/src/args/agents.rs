@@ -1,6 +1,8 @@
 //! The arguments of the commands agents run: `vcc converge`, `vcc hook`,
 //! `vcc mcp`.
 
+use vcc_report::harness::Harness;
+
 use super::*;
 
 #[derive(Args)]
@@ -63,7 +65,7 @@ pub struct ConvergeArgs {
     #[arg(long, value_name = "N")]
     pub jobs: Option<usize>,
     #[command(flatten)]
-    pub gate: GateArgs,
+    pub binding: BindingArgs,
     #[command(flatten)]
     pub ledger: LedgerArgs,
     /// The command and its arguments, after `--`. It runs in the folder
@@ -77,22 +79,54 @@ pub(super) fn parse_duration(text: &str) -> Result<vcc_contract::DurationSpec, S
     vcc_contract::DurationSpec::parse(text)
 }
 
-#[derive(Subcommand)]
-pub enum HookCommand {
-    /// A Claude Code Stop/SubagentStop hook: reads the hook's JSON on
-    /// stdin, checks the contract (with the session's transcript attached
-    /// at .vcc/transcript.jsonl), and blocks the stop with the feedback
-    /// until the contract is accepted.
-    ClaudeCode(HookArgs),
-    /// A Codex Stop/SubagentStop hook (the same protocol: `decision:
-    /// block` with the feedback as the reason continues the turn).
-    Codex(HookArgs),
-    /// A Cursor `stop` hook: the feedback goes back as the next user
-    /// message (`followup_message`), within the hook's `loop_limit`.
-    Cursor(HookArgs),
-    /// A Gemini CLI `AfterAgent` hook: `decision: deny` with the feedback
-    /// as the reason, which Gemini CLI sends as the next prompt.
-    Gemini(HookArgs),
+/// `vcc hook NAME`: a subcommand for each harness in
+/// `vcc_report::harness::Harness::ALL`, with the harness's own help, all
+/// taking [`HookArgs`]. Made from that list, so a new harness needs no line
+/// here or in the dispatch.
+pub struct HookCommand {
+    pub harness: Harness,
+    pub args: HookArgs,
+}
+
+impl clap::Subcommand for HookCommand {
+    fn augment_subcommands(mut cmd: clap::Command) -> clap::Command {
+        for harness in Harness::ALL {
+            let sub = clap::Command::new(harness.name()).about(harness.about());
+            cmd = cmd.subcommand(HookArgs::augment_args(sub));
+        }
+        cmd.subcommand_required(true).arg_required_else_help(true)
+    }
+
+    fn augment_subcommands_for_update(cmd: clap::Command) -> clap::Command {
+        Self::augment_subcommands(cmd)
+    }
+
+    fn has_subcommand(name: &str) -> bool {
+        Harness::from_name(name).is_some()
+    }
+}
+
+impl clap::FromArgMatches for HookCommand {
+    fn from_arg_matches(matches: &clap::ArgMatches) -> Result<Self, clap::Error> {
+        let Some((name, sub)) = matches.subcommand() else {
+            return Err(clap::Error::new(clap::error::ErrorKind::MissingSubcommand));
+        };
+        let harness = Harness::from_name(name).ok_or_else(|| {
+            clap::Error::raw(
+                clap::error::ErrorKind::InvalidSubcommand,
+                format!("no harness is named {name}\n"),
+            )
+        })?;
+        Ok(HookCommand {
+            harness,
+            args: HookArgs::from_arg_matches(sub)?,
+        })
+    }
+
+    fn update_from_arg_matches(&mut self, matches: &clap::ArgMatches) -> Result<(), clap::Error> {
+        *self = Self::from_arg_matches(matches)?;
+        Ok(())
+    }
 }
 
 #[derive(Args)]
@@ -123,7 +157,7 @@ pub struct HookArgs {
     #[arg(long, value_name = "DURATION", default_value = "50s", value_parser = humantime::parse_duration)]
     pub timeout: std::time::Duration,
     #[command(flatten)]
-    pub gate: GateArgs,
+    pub binding: BindingArgs,
     #[command(flatten)]
     pub ledger: LedgerArgs,
 }
@@ -141,7 +175,7 @@ impl HookArgs {
 #[derive(Args)]
 pub struct McpArgs {
     #[command(flatten)]
-    pub gate: GateArgs,
+    pub binding: BindingArgs,
     #[command(flatten)]
     pub ledger: LedgerArgs,
 }

@@ -67,37 +67,9 @@ pub struct MergeArgs {
     /// policy, lock, base, VCC v1 mappings); --trust also names the keys
     /// that must have signed the shards.
     #[command(flatten)]
-    pub gate: GateArgs,
-    /// human (to stderr), json, junit, sarif, markdown or gitlab (to stdout).
-    #[arg(long, value_enum, default_value_t = CheckFormat::Human)]
-    pub format: CheckFormat,
-    /// Also write the merged JSON report to FILE (atomically; the same as
-    /// --report-json).
-    #[arg(long, value_name = "FILE")]
-    pub report: Option<PathBuf>,
-    /// Also write the merged JSON report to FILE.
-    #[arg(long, value_name = "FILE")]
-    pub report_json: Option<PathBuf>,
-    /// Also write a JUnit XML report to FILE (a test case per criterion).
-    #[arg(long, value_name = "FILE")]
-    pub report_junit: Option<PathBuf>,
-    /// Also write a SARIF 2.1.0 log to FILE (a rule per criterion).
-    #[arg(long, value_name = "FILE")]
-    pub report_sarif: Option<PathBuf>,
-    /// SARIF: send the criteria that passed too, as `kind: pass` results
-    /// (left out by default: code scanning may show every result as an
-    /// alert).
-    #[arg(long)]
-    pub sarif_passes: bool,
-    /// Also write a Markdown report to FILE.
-    #[arg(long, value_name = "FILE")]
-    pub report_markdown: Option<PathBuf>,
-    /// Also write a GitLab Code Quality report to FILE.
-    #[arg(long, value_name = "FILE")]
-    pub report_gitlab: Option<PathBuf>,
-    /// Also write a self-contained HTML page to FILE.
-    #[arg(long, value_name = "FILE")]
-    pub report_html: Option<PathBuf>,
+    pub binding: BindingArgs,
+    #[command(flatten)]
+    pub reports: ReportArgs,
     /// Exit 0 for an advisory verdict, as `vcc check --allow-advisory`.
     #[arg(long)]
     pub allow_advisory: bool,

@@ -48,7 +48,7 @@ fn write_lock(
     args: &LockArgs,
     notes: &mut Vec<String>,
 ) -> Result<(PathBuf, Lock), Refusal> {
-    let mut g = Gate::new(runtime, &args.trust)?;
+    let mut g = Binding::new(runtime, &args.trust)?;
     g.update = args.update;
     if let Some(policy) = &g.policy {
         policy_outside_the_project(&policy.path, doc)?;
@@ -70,7 +70,7 @@ fn write_lock(
             .and_then(|l| l.bundle(name))
             .and_then(|b| Version::parse(&b.version).ok())
     };
-    let mut take = |g: &mut Gate, name: &str, reqs: &[VersionReq]| {
+    let mut take = |g: &mut Binding, name: &str, reqs: &[VersionReq]| {
         let floor = floor(name);
         let r = g.resolve(name, reqs, floor.as_ref());
         notes.append(&mut g.notes);

@@ -1,5 +1,7 @@
-//! Contracts that use bundles: `vcc lock`, and what `vcc check` and `vcc
-//! lint` do before a contract is evaluated.
+//! What binds a contract beyond its own text (`BindingArgs`): `vcc lock`,
+//! and what `vcc check` and `vcc lint` do before a contract is evaluated.
+//! (A "gate" is something else: an approval checkpoint, `gates:` in a
+//! contract and `vcc check --gate ID`.)
 //!
 //! Before a check: the trust policy is read (never from the deliverable
 //! root) and its contract pins are applied; `vcc.lock` must cover every
@@ -28,7 +30,7 @@ use vcc_trust::policy::Policy;
 use vcc_trust::store::Store;
 use vcc_trust::verify::{Verified, verify};
 
-use crate::args::{GateArgs, LockArgs, TrustArgs};
+use crate::args::{BindingArgs, LockArgs, TrustArgs};
 use crate::bundles::{open_store, registry_refusal};
 
 mod bases;
@@ -91,7 +93,7 @@ fn satisfies(version: &str, reqs: &[VersionReq]) -> bool {
 }
 
 /// The trust policy, the store and the registries, as one command uses them.
-struct Gate<'a> {
+struct Binding<'a> {
     runtime: &'a Runtime,
     policy: Option<Policy>,
     store: Option<Store>,
@@ -104,12 +106,12 @@ struct Gate<'a> {
     notes: Vec<String>,
 }
 
-impl<'a> Gate<'a> {
-    fn new(runtime: &'a Runtime, trust: &TrustArgs) -> Result<Gate<'a>, Refusal> {
+impl<'a> Binding<'a> {
+    fn new(runtime: &'a Runtime, trust: &TrustArgs) -> Result<Binding<'a>, Refusal> {
         let policy = Policy::locate(trust.trust.as_deref())
             .map(|p| Policy::read(&p))
             .transpose()?;
-        Ok(Gate {
+        Ok(Binding {
             runtime,
             policy,
             store: None,
@@ -357,7 +359,7 @@ fn prepare_at(
     doc: Document,
     sources: &vcc_contract::Sources,
     root: &Path,
-    gate: &GateArgs,
+    binding: &BindingArgs,
 ) -> Result<Prepared, Vec<Problem>> {
     let file = doc.path.display().to_string();
     let relock = format!("run `vcc lock {}`", doc.path.display());
@@ -366,8 +368,8 @@ fn prepare_at(
     let refuse = |r: Refusal, file: &str| vec![r.problem(file)];
     // A policy that cannot be read is the policy's problem, not the
     // contract's: the problem names the policy file.
-    let mut g = Gate::new(runtime, &gate.trust).map_err(|r| {
-        let policy = Policy::locate(gate.trust.trust.as_deref())
+    let mut g = Binding::new(runtime, &binding.trust).map_err(|r| {
+        let policy = Policy::locate(binding.trust.trust.as_deref())
             .map_or_else(|| file.clone(), |p| p.display().to_string());
         let mut p = r.problem(&policy);
         if let Some(rest) = p.message.strip_prefix(&format!("{policy}: ")) {
@@ -399,12 +401,12 @@ fn prepare_at(
             .check_contract(&doc.path, &doc.digest)
             .map_err(|r| refuse(r, &file))?;
     }
-    let judging =
-        crate::judges::setup(&gate.judge, g.policy.as_ref(), root).map_err(|r| refuse(r, &file))?;
+    let judging = crate::judges::setup(&binding.judge, g.policy.as_ref(), root)
+        .map_err(|r| refuse(r, &file))?;
     // The adapters file binds criteria to validators, like the policy
     // binds keys: whoever writes the deliverables must not be able to
     // rebind a MUST to a validator that always passes.
-    if let Some(adapters) = gate
+    if let Some(adapters) = binding
         .adapters
         .as_deref()
         .filter(|a| crate::paths::inside(a, root))
@@ -430,7 +432,7 @@ fn prepare_at(
 
     let needs = requirements(&doc.contract);
     match &lock {
-        None if gate.locked || !needs.is_empty() => {
+        None if binding.locked || !needs.is_empty() => {
             let why = if needs.is_empty() {
                 "--locked needs a vcc.lock beside the contract".to_string()
             } else {
@@ -543,7 +545,7 @@ fn prepare_at(
         }
     }
 
-    if let Some(spec) = &gate.policy {
+    if let Some(spec) = &binding.policy {
         let (label, base) = policy_base(&mut g, spec, root).map_err(|r| refuse(r, &file))?;
         if let Some((label, bundle)) = &base.1 {
             base_bundles.insert(label.clone(), bundle.clone());
@@ -561,14 +563,17 @@ fn prepare_at(
     let mut doc = compose(doc, &composed);
     doc.contract.extends = None;
     doc.notes.extend(notes);
-    let approvals = crate::approvals::dir_for(&sources.path, gate.approvals.as_deref());
+    let approvals = crate::approvals::dir_for(&sources.path, binding.approvals.as_deref());
     doc.notes
         .extend(bases::approvals_hidden_from(&doc, &bases, &approvals, root));
     if let Some(policy) = g.policy.as_ref().filter(|p| p.require_signed) {
         let unsigned = vcc_contract::require_signed(&doc, &policy.path);
         doc.notes.extend(unsigned);
     }
-    let record_signers = g.policy.as_ref().map(record_signers);
+    let record_signers = g
+        .policy
+        .as_ref()
+        .map(vcc_runtime::signatures::RecordSigners::of_policy);
     Ok(Prepared {
         doc,
         root: root.to_path_buf(),
@@ -583,7 +588,7 @@ fn prepare_at(
 /// The `WEAKENS_BASE` problems of a contract against its base as the local
 /// store holds it (no lock yet): nothing when the store has no matching
 /// version the policy trusts.
-fn weakens_stored_base(g: &mut Gate, doc: &Document) -> Vec<Problem> {
+fn weakens_stored_base(g: &mut Binding, doc: &Document) -> Vec<Problem> {
     let Some(e) = &doc.contract.extends else {
         return Vec::new();
     };
@@ -632,7 +637,7 @@ type PolicyBase = (Document, Option<(String, BundleRef)>);
 /// `--policy`: a contract file outside the root, or a bundle's contract
 /// (`BUNDLE#CONTRACT` from the store, `REF#CONTRACT` from a registry),
 /// resolved on its own: never through the workspace's vcc.lock.
-fn policy_base(g: &mut Gate, spec: &str, root: &Path) -> Result<(String, PolicyBase), Refusal> {
+fn policy_base(g: &mut Binding, spec: &str, root: &Path) -> Result<(String, PolicyBase), Refusal> {
     let path = PathBuf::from(spec);
     if path.is_file() {
         if crate::paths::inside(&path, root) {
@@ -710,7 +715,7 @@ fn policy_base(g: &mut Gate, spec: &str, root: &Path) -> Result<(String, PolicyB
 }
 
 /// A policy file's bundle validators, resolved from the store or registry.
-fn resolve_base_bundles(g: &mut Gate, base: &mut Document) -> Result<(), Refusal> {
+fn resolve_base_bundles(g: &mut Binding, base: &mut Document) -> Result<(), Refusal> {
     let mut versions = HashMap::new();
     for (name, reqs) in requirements(&base.contract) {
         let r = g.resolve(&name, &parse_reqs(&reqs)?, None)?;
@@ -719,25 +724,4 @@ fn resolve_base_bundles(g: &mut Gate, base: &mut Document) -> Result<(), Refusal
     }
     pin_versions(&mut base.contract, &versions);
     Ok(())
-}
-
-/// The keys a trust policy names for records, for the `signatures` host
-/// call. With a policy, always its signers (none when it has no
-/// `records`), so a refused signature names the policy and what it lacks.
-pub fn record_signers(p: &Policy) -> std::sync::Arc<vcc_runtime::signatures::RecordSigners> {
-    let listed: &[String] = p.records.as_ref().map_or(&[], |r| &r.signers);
-    std::sync::Arc::new(vcc_runtime::signatures::RecordSigners {
-        keys: listed
-            .iter()
-            .filter_map(|id| p.keys.get(id).map(|k| (id.clone(), k.clone())))
-            .collect(),
-        threshold: p.records.as_ref().map_or(1, |r| r.threshold),
-        policy: p.path.display().to_string(),
-        others: p
-            .keys
-            .iter()
-            .filter(|(id, _)| !listed.contains(id))
-            .map(|(id, k)| (id.clone(), k.clone()))
-            .collect(),
-    })
 }

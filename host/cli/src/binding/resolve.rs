@@ -4,7 +4,7 @@
 
 use super::*;
 
-impl Gate<'_> {
+impl Binding<'_> {
     /// The highest version of `name` meeting `reqs` that the policy
     /// trusts: from the store, unless it has none at or above `floor` (the
     /// version vcc.lock holds) or `--update` asks for newer ones; then

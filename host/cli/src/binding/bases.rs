@@ -15,16 +15,16 @@ pub fn prepare(
     doc: Document,
     sources: &vcc_contract::Sources,
     dir: Option<&Path>,
-    gate: &GateArgs,
+    binding: &BindingArgs,
 ) -> Result<Prepared, Vec<Problem>> {
     let root = dir.map_or_else(|| doc.default_root(), Path::to_path_buf);
-    let prepared = prepare_at(runtime, doc.clone(), sources, &root, gate)?;
+    let prepared = prepare_at(runtime, doc.clone(), sources, &root, binding)?;
     let composed = prepared.doc.default_root();
     if dir.is_some() || composed == root {
         return Ok(prepared);
     }
     // A base moved the root: prepare again at the base's.
-    prepare_at(runtime, doc, sources, &composed, gate)
+    prepare_at(runtime, doc, sources, &composed, binding)
 }
 
 /// A gate's approvals folder inside the root is left out of what criteria
