@@ -10,6 +10,8 @@ use vcc_contract::{OnFail, Problem, Severity};
 pub mod budget;
 pub mod converge;
 pub mod delegation;
+#[cfg(feature = "fixture")]
+pub mod fixture;
 pub mod harness;
 pub mod judge;
 pub mod output;
