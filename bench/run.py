@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""PERF.md workloads, vcc and its peers interleaved in one run.
+"""The workloads of bench/TARGETS.md, vcc and its peers interleaved in one run.
 
     python3 bench/run.py                  # every workload; writes bench/RESULTS.md
     python3 bench/run.py --only W3,W14    # these workloads; their rows of
@@ -974,7 +974,7 @@ def main():
 
 
 def smoke(cache):
-    """Gross regressions only: each limit is ten times its PERF.md target
+    """Gross regressions only: each limit is ten times its bench/TARGETS.md target
     (W10's is exact: one compile among eight processes)."""
     global DATA
     p50 = w3(cache, 20)
@@ -1021,7 +1021,7 @@ def write_results(only):
         "",
         f"Written by `python3 bench/run.py` on {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}.",
         "Medians of interleaved runs; RSS is the peak of the whole process.",
-        "The machine is noisy (PERF.md: ±30%): read the ratios, not the absolute times.",
+        "The machine is noisy (bench/TARGETS.md: ±30%): read the ratios, not the absolute times.",
         "",
         "## Machine",
         "",

@@ -1,4 +1,4 @@
-//! Hostile contracts (HOSTILE.md): malformed, oversized or tampered
+//! Hostile contracts (tests/hostile/README.md): malformed, oversized or tampered
 //! contract files. Each is refused before any validator runs: verdict
 //! `invalid`, exit 2, no criterion evaluated, the problem named by its
 //! stable code (and field), and the deliverables untouched.

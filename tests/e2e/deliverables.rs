@@ -1,4 +1,4 @@
-//! Hostile deliverables (HOSTILE.md): trees an agent could write to get a
+//! Hostile deliverables (tests/hostile/README.md): trees an agent could write to get a
 //! false pass or to stall the host. Each test builds the tree at test time,
 //! runs the real `vcc check`, and pins the criterion's status and reason,
 //! the verdict, the exit code, what the report lists as not hashed, and

@@ -47,7 +47,7 @@ pub fn config() -> Config {
 pub fn config_for(compiler: Compiler) -> Config {
     let mut config = Config::new();
     // Async components are not used: the concurrency machinery triples
-    // the cost of every call (PERF.md).
+    // the cost of every call (bench/TARGETS.md).
     config.concurrency_support(false);
     config.epoch_interruption(true);
     config.max_wasm_stack(MAX_WASM_STACK);

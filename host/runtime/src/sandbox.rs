@@ -613,7 +613,7 @@ impl Sandbox {
         let stdout = MemoryOutputPipe::new(STDIO_CAP);
         let stderr = MemoryOutputPipe::new(STDIO_CAP);
         let mut wasi = WasiCtxBuilder::new();
-        // Must precede `preopened_dir`, which reads it (PERF.md).
+        // Must precede `preopened_dir`, which reads it (bench/TARGETS.md).
         wasi.allow_blocking_current_thread(true)
             .stdout(stdout.clone())
             .stderr(stderr.clone())
