@@ -8,7 +8,7 @@ use vcc_contract::Level;
 use vcc_report::law::exit;
 
 use crate::args::{BundleCommand, Cli, Command, Format, KeyCommand, LintArgs, ValidatorCommand};
-use crate::evaluate::lint_problems;
+use crate::checking::evaluate::lint_problems;
 use crate::output::print_stdout;
 use crate::render::{self, Style};
 use crate::settings::runtime;
@@ -19,9 +19,9 @@ pub fn run() -> i32 {
         Err(err) => {
             // A hook's harness reads only its own protocol.
             if err.use_stderr()
-                && let Some(harness) = crate::hook::harness_in_args()
+                && let Some(harness) = crate::agents::hook::harness_in_args()
             {
-                return crate::hook::command_line_mistake(harness, &err);
+                return crate::agents::hook::command_line_mistake(harness, &err);
             }
             let _ = err.print();
             if forgot_the_separator(&err) {
@@ -40,11 +40,11 @@ pub fn run() -> i32 {
     let style = Style::new(cli.color);
     match &cli.command {
         Command::Schema => schema(),
-        Command::Record(args) => crate::record::run(args),
+        Command::Record(args) => crate::trust::record::run(args),
         Command::Lint(args) => lint(&cli, args, &style),
-        Command::Explain(args) => crate::explain::run(&cli, args, &style),
+        Command::Explain(args) => crate::agents::explain::run(&cli, args, &style),
         Command::Check(args) => {
-            let code = crate::check::run(&cli, args, &style);
+            let code = crate::checking::check::run(&cli, args, &style);
             // --exit-zero: the job running a shard (or a report-only check)
             // fails only when the check could not judge.
             if args.exit_zero && code != exit::INVALID {
@@ -53,16 +53,16 @@ pub fn run() -> i32 {
                 code
             }
         }
-        Command::Merge(args) => crate::merge::run(&cli, args, &style),
+        Command::Merge(args) => crate::checking::merge::run(&cli, args, &style),
         Command::Validator(ValidatorCommand::List { format, params }) => {
             validator_list(&cli, *format, *params)
         }
         Command::Validator(ValidatorCommand::New { lang, name, dir }) => {
-            crate::author::new(*lang, name, dir.as_deref())
+            crate::validator::author::new(*lang, name, dir.as_deref())
         }
         Command::Validator(ValidatorCommand::Build { dir }) => {
             let rt = crate::settings::RuntimeSettings::of(&cli).runtime().ok();
-            crate::author::build(dir, rt.as_ref())
+            crate::validator::author::build(dir, rt.as_ref())
         }
         Command::Validator(ValidatorCommand::Test {
             target,
@@ -70,7 +70,7 @@ pub fn run() -> i32 {
             record_judges,
             format,
         }) => match runtime(&cli) {
-            Ok(rt) => crate::golden::test(
+            Ok(rt) => crate::validator::golden::test(
                 &rt,
                 target,
                 cases.as_deref(),
@@ -79,42 +79,44 @@ pub fn run() -> i32 {
             ),
             Err(code) => code,
         },
-        Command::Validator(ValidatorCommand::Wit { out }) => crate::wit::wit(out.as_deref()),
+        Command::Validator(ValidatorCommand::Wit { out }) => {
+            crate::validator::wit::wit(out.as_deref())
+        }
         Command::Validator(ValidatorCommand::Componentize { core, out }) => match runtime(&cli) {
-            Ok(rt) => crate::componentize::command(&rt, core, out),
+            Ok(rt) => crate::validator::componentize::command(&rt, core, out),
             Err(code) => code,
         },
         Command::Validator(ValidatorCommand::Inspect { component, format }) => {
             match runtime(&cli) {
-                Ok(rt) => crate::author::inspect(&rt, component, *format),
+                Ok(rt) => crate::validator::author::inspect(&rt, component, *format),
                 Err(code) => code,
             }
         }
-        Command::Key(KeyCommand::Generate { name }) => crate::key::generate(name),
+        Command::Key(KeyCommand::Generate { name }) => crate::trust::key::generate(name),
         Command::Bundle(command) => bundle(&cli, command),
         Command::Lock(args) => match runtime(&cli) {
-            Ok(rt) => crate::binding::lock(&rt, args),
+            Ok(rt) => crate::trust::binding::lock(&rt, args),
             Err(code) => code,
         },
         Command::Converge(args) => match runtime(&cli) {
-            Ok(rt) => crate::converge::run(&rt, args),
+            Ok(rt) => crate::agents::converge::run(&rt, args),
             Err(code) => code,
         },
-        Command::Hook(hook) => crate::hook::run(&cli, hook.harness, &hook.args),
-        Command::Mcp(args) => crate::mcp::serve(&cli, args),
+        Command::Hook(hook) => crate::agents::hook::run(&cli, hook.harness, &hook.args),
+        Command::Mcp(args) => crate::agents::mcp::serve(&cli, args),
         Command::Cache(command) => crate::cache::run(&cli, command),
         Command::Package(crate::args::PackageCommand::Manifest { dir }) => {
-            crate::package::manifest(dir)
+            crate::authoring::package::manifest(dir)
         }
-        Command::Ledger(command) => crate::ledger::run(command),
+        Command::Ledger(command) => crate::trust::ledger::run(command),
         Command::Attest(crate::args::AttestCommand::Verify {
             file,
             trust,
             dir,
             format,
-        }) => crate::attest::verify(file, trust.as_deref(), dir.as_deref(), *format),
+        }) => crate::trust::attest::verify(file, trust.as_deref(), dir.as_deref(), *format),
         Command::Approve(args) => match runtime(&cli) {
-            Ok(rt) => crate::approve::run(&rt, args),
+            Ok(rt) => crate::checking::approve::run(&rt, args),
             Err(code) => code,
         },
         Command::Completions { shell } => {
@@ -123,13 +125,13 @@ pub fn run() -> i32 {
             print_stdout(&String::from_utf8_lossy(&script));
             exit::ACCEPTED
         }
-        Command::Init(args) if args.agents => crate::instructions::run(
+        Command::Init(args) if args.agents => crate::agents::instructions::run(
             &cli,
             args.dir.as_deref().unwrap_or(std::path::Path::new(".")),
             &args.out,
             &style,
         ),
-        Command::Init(args) => crate::init::run(&cli, args),
+        Command::Init(args) => crate::authoring::init::run(&cli, args),
         Command::Man => {
             let mut page = Vec::new();
             match clap_mangen::Man::new(Cli::command()).render(&mut page) {
@@ -161,7 +163,7 @@ fn forgot_the_separator(err: &clap::Error) -> bool {
 }
 
 fn bundle(cli: &Cli, command: &BundleCommand) -> i32 {
-    use crate::bundles;
+    use crate::trust::bundles;
     match command {
         BundleCommand::Build { manifest, out } => match runtime(cli) {
             Ok(rt) => bundles::build(&rt, manifest, out),
@@ -185,17 +187,21 @@ fn bundle(cli: &Cli, command: &BundleCommand) -> i32 {
         } => bundles::push(dir, reference, *insecure),
         BundleCommand::Pull { source, trust } => match runtime(cli) {
             // A layout folder named alone: every bundle it holds (air gap).
-            Ok(rt) => match crate::store_cmd::whole_layout(source) {
-                Some(layout) => crate::store_cmd::pull_layout(&rt, &layout, trust),
+            Ok(rt) => match crate::trust::store_cmd::whole_layout(source) {
+                Some(layout) => crate::trust::store_cmd::pull_layout(&rt, &layout, trust),
                 None => bundles::pull(&rt, source, trust),
             },
             Err(code) => code,
         },
-        BundleCommand::Refresh { contracts, trust } => crate::refresh::refresh(contracts, trust),
-        BundleCommand::List { trust, format } => crate::store_cmd::list(trust.as_deref(), *format),
-        BundleCommand::Rm { bundles } => crate::store_cmd::rm(bundles),
-        BundleCommand::Gc => crate::store_cmd::gc(),
-        BundleCommand::Save { dir, bundles } => crate::store_cmd::save(dir, bundles),
+        BundleCommand::Refresh { contracts, trust } => {
+            crate::trust::refresh::refresh(contracts, trust)
+        }
+        BundleCommand::List { trust, format } => {
+            crate::trust::store_cmd::list(trust.as_deref(), *format)
+        }
+        BundleCommand::Rm { bundles } => crate::trust::store_cmd::rm(bundles),
+        BundleCommand::Gc => crate::trust::store_cmd::gc(),
+        BundleCommand::Save { dir, bundles } => crate::trust::store_cmd::save(dir, bundles),
     }
 }
 

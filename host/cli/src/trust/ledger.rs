@@ -226,31 +226,36 @@ pub fn run(command: &LedgerCommand) -> i32 {
             out,
         } => prove(file, *seq, key.as_deref(), out.as_deref()),
         LedgerCommand::Checkpoint { file, key, out } => {
-            crate::ledger_proofs::checkpoint(file, key, out.as_deref())
+            crate::trust::ledger_proofs::checkpoint(file, key, out.as_deref())
         }
         LedgerCommand::Consistency {
             file,
             from,
             from_size,
             out,
-        } => crate::ledger_proofs::consistency(file, from.as_deref(), *from_size, out.as_deref()),
+        } => crate::trust::ledger_proofs::consistency(
+            file,
+            from.as_deref(),
+            *from_size,
+            out.as_deref(),
+        ),
         LedgerCommand::VerifyProof {
             receipt,
             key,
             checkpoint,
-        } => crate::ledger_proofs::verify_proof(receipt, key, checkpoint.as_deref()),
+        } => crate::trust::ledger_proofs::verify_proof(receipt, key, checkpoint.as_deref()),
         LedgerCommand::Repair { file, key } => repair(file, key.as_deref()),
     }
 }
 
 fn verify(file: &Path, key: Option<&Path>, kept: Option<&Path>, format: Format) -> i32 {
-    let key = match key.map(crate::ledger_proofs::public_key).transpose() {
+    let key = match key.map(crate::trust::ledger_proofs::public_key).transpose() {
         Ok(k) => k,
         Err(code) => return code,
     };
     // A kept checkpoint counts only when the key signed it.
     let kept = match (kept, &key) {
-        (Some(path), Some(key)) => match crate::ledger_proofs::kept_checkpoint(path, key) {
+        (Some(path), Some(key)) => match crate::trust::ledger_proofs::kept_checkpoint(path, key) {
             Ok(cp) => Some((path.display().to_string(), cp)),
             Err(why) => {
                 eprintln!("vcc ledger verify: --checkpoint {}: {why}", path.display());
@@ -490,7 +495,7 @@ fn prove(file: &Path, seq: u64, key: Option<&Path>, out: Option<&Path>) -> i32 {
 }
 
 fn repair(file: &Path, key: Option<&Path>) -> i32 {
-    let key = match key.map(crate::ledger_proofs::public_key).transpose() {
+    let key = match key.map(crate::trust::ledger_proofs::public_key).transpose() {
         Ok(k) => k,
         Err(code) => return code,
     };

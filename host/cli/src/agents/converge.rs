@@ -28,9 +28,9 @@ use vcc_report::{Report, Verdict};
 use vcc_runtime::{CheckOptions, Runtime};
 
 use crate::args::{ConvergeArgs, Format};
-use crate::evaluate::{Evaluation, Ready};
-use crate::ledger::Recorder;
+use crate::checking::evaluate::{Evaluation, Ready};
 use crate::output::{print_stdout, write_atomically};
+use crate::trust::ledger::Recorder;
 use guard::Guard;
 use pool::{PoolFile, now_unix_ms};
 use vcc_ledger::{Entry, Kind};

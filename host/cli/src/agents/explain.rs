@@ -94,12 +94,12 @@ pub fn brief(
     // A contract that fails lint gets no brief: a usable-looking brief of
     // a contract `vcc check` refuses would send the worker off to do work
     // nothing can accept.
-    let (_, problems) = crate::evaluate::lint_problems(runtime, path, dir, binding);
+    let (_, problems) = crate::checking::evaluate::lint_problems(runtime, path, dir, binding);
     if problems.iter().any(|p| p.is_error()) {
         return Err(problems);
     }
     let (sources, doc) = vcc_contract::Sources::read_mapped(path, mapping)?;
-    let prepared = crate::binding::prepare(runtime, doc, &sources, dir, binding)?;
+    let prepared = crate::trust::binding::prepare(runtime, doc, &sources, dir, binding)?;
     let mut check = format!("vcc check {}", path.display());
     if let Some(d) = dir {
         check.push_str(&format!(" --dir {}", d.display()));

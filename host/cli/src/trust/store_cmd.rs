@@ -15,8 +15,8 @@ use vcc_trust::verify::verify;
 use vcc_trust::{Code, Refusal};
 
 use crate::args::{Format, TrustArgs};
-use crate::bundles::{open_store, policy, precompile, refused};
 use crate::output::print_stdout;
+use crate::trust::bundles::{open_store, policy, precompile, refused};
 
 pub fn list(trust: Option<&Path>, format: Format) -> i32 {
     let result = (|| {
@@ -249,7 +249,7 @@ pub fn save(dir: &Path, selectors: &[String]) -> i32 {
 
 /// `source`, if it is a layout folder named alone (no `:TAG`, `@DIGEST`).
 pub fn whole_layout(source: &str) -> Option<Target> {
-    crate::bundles::local_layout(source).filter(|t| t.pick == Pick::Only)
+    crate::trust::bundles::local_layout(source).filter(|t| t.pick == Pick::Only)
 }
 
 /// Import every bundle a layout holds. All are verified first and none is
@@ -258,7 +258,7 @@ pub fn whole_layout(source: &str) -> Option<Target> {
 pub fn pull_layout(runtime: &Runtime, target: &Target, trust: &TrustArgs) -> i32 {
     let result = (|| {
         let policy = policy(trust)?;
-        crate::bundles::policy_outside_repository(&policy)?;
+        crate::trust::bundles::policy_outside_repository(&policy)?;
         let store = open_store()?;
         let bundles = target.bundles()?;
         let mut verified = Vec::new();

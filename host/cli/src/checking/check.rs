@@ -15,12 +15,12 @@ use vcc_runtime::{CheckOptions, Runtime, WalkLimits};
 use vcc_trust::keys::PrivateKey;
 
 use crate::args::{CheckArgs, Cli, Print};
-use crate::attest::Attester;
-use crate::deliver::Delivery;
-use crate::evaluate::evaluate;
-use crate::ledger::Recorder;
+use crate::checking::deliver::Delivery;
+use crate::checking::evaluate::evaluate;
 use crate::render::Style;
 use crate::settings::runtime;
+use crate::trust::attest::Attester;
+use crate::trust::ledger::Recorder;
 
 pub fn run(cli: &Cli, args: &CheckArgs, style: &Style) -> i32 {
     if args.contracts.len() > 1 && args.reports.json().next().is_some() {
@@ -126,7 +126,7 @@ pub fn run(cli: &Cli, args: &CheckArgs, style: &Style) -> i32 {
         // checks the log (no key: nothing is, and the report says why).
         let public = recorder.as_ref().and_then(Recorder::public_key);
         options.reuse = Some(vcc_runtime::Reuse(std::sync::Arc::new(move |key: &str| {
-            crate::ledger::prior(&ledger, public.as_ref(), key)
+            crate::trust::ledger::prior(&ledger, public.as_ref(), key)
         })));
     }
     let after = After {
@@ -135,7 +135,7 @@ pub fn run(cli: &Cli, args: &CheckArgs, style: &Style) -> i32 {
         shard_key,
     };
     if args.watch {
-        return crate::watch::run(args, || {
+        return crate::checking::watch::run(args, || {
             if let Err(code) = unfinished_first(args, style) {
                 return code;
             }

@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 use std::io::Read as _;
 use std::path::Path;
 
-use crate::task::{MAX_DIGESTS, Rules};
+use crate::authoring::task::{MAX_DIGESTS, Rules};
 
 /// Folders never walked: history, vcc's own, and build output.
 const SKIPPED: &[&str] = &[
@@ -90,7 +90,7 @@ pub fn implied(dir: &Path, task: &str, rules: &Rules) -> Vec<String> {
     let names: Vec<String> = words
         .iter()
         .map(|w| w.to_lowercase())
-        .filter(|w| w.chars().count() >= 4 && !crate::task::is_common(w))
+        .filter(|w| w.chars().count() >= 4 && !crate::authoring::task::is_common(w))
         .collect();
     let named: Vec<String> = files
         .iter()

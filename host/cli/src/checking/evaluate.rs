@@ -14,7 +14,7 @@ use vcc_report::Report;
 use vcc_runtime::{CheckOptions, Runtime};
 
 use crate::args::BindingArgs;
-use crate::binding::Prepared;
+use crate::trust::binding::Prepared;
 
 /// A check's report.
 pub struct Evaluation {
@@ -89,8 +89,9 @@ impl Ready {
             }
         };
         let (path, digest) = (doc.path.clone(), doc.digest.clone());
-        let approvals = crate::approvals::dir_for(&sources.path, binding.approvals.as_deref());
-        match crate::binding::prepare(runtime, doc, &sources, dir, binding) {
+        let approvals =
+            crate::trust::approvals::dir_for(&sources.path, binding.approvals.as_deref());
+        match crate::trust::binding::prepare(runtime, doc, &sources, dir, binding) {
             Ok(prepared) => Ok(Ready {
                 sources,
                 root: prepared.root.clone(),
@@ -160,7 +161,7 @@ impl Ready {
         options.host_exclude.extend(self.host_exclude(doc));
         if !doc.contract.gates.is_empty() {
             options.approvals =
-                crate::approvals::load(&self.approvals, self.prepared.policy.as_ref());
+                crate::trust::approvals::load(&self.approvals, self.prepared.policy.as_ref());
         }
         options.host_digest = runtime.host_digest();
         if options.judging.is_none() {
@@ -190,7 +191,7 @@ impl Ready {
     /// check leaves out of the walk besides the contract's excludes.
     pub fn host_exclude(&self, doc: &vcc_contract::Document) -> Vec<String> {
         let gates = !doc.contract.gates.is_empty();
-        crate::approvals::root_exclude(gates, &self.approvals, &self.root)
+        crate::trust::approvals::root_exclude(gates, &self.approvals, &self.root)
             .into_iter()
             .collect()
     }
@@ -230,7 +231,7 @@ pub fn lint_problems(
         Err(problems) => return (None, problems),
     };
     let digest = doc.digest.clone();
-    let prepared = match crate::binding::prepare(runtime, doc, &sources, dir, binding) {
+    let prepared = match crate::trust::binding::prepare(runtime, doc, &sources, dir, binding) {
         Ok(prepared) => prepared,
         Err(problems) => return (Some(digest), problems),
     };

@@ -156,7 +156,7 @@ fn validator_bytes(
     let path = base.join(path);
     let wasm = if path.is_dir() {
         eprintln!("building {}", path.display());
-        crate::author::build_project(&path)?
+        crate::validator::author::build_project(&path)?
     } else {
         path
     };

@@ -36,7 +36,7 @@ pub fn lock(runtime: &Runtime, args: &LockArgs) -> i32 {
             eprintln!("wrote {}", path.display());
             exit::ACCEPTED
         }
-        Err(r) => crate::bundles::refused("lock", &r),
+        Err(r) => crate::trust::bundles::refused("lock", &r),
     }
 }
 

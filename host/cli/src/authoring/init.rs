@@ -196,7 +196,7 @@ fn draft_for_task(
     out: &Path,
     found: &Found,
 ) -> i32 {
-    let (rules, rules_name) = match crate::task::load_rules(args.rules.as_deref()) {
+    let (rules, rules_name) = match crate::authoring::task::load_rules(args.rules.as_deref()) {
         Ok(r) => r,
         Err(e) => {
             eprintln!("vcc init: {e}");
@@ -215,7 +215,7 @@ fn draft_for_task(
     // The files the task is about, and their digests now: the draft fails
     // until the work changed one of them.
     let implied = if args.files.is_empty() {
-        crate::draft_files::implied(dir, task, &rules)
+        crate::authoring::draft_files::implied(dir, task, &rules)
     } else {
         Vec::new()
     };
@@ -230,8 +230,8 @@ fn draft_for_task(
         eprintln!("vcc init: {}: {e}", dir.join(SCHEMA).display());
         return 2;
     }
-    let (digests, matched) = crate::draft_files::digests(dir, about);
-    let ask = crate::task::Ask {
+    let (digests, matched) = crate::authoring::draft_files::digests(dir, about);
+    let ask = crate::authoring::task::Ask {
         task,
         files: &args.files,
         rules_name: &rules_name,
@@ -243,7 +243,7 @@ fn draft_for_task(
         digests: &digests,
         too_many: if digests.is_empty() { matched } else { 0 },
     };
-    let draft = match crate::task::draft(&ask, &rules) {
+    let draft = match crate::authoring::task::draft(&ask, &rules) {
         Ok(d) => d,
         Err(e) => {
             eprintln!("vcc init: {e}");
@@ -330,7 +330,7 @@ enum Before {
 fn passes_already(cli: &crate::args::Cli, path: &Path) -> Result<Before, String> {
     let runtime = crate::settings::runtime(cli)
         .map_err(|_| "the runtime could not start (see above)".to_string())?;
-    let report = crate::evaluate::evaluate(
+    let report = crate::checking::evaluate::evaluate(
         &runtime,
         path,
         None,

@@ -9,7 +9,7 @@ use serde::Deserialize;
 use super::{glob, valid_id};
 
 /// The rules used when no `--rules` file is given.
-pub const BUILTIN_RULES: &str = include_str!("../../../../contracts/task-rules.yaml");
+pub const BUILTIN_RULES: &str = include_str!("../../../../../contracts/task-rules.yaml");
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]

@@ -19,7 +19,7 @@ use vcc_report::law::exit;
 use vcc_runtime::CheckOptions;
 
 use crate::args::{BindingArgs, Cli, McpArgs};
-use crate::evaluate::{evaluate, lint_problems};
+use crate::checking::evaluate::{evaluate, lint_problems};
 use crate::settings::RuntimeSettings;
 
 /// What every tool is asked about.
@@ -212,18 +212,19 @@ impl Server {
             let rt = settings.runtime()?;
             let path = PathBuf::from(&t.contract);
             let dir = t.dir.as_deref().map(std::path::Path::new);
-            let brief = crate::explain::brief(&rt, &path, dir, &binding).map_err(|problems| {
-                let why: Vec<String> = problems
-                    .iter()
-                    .filter(|p| p.is_error())
-                    .map(|p| format!("{}: {}", p.code.as_str(), p.message))
-                    .collect();
-                format!(
-                    "{} cannot be read as a contract: {}",
-                    t.contract,
-                    why.join("; ")
-                )
-            })?;
+            let brief =
+                crate::agents::explain::brief(&rt, &path, dir, &binding).map_err(|problems| {
+                    let why: Vec<String> = problems
+                        .iter()
+                        .filter(|p| p.is_error())
+                        .map(|p| format!("{}: {}", p.code.as_str(), p.message))
+                        .collect();
+                    format!(
+                        "{} cannot be read as a contract: {}",
+                        t.contract,
+                        why.join("; ")
+                    )
+                })?;
             let report = checked(&settings, &binding, &t)?;
             let mut md = brief.markdown();
             md.push_str("---\n\n");

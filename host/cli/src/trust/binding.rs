@@ -31,7 +31,7 @@ use vcc_trust::store::Store;
 use vcc_trust::verify::{Verified, verify};
 
 use crate::args::{BindingArgs, LockArgs, TrustArgs};
-use crate::bundles::{open_store, registry_refusal};
+use crate::trust::bundles::{open_store, registry_refusal};
 
 mod bases;
 mod lock;
@@ -197,7 +197,7 @@ impl<'a> Binding<'a> {
             ));
         }
         let bundle = Bundle::read(&staging.layout, &descriptor)?;
-        crate::bundles::check_tag(reference, &bundle)?;
+        crate::trust::bundles::check_tag(reference, &bundle)?;
         if bundle.config.name != name {
             return Err(Refusal::new(
                 Code::NameMismatch,
@@ -401,7 +401,7 @@ fn prepare_at(
             .check_contract(&doc.path, &doc.digest)
             .map_err(|r| refuse(r, &file))?;
     }
-    let judging = crate::judges::setup(&binding.judge, g.policy.as_ref(), root)
+    let judging = crate::trust::judges::setup(&binding.judge, g.policy.as_ref(), root)
         .map_err(|r| refuse(r, &file))?;
     // The adapters file binds criteria to validators, like the policy
     // binds keys: whoever writes the deliverables must not be able to
@@ -563,7 +563,7 @@ fn prepare_at(
     let mut doc = compose(doc, &composed);
     doc.contract.extends = None;
     doc.notes.extend(notes);
-    let approvals = crate::approvals::dir_for(&sources.path, binding.approvals.as_deref());
+    let approvals = crate::trust::approvals::dir_for(&sources.path, binding.approvals.as_deref());
     doc.notes
         .extend(bases::approvals_hidden_from(&doc, &bases, &approvals, root));
     if let Some(policy) = g.policy.as_ref().filter(|p| p.require_signed) {
@@ -667,7 +667,7 @@ fn policy_base(g: &mut Binding, spec: &str, root: &Path) -> Result<(String, Poli
     } else {
         // A layout folder in the deliverable root is the worker's to
         // write: which of its signed bundles a tag names, for one.
-        if let Some(layout) = crate::bundles::local_layout(bundle_part)
+        if let Some(layout) = crate::trust::bundles::local_layout(bundle_part)
             && crate::paths::inside(&layout.dir, root)
         {
             return Err(Refusal::new(
@@ -681,9 +681,9 @@ fn policy_base(g: &mut Binding, spec: &str, root: &Path) -> Result<(String, Poli
         let (insecure, policy) = (g.insecure, g.policy()?.clone());
         let store = g.store()?;
         let staging = store.staging()?;
-        let (bundle, from) = crate::bundles::fetch(bundle_part, insecure, &staging.layout)?;
+        let (bundle, from) = crate::trust::bundles::fetch(bundle_part, insecure, &staging.layout)?;
         if let Some(from) = &from {
-            crate::bundles::check_tag(from, &bundle)?;
+            crate::trust::bundles::check_tag(from, &bundle)?;
         }
         verify(&bundle, &policy, SystemTime::now())?;
         store.import(&bundle, from.as_deref())?;

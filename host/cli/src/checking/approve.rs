@@ -7,10 +7,10 @@ use vcc_trust::approval::{self, ApprovalPredicate, Approve};
 use vcc_trust::keys::PrivateKey;
 use vcc_trust::policy::Policy;
 
-use crate::approvals::root_exclude;
 use crate::args::ApproveArgs;
-use crate::evaluate::Ready;
+use crate::checking::evaluate::Ready;
 use crate::output::write_atomically;
+use crate::trust::approvals::root_exclude;
 
 /// `vcc approve --key KEY --contract C --gate G [--role R] [--score N]`.
 pub fn run(runtime: &Runtime, args: &ApproveArgs) -> i32 {

@@ -23,7 +23,7 @@ use wit_parser::Resolve;
 use vcc_runtime::Runtime;
 
 use crate::render::clean;
-use crate::wit::{WIT, WIT_VERSION};
+use crate::validator::wit::{WIT, WIT_VERSION};
 
 /// How a core module expects to be started (wasi-libc's exec models).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -274,7 +274,7 @@ mod tests {
 
     #[test]
     fn the_adapter_is_the_wasmtime_releases() {
-        let manifest = include_str!("../../../Cargo.toml");
+        let manifest = include_str!("../../../../Cargo.toml");
         for krate in ["wasmtime", "wasi-preview1-component-adapter-provider"] {
             assert!(
                 manifest.contains(&format!("{krate} = \"={ADAPTER_WASMTIME}\""))

@@ -15,7 +15,7 @@ use vcc_trust::verify::verify;
 use vcc_trust::{Code, Refusal};
 
 use crate::args::TrustArgs;
-use crate::bundles::{open_store, policy, registry_refusal};
+use crate::trust::bundles::{open_store, policy, registry_refusal};
 
 /// One pinned bundle to refresh.
 struct Pinned {
@@ -32,7 +32,7 @@ struct Pinned {
 pub fn refresh(contracts: &[PathBuf], trust: &TrustArgs) -> i32 {
     let result = (|| {
         let policy = policy(trust)?;
-        crate::bundles::policy_outside_repository(&policy)?;
+        crate::trust::bundles::policy_outside_repository(&policy)?;
         let store = open_store()?;
         let pinned = if contracts.is_empty() {
             store
@@ -52,7 +52,7 @@ pub fn refresh(contracts: &[PathBuf], trust: &TrustArgs) -> i32 {
     })();
     let (policy, store, pinned) = match result {
         Ok(r) => r,
-        Err(r) => return crate::bundles::refused("bundle refresh", &r),
+        Err(r) => return crate::trust::bundles::refused("bundle refresh", &r),
     };
     if pinned.is_empty() {
         eprintln!(

@@ -31,7 +31,7 @@ pub fn run(cli: &Cli, dir: &Path, contract: &Path, style: &crate::render::Style)
         );
         return 2;
     }
-    let brief = match crate::explain::brief(&rt, &path, None, &BindingArgs::default()) {
+    let brief = match crate::agents::explain::brief(&rt, &path, None, &BindingArgs::default()) {
         Ok(b) => b,
         Err(problems) => {
             for p in problems.iter().filter(|p| p.is_error()) {

@@ -4,26 +4,26 @@
 use std::path::Path;
 
 /// The interface this vcc speaks.
-pub const WIT: &str = include_str!("../../../wit/validator.wit");
+pub const WIT: &str = include_str!("../../../../wit/validator.wit");
 /// Its version (a unit test holds it to the WIT's `package` line).
 pub const WIT_VERSION: &str = "0.1.4";
 /// The released versions this vcc still loads, oldest first.
 const FROZEN_WIT: &[(&str, &str)] = &[
     (
         "0.1.0",
-        include_str!("../../../wit/frozen/0.1.0/validator.wit"),
+        include_str!("../../../../wit/frozen/0.1.0/validator.wit"),
     ),
     (
         "0.1.1",
-        include_str!("../../../wit/frozen/0.1.1/validator.wit"),
+        include_str!("../../../../wit/frozen/0.1.1/validator.wit"),
     ),
     (
         "0.1.2",
-        include_str!("../../../wit/frozen/0.1.2/validator.wit"),
+        include_str!("../../../../wit/frozen/0.1.2/validator.wit"),
     ),
     (
         "0.1.3",
-        include_str!("../../../wit/frozen/0.1.3/validator.wit"),
+        include_str!("../../../../wit/frozen/0.1.3/validator.wit"),
     ),
 ];
 

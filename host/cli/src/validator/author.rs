@@ -18,18 +18,18 @@ use vcc_runtime::{ImportUse, Runtime};
 
 use crate::args::{Format, Lang};
 use crate::render::clean;
-use crate::toolchain::{on_path, run, tools_dir};
-use crate::wit::WIT;
+use crate::validator::toolchain::{on_path, run, tools_dir};
+use crate::validator::wit::WIT;
 
 /// The SDKs built against the interface this vcc speaks.
-const SDK_C_HEADER: &str = include_str!("../../../sdk/c/vcc_sdk.h");
-const SDK_C_SOURCE: &str = include_str!("../../../sdk/c/vcc_sdk.c");
-const SDK_RUST_MANIFEST: &str = include_str!("../../../sdk/rust/Cargo.toml");
-const SDK_RUST_LIB: &str = include_str!("../../../sdk/rust/src/lib.rs");
-const SDK_RUST_NATIVE: &str = include_str!("../../../sdk/rust/src/native.rs");
-const SDK_RUST_JUDGE: &str = include_str!("../../../sdk/rust/src/judge.rs");
-const SDK_PYTHON: &str = include_str!("../../../sdk/python/vcc_sdk/__init__.py");
-const SDK_JS: &str = include_str!("../../../sdk/js/vcc-sdk.js");
+const SDK_C_HEADER: &str = include_str!("../../../../sdk/c/vcc_sdk.h");
+const SDK_C_SOURCE: &str = include_str!("../../../../sdk/c/vcc_sdk.c");
+const SDK_RUST_MANIFEST: &str = include_str!("../../../../sdk/rust/Cargo.toml");
+const SDK_RUST_LIB: &str = include_str!("../../../../sdk/rust/src/lib.rs");
+const SDK_RUST_NATIVE: &str = include_str!("../../../../sdk/rust/src/native.rs");
+const SDK_RUST_JUDGE: &str = include_str!("../../../../sdk/rust/src/judge.rs");
+const SDK_PYTHON: &str = include_str!("../../../../sdk/python/vcc_sdk/__init__.py");
+const SDK_JS: &str = include_str!("../../../../sdk/js/vcc-sdk.js");
 
 /// Tool versions the SDKs are tested with.
 pub const COMPONENTIZE_PY: &str = "0.25.1";
@@ -41,98 +41,98 @@ const PROJECT_FILE: &str = "vcc-validator.yaml";
 const COMMON: &[(&str, &str)] = &[
     (
         "README.md",
-        include_str!("../../../sdk/templates/README.md"),
+        include_str!("../../../../sdk/templates/README.md"),
     ),
     (
         "cases/pass-clean/case.yaml",
-        include_str!("../../../sdk/templates/cases/pass-clean/case.yaml"),
+        include_str!("../../../../sdk/templates/cases/pass-clean/case.yaml"),
     ),
     (
         "cases/pass-clean/files/notes.md",
-        include_str!("../../../sdk/templates/cases/pass-clean/files/notes.md"),
+        include_str!("../../../../sdk/templates/cases/pass-clean/files/notes.md"),
     ),
     (
         "cases/fail-todo/case.yaml",
-        include_str!("../../../sdk/templates/cases/fail-todo/case.yaml"),
+        include_str!("../../../../sdk/templates/cases/fail-todo/case.yaml"),
     ),
     (
         "cases/fail-todo/files/notes.md",
-        include_str!("../../../sdk/templates/cases/fail-todo/files/notes.md"),
+        include_str!("../../../../sdk/templates/cases/fail-todo/files/notes.md"),
     ),
 ];
 const RUST: &[(&str, &str)] = &[
     // A Rust build is reproducible: build/ is made again, not kept.
     (
         ".gitignore",
-        include_str!("../../../sdk/templates/gitignore"),
+        include_str!("../../../../sdk/templates/gitignore"),
     ),
     (
         "Cargo.toml",
-        include_str!("../../../sdk/templates/rust/Cargo.toml"),
+        include_str!("../../../../sdk/templates/rust/Cargo.toml"),
     ),
     (
         "src/lib.rs",
-        include_str!("../../../sdk/templates/rust/src/lib.rs"),
+        include_str!("../../../../sdk/templates/rust/src/lib.rs"),
     ),
 ];
 const PYTHON: &[(&str, &str)] = &[
     (
         "app.py",
-        include_str!("../../../sdk/templates/python/app.py"),
+        include_str!("../../../../sdk/templates/python/app.py"),
     ),
     // Python and JavaScript builds are not reproducible: build/ is kept.
     (
         ".gitignore",
-        include_str!("../../../sdk/templates/gitignore-keep-build"),
+        include_str!("../../../../sdk/templates/gitignore-keep-build"),
     ),
 ];
 const C: &[(&str, &str)] = &[
     // Reproducible with the same compiler: build/ is made again, not kept.
     (
         ".gitignore",
-        include_str!("../../../sdk/templates/gitignore"),
+        include_str!("../../../../sdk/templates/gitignore"),
     ),
     (
         "validator.c",
-        include_str!("../../../sdk/templates/c/validator.c"),
+        include_str!("../../../../sdk/templates/c/validator.c"),
     ),
 ];
 const ZIG: &[(&str, &str)] = &[
     (
         ".gitignore",
-        include_str!("../../../sdk/templates/gitignore"),
+        include_str!("../../../../sdk/templates/gitignore"),
     ),
     (
         "validator.zig",
-        include_str!("../../../sdk/templates/zig/validator.zig"),
+        include_str!("../../../../sdk/templates/zig/validator.zig"),
     ),
 ];
 const CUSTOM: &[(&str, &str)] = &[
     (
         ".gitignore",
-        include_str!("../../../sdk/templates/gitignore"),
+        include_str!("../../../../sdk/templates/gitignore"),
     ),
     (
         "validator.c",
-        include_str!("../../../sdk/templates/c/validator.c"),
+        include_str!("../../../../sdk/templates/c/validator.c"),
     ),
     (
         "build.sh",
-        include_str!("../../../sdk/templates/custom/build.sh"),
+        include_str!("../../../../sdk/templates/custom/build.sh"),
     ),
 ];
 const JS: &[(&str, &str)] = &[
     (
         ".gitignore",
-        include_str!("../../../sdk/templates/gitignore-keep-build"),
+        include_str!("../../../../sdk/templates/gitignore-keep-build"),
     ),
     (
         "validator.js",
-        include_str!("../../../sdk/templates/js/validator.js"),
+        include_str!("../../../../sdk/templates/js/validator.js"),
     ),
     (
         "package.json",
-        include_str!("../../../sdk/templates/js/package.json"),
+        include_str!("../../../../sdk/templates/js/package.json"),
     ),
 ];
 
@@ -336,11 +336,11 @@ pub fn build_project(dir: &Path) -> Result<PathBuf, String> {
                 .sources
                 .clone()
                 .unwrap_or_else(|| vec!["validator.c".into()]);
-            crate::toolchain::build_c(dir, &sources).map(Some)
+            crate::validator::toolchain::build_c(dir, &sources).map(Some)
         }
         Lang::Zig => {
             let source = project.source.as_deref().unwrap_or("validator.zig");
-            crate::toolchain::build_zig(dir, source).map(Some)
+            crate::validator::toolchain::build_zig(dir, source).map(Some)
         }
         Lang::Custom => {
             let (Some(command), Some(output)) = (&project.build, &project.output) else {
@@ -349,7 +349,7 @@ pub fn build_project(dir: &Path) -> Result<PathBuf, String> {
                     dir.join(PROJECT_FILE).display()
                 ));
             };
-            crate::toolchain::build_custom(dir, command, output).map(Some)
+            crate::validator::toolchain::build_custom(dir, command, output).map(Some)
         }
     }?;
     if let Some(built) = made {
@@ -358,7 +358,7 @@ pub fn build_project(dir: &Path) -> Result<PathBuf, String> {
         let component = if wasmparser::Parser::is_component(&bytes) {
             bytes
         } else {
-            let made = crate::componentize::componentize(&bytes)
+            let made = crate::validator::componentize::componentize(&bytes)
                 .map_err(|e| format!("{}: {e}", built.display()))?;
             eprintln!("{}", made.said(&built));
             made.component

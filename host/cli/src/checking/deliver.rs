@@ -43,7 +43,7 @@ impl Delivery<'_> {
                 }
             }
         }
-        crate::ci::github(&reports);
+        crate::checking::ci::github(&reports);
         self.emit(reports, style)
     }
 

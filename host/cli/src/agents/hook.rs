@@ -37,7 +37,7 @@ use vcc_report::converge::Feedback;
 use vcc_runtime::{CheckOptions, Reserved};
 
 use crate::args::{Cli, HookArgs};
-use crate::evaluate::Ready;
+use crate::checking::evaluate::Ready;
 use crate::output::print_stdout;
 use crate::settings::runtime;
 pub use vcc_report::harness::{Decision, Harness, Stop};

@@ -23,11 +23,11 @@ use vcc_trust::dsse::Envelope;
 use vcc_trust::policy::Policy;
 
 use crate::args::{Cli, MergeArgs};
-use crate::attest::Attester;
-use crate::deliver::Delivery;
-use crate::evaluate::Ready;
+use crate::checking::deliver::Delivery;
+use crate::checking::evaluate::Ready;
 use crate::render::Style;
 use crate::settings::RuntimeSettings;
+use crate::trust::attest::Attester;
 
 /// A shard report larger than this is not read.
 const MAX_SHARD_BYTES: u64 = 256 << 20;
@@ -64,7 +64,9 @@ pub fn run(cli: &Cli, args: &MergeArgs, style: &Style) -> i32 {
 }
 
 /// The verdict log and the attestation file, as asked.
-fn after(args: &MergeArgs) -> Result<(Option<crate::ledger::Recorder>, Option<Attester>), String> {
+fn after(
+    args: &MergeArgs,
+) -> Result<(Option<crate::trust::ledger::Recorder>, Option<Attester>), String> {
     let recorder = args.ledger.recorder()?;
     let attester = Attester::new(
         args.attest.as_deref(),

@@ -42,8 +42,8 @@ use vcc_report::{CriterionReport, Verdict};
 use vcc_runtime::{CheckOptions, Runtime};
 
 use crate::args::Format;
-use crate::author::Project;
 use crate::render::clean;
+use crate::validator::author::Project;
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -273,7 +273,7 @@ fn locate(target: &Path) -> Result<(PathBuf, Option<PathBuf>), String> {
                 component.display(),
                 source.display()
             );
-            crate::author::build_project(target)?;
+            crate::validator::author::build_project(target)?;
         }
         return Ok((component, Some(target.join("cases"))));
     }
