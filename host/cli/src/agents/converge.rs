@@ -9,10 +9,7 @@ mod guard;
 mod pool;
 
 use std::collections::BTreeMap;
-use std::io::Read as _;
-use std::os::unix::process::CommandExt as _;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
@@ -22,7 +19,7 @@ use vcc_report::converge::{
     DEFAULT_STAGNATION, FeedbackContract, Iteration, Limits, Loop, Metrics, SCHEMA_VERSION, Step,
     Termination, TerminationInfo, Usage,
 };
-use vcc_report::delegation::{ChildState, Delegation, Grant, Pool};
+use vcc_report::delegation::{Delegation, Grant, Pool};
 use vcc_report::law::exit;
 use vcc_report::{Report, Verdict};
 use vcc_runtime::{CheckOptions, Runtime};
@@ -32,7 +29,7 @@ use crate::checking::evaluate::{Evaluation, Ready};
 use crate::output::{print_stdout, write_atomically};
 use crate::trust::ledger::Recorder;
 use guard::Guard;
-use pool::{PoolFile, now_unix_ms};
+use pool::PoolFile;
 use vcc_ledger::{Entry, Kind};
 
 pub use guard::serve as serve_guard;

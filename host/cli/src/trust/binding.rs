@@ -21,16 +21,15 @@ use semver::{Version, VersionReq};
 use vcc_contract::compose::{Base, compose};
 use vcc_contract::{Code, Contract, Document, FieldPath, Level, Problem};
 use vcc_report::BundleRef;
-use vcc_report::law::exit;
 use vcc_runtime::{BundleComponent, Runtime};
 use vcc_trust::Refusal;
 use vcc_trust::bundle::Bundle;
-use vcc_trust::lock::{Lock, LockedBase, LockedBundle, LockedFile};
+use vcc_trust::lock::{Lock, LockedBundle, LockedFile};
 use vcc_trust::policy::Policy;
 use vcc_trust::store::Store;
 use vcc_trust::verify::{Verified, verify};
 
-use crate::args::{BindingArgs, LockArgs, TrustArgs};
+use crate::args::{BindingArgs, TrustArgs};
 use crate::trust::bundles::{open_store, registry_refusal};
 
 mod bases;

@@ -3,8 +3,17 @@
 //! the time budget and reported usage, and stopped (TERM, then KILL) when
 //! a limit is reached or the loop is interrupted. If vcc itself dies, the
 //! command and its group die with it (`guard.rs`).
+use std::io::Read as _;
+use std::os::unix::process::CommandExt as _;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
 
-use super::*;
+use vcc_report::converge::{CommandRun, Limits, Usage};
+
+use super::guard::Guard;
+use super::{BUDGET_FILE, Converge, GRACE, MAX_USAGE_FILE, POLL, Ran, USAGE_POLL, absolute};
+use crate::args::Format;
 
 impl Converge<'_> {
     /// Run the command once, with the feedback in its environment; stop

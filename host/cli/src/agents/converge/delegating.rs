@@ -2,7 +2,15 @@
 //! charging it what this loop spends, and settling what child loops spent
 //! and said they delegated.
 
-use super::*;
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::time::Instant;
+
+use vcc_report::converge::{Limits, Termination, Usage};
+use vcc_report::delegation::{ChildState, Delegation, Grant, Pool};
+
+use super::pool::{PoolFile, now_unix_ms};
+use super::{BUDGET_FILE, Converge, GRACE, POLL, Parent};
 
 impl Converge<'_> {
     /// Ask the parent loop whose command started this one for a share of

@@ -9,14 +9,20 @@
 //! hook in), the current user's alone (as the component cache), and
 //! outside the project and the deliverable root.
 
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+use serde_json::json;
+use vcc_report::harness::{Harness, Stop};
+
+use crate::args::Cli;
+
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD as B64;
 use vcc_contract::Sources;
 use vcc_runtime::Cache;
 
 use crate::output::write_atomically;
-
-use super::*;
 
 /// Kept per session (and subagent).
 #[derive(Default, Serialize, Deserialize)]

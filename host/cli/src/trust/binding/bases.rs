@@ -2,7 +2,13 @@
 //! `vcc_contract::compose`'s): the root a base decides, and the approvals
 //! folder a gate the contract adds would hide from a base's criteria.
 
-use super::*;
+use std::path::{Path, PathBuf};
+
+use vcc_contract::{Code, Document, FieldPath, Level, Problem};
+use vcc_runtime::Runtime;
+
+use super::{Prepared, prepare_at};
+use crate::args::BindingArgs;
 
 /// Everything before evaluation (see `gate`'s module comment), and the root
 /// the check judges: `--dir`, else the composed contract's, which is a

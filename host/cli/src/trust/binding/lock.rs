@@ -1,7 +1,18 @@
 //! `vcc lock CONTRACT`: resolve the bundles a contract (and its bases)
 //! uses, verify each against the trust policy, and pin them in vcc.lock.
 
-use super::*;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use semver::{Version, VersionReq};
+use vcc_contract::{Code, Document};
+use vcc_report::law::exit;
+use vcc_runtime::Runtime;
+use vcc_trust::Refusal;
+use vcc_trust::lock::{Lock, LockedBase, LockedBundle, LockedFile};
+
+use super::{Binding, Resolved, base_from, parse_reqs, requirements, satisfies, weakening};
+use crate::args::LockArgs;
 
 /// `vcc lock CONTRACT`.
 pub fn lock(runtime: &Runtime, args: &LockArgs) -> i32 {

@@ -2,7 +2,12 @@
 //! trusts, from the local store or the registry its rule names, with
 //! every version passed over noted (`vcc lock` prints why).
 
-use super::*;
+use semver::{Version, VersionReq};
+use vcc_contract::Code;
+use vcc_trust::Refusal;
+
+use super::{Binding, Resolved};
+use crate::trust::bundles::registry_refusal;
 
 impl Binding<'_> {
     /// The highest version of `name` meeting `reqs` that the policy
