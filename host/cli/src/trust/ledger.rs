@@ -557,3 +557,107 @@ impl LedgerArgs {
         Recorder::new(self.ledger.as_deref(), self.ledger_key.as_deref())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use vcc_ledger::Kind;
+    use vcc_report::fixture;
+    use vcc_trust::keys::PrivateKey;
+
+    use super::{Recorder, prior};
+
+    /// A key pair written under `dir` (as `vcc key generate` writes it).
+    fn key_pair(dir: &std::path::Path, name: &str) -> (std::path::PathBuf, PrivateKey) {
+        let key = PrivateKey::generate().unwrap();
+        key.write(&dir.join(name)).unwrap();
+        (dir.join(format!("{name}.key")), key)
+    }
+
+    /// An accepted report with `reuse_key`, judged outside any repository.
+    fn report(reuse_key: &str) -> vcc_report::Report {
+        let mut r = fixture::accepted();
+        r.runtime.reuse_key = Some(reuse_key.into());
+        r.run.commit = None;
+        r
+    }
+
+    #[test]
+    fn a_verdict_is_reused_only_under_a_checkpoint_the_key_signed() {
+        let dir = tempfile::tempdir().unwrap();
+        let log = dir.path().join("ledger.jsonl");
+        let (key_file, key) = key_pair(dir.path(), "verifier");
+        let recorder = Recorder::new(Some(&log), Some(&key_file)).unwrap().unwrap();
+        let mut judged = report("inputs-1");
+        recorder.check(Kind::Check, &mut judged);
+        assert_eq!(
+            judged.verdict,
+            vcc_report::Verdict::Accepted,
+            "{}",
+            judged.reason
+        );
+
+        let prior = prior(&log, Some(&key.public()), "inputs-1").unwrap();
+        assert_eq!(prior.reused.seq, 0);
+        assert_eq!(prior.criteria.len(), judged.criteria.len());
+        // Other inputs, no key, another key: nothing is reused.
+        let other = prior_err(&log, Some(&key.public()), "inputs-2");
+        assert!(other.contains("no signed verdict"), "{other}");
+        let keyless = prior_err(&log, None, "inputs-1");
+        assert!(keyless.contains("no --ledger-key"), "{keyless}");
+        let (_, stranger) = key_pair(dir.path(), "stranger");
+        let forged = prior_err(&log, Some(&stranger.public()), "inputs-1");
+        assert!(forged.contains("does not verify"), "{forged}");
+    }
+
+    /// Whoever can write the log can append a correctly chained entry; one
+    /// no checkpoint of the key covers is never reused.
+    #[test]
+    fn an_entry_appended_without_the_key_is_not_reused() {
+        let dir = tempfile::tempdir().unwrap();
+        let log = dir.path().join("ledger.jsonl");
+        let (key_file, key) = key_pair(dir.path(), "verifier");
+        let signed = Recorder::new(Some(&log), Some(&key_file)).unwrap().unwrap();
+        signed.check(Kind::Check, &mut report("inputs-1"));
+        let unsigned = Recorder::new(Some(&log), None).unwrap().unwrap();
+        let mut forged = report("inputs-forged");
+        unsigned.check(Kind::Check, &mut forged);
+        assert!(forged.ledger.is_some(), "{}", forged.reason);
+
+        let why = prior_err(&log, Some(&key.public()), "inputs-forged");
+        assert!(why.contains("no signed verdict"), "{why}");
+        assert!(prior(&log, Some(&key.public()), "inputs-1").is_ok());
+    }
+
+    /// A verdict with an `error` row was not a judgement of the inputs:
+    /// it is computed again.
+    #[test]
+    fn a_verdict_with_an_error_row_is_not_reused() {
+        let dir = tempfile::tempdir().unwrap();
+        let log = dir.path().join("ledger.jsonl");
+        let (key_file, key) = key_pair(dir.path(), "verifier");
+        let recorder = Recorder::new(Some(&log), Some(&key_file)).unwrap().unwrap();
+        let mut withheld = fixture::withheld();
+        withheld.runtime.reuse_key = Some("inputs-1".into());
+        withheld.run.commit = None;
+        assert!(
+            withheld
+                .criteria
+                .iter()
+                .any(|c| c.status == vcc_report::Status::Error)
+        );
+        recorder.check(Kind::Check, &mut withheld);
+        let why = prior_err(&log, Some(&key.public()), "inputs-1");
+        assert!(why.contains("no signed verdict"), "{why}");
+    }
+
+    fn prior_err(
+        log: &std::path::Path,
+        key: Option<&vcc_trust::keys::PublicKey>,
+        reuse_key: &str,
+    ) -> String {
+        match prior(log, key, reuse_key) {
+            Ok(p) => panic!("reused seq {}", p.reused.seq),
+            Err(why) => why,
+        }
+    }
+}

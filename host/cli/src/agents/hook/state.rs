@@ -281,3 +281,86 @@ fn pin_project(file: &Path, candidate: &Path) -> Result<PathBuf, String> {
         )),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeMap;
+    use std::path::Path;
+
+    use vcc_contract::Sources;
+
+    use super::{PinnedSources, key, outside, pin_project};
+
+    fn sources(lock: Result<Option<Vec<u8>>, String>) -> Sources {
+        Sources {
+            path: "/project/vcc.yaml".into(),
+            contract: b"vcc: 1\nid: pinned\n\xff not utf-8".to_vec(),
+            files: BTreeMap::from([("schema.json".to_string(), b"{}".to_vec())]),
+            lock,
+            mapping: Default::default(),
+        }
+    }
+
+    /// The contract judged at every stop is byte for byte the one pinned
+    /// at the first, lock (or why it could not be read) included.
+    #[test]
+    fn pinned_sources_come_back_byte_for_byte() {
+        for lock in [
+            Ok(None),
+            Ok(Some(b"lock bytes".to_vec())),
+            Err("unreadable".into()),
+        ] {
+            let pinned = PinnedSources::of(&sources(lock.clone()));
+            let text = serde_json::to_string(&pinned).unwrap();
+            let back: PinnedSources = serde_json::from_str(&text).unwrap();
+            let back = back.sources().unwrap();
+            let first = sources(lock);
+            assert_eq!(back.path, first.path);
+            assert_eq!(back.contract, first.contract);
+            assert_eq!(back.files, first.files);
+            assert_eq!(back.lock, first.lock);
+        }
+    }
+
+    /// The first stop of a session pins the project folder; a later stop
+    /// from another folder (where the agent `cd`'d) gets the first.
+    #[test]
+    fn the_first_stop_pins_the_project_folder() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("project.json");
+        let first = pin_project(&file, Path::new("/work/project")).unwrap();
+        let later = pin_project(&file, Path::new("/work/project/decoy")).unwrap();
+        assert_eq!(first, Path::new("/work/project"));
+        assert_eq!(later, first);
+    }
+
+    #[test]
+    fn state_under_a_folder_the_agent_writes_is_refused() {
+        let why = outside(
+            Path::new("/work/project/.cache/hooks/codex"),
+            Path::new("/work/project"),
+            "project folder",
+        )
+        .unwrap_err();
+        assert!(
+            why.contains("inside the project folder /work/project"),
+            "{why}"
+        );
+        assert!(
+            outside(
+                Path::new("/home/u/.cache/vcc"),
+                Path::new("/work/project"),
+                "project folder"
+            )
+            .is_ok()
+        );
+    }
+
+    /// A session id names no path: `../../x` is a digest like any other.
+    #[test]
+    fn a_session_id_is_hashed_into_a_file_name() {
+        let name = key("../../etc/passwd");
+        assert_eq!(name.len(), 32);
+        assert!(name.chars().all(|c| c.is_ascii_hexdigit()), "{name}");
+    }
+}
