@@ -67,11 +67,20 @@ impl Format {
     pub fn help(self) -> &'static str {
         match self {
             Format::Json => "the JSON report",
-            Format::Junit => "a JUnit XML report (a test case per criterion)",
-            Format::Sarif => "a SARIF 2.1.0 log (a rule per criterion)",
+            Format::Junit => "a JUnit XML report",
+            Format::Sarif => "a SARIF 2.1.0 log",
             Format::Markdown => "a Markdown report",
             Format::Gitlab => "a GitLab Code Quality report",
             Format::Html => "a self-contained HTML page",
+        }
+    }
+
+    /// What help adds in parentheses, if anything.
+    pub fn detail(self) -> Option<&'static str> {
+        match self {
+            Format::Junit => Some("a test case per criterion"),
+            Format::Sarif => Some("a rule per criterion"),
+            Format::Json | Format::Markdown | Format::Gitlab | Format::Html => None,
         }
     }
 

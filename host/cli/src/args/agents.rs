@@ -91,8 +91,13 @@ pub struct HookCommand {
 impl clap::Subcommand for HookCommand {
     fn augment_subcommands(mut cmd: clap::Command) -> clap::Command {
         for harness in Harness::ALL {
-            let sub = clap::Command::new(harness.name()).about(harness.about());
-            cmd = cmd.subcommand(HookArgs::augment_args(sub));
+            // The harness's own words, set after the arguments: a
+            // flattened struct's doc (`LedgerArgs`) would otherwise be the
+            // subcommand's about.
+            let sub = HookArgs::augment_args(clap::Command::new(harness.name()))
+                .about(harness.about())
+                .long_about(None);
+            cmd = cmd.subcommand(sub);
         }
         cmd.subcommand_required(true).arg_required_else_help(true)
     }

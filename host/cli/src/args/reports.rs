@@ -19,20 +19,18 @@ pub enum Print {
 
 impl Print {
     /// The `--format` flag: `human` and every format that may be printed.
+    /// (Plain possible values: values with help of their own would turn
+    /// the whole `--help` into one flag per paragraph.)
     pub fn arg() -> Arg {
         let machine = Format::ALL
             .into_iter()
             .filter(|f| f.prints())
-            .map(|f| PossibleValue::new(f.name()).help(capitalised(f.help())));
-        let values = std::iter::once(
-            PossibleValue::new("human")
-                .help("For a person, on stderr (a machine format goes to stdout)"),
-        )
-        .chain(machine);
+            .map(|f| PossibleValue::new(f.name()));
+        let values = std::iter::once(PossibleValue::new("human")).chain(machine);
         Arg::new("format")
             .long("format")
             .value_name("FORMAT")
-            .help("What is printed")
+            .help("human (on stderr), or a machine format on stdout")
             .default_value("human")
             .value_parser(PossibleValuesParser::new(values).map(|name| Print::named(&name)))
     }
@@ -104,15 +102,6 @@ fn file_arg(id: impl Into<clap::Id>) -> Arg {
         .value_parser(clap::value_parser!(PathBuf))
 }
 
-/// "the JSON report" → "The JSON report": a possible value's help is a
-/// phrase of its own.
-fn capitalised(text: &str) -> String {
-    let mut chars = text.chars();
-    chars.next().map_or_else(String::new, |first| {
-        first.to_uppercase().chain(chars).collect()
-    })
-}
-
 impl clap::Args for ReportArgs {
     fn augment_args(mut cmd: Command) -> Command {
         cmd =
@@ -122,11 +111,10 @@ impl clap::Args for ReportArgs {
                 ));
         for format in Format::ALL {
             let id = flag_id(format);
-            cmd = cmd.arg(
-                file_arg(id.clone())
-                    .long(id)
-                    .help(format!("Also write {} to FILE", format.help())),
-            );
+            cmd = cmd.arg(file_arg(id.clone()).long(id).help(match format.detail() {
+                Some(detail) => format!("Also write {} to FILE ({detail})", format.help()),
+                None => format!("Also write {} to FILE", format.help()),
+            }));
             if format == Format::Sarif {
                 cmd = cmd.arg(
                     Arg::new(SARIF_PASSES)

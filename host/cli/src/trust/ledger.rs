@@ -618,14 +618,36 @@ mod tests {
         let (key_file, key) = key_pair(dir.path(), "verifier");
         let signed = Recorder::new(Some(&log), Some(&key_file)).unwrap().unwrap();
         signed.check(Kind::Check, &mut report("inputs-1"));
-        let unsigned = Recorder::new(Some(&log), None).unwrap().unwrap();
-        let mut forged = report("inputs-forged");
-        unsigned.check(Kind::Check, &mut forged);
-        assert!(forged.ledger.is_some(), "{}", forged.reason);
+        // vcc refuses to append to a signed log without the key, so the
+        // forger writes the line itself: the first entry under another
+        // reuse key, chained to the log's root as `vcc ledger verify`
+        // prints it.
+        let (lines, v, _) =
+            vcc_ledger::verify::read_and_verify(&vcc_ledger::Ledger::new(&log), None, None)
+                .unwrap();
+        let mut forged: serde_json::Value = serde_json::from_slice(&lines.lines[0]).unwrap();
+        forged["seq"] = v.entries.into();
+        forged["prev_root"] = v.root.into();
+        forged["reuse_key"] = "inputs-forged".into();
+        let mut text = std::fs::read_to_string(&log).unwrap();
+        text.push_str(&format!("{forged}\n"));
+        std::fs::write(&log, text).unwrap();
+        let chained =
+            vcc_ledger::verify::read_and_verify(&vcc_ledger::Ledger::new(&log), None, None)
+                .unwrap()
+                .1;
+        assert_eq!((chained.entries, chained.problem.is_none()), (2, true));
 
+        // The chain holds, but no checkpoint of the key covers seq 1: the
+        // log does not verify, and nothing in it is reused, the forged
+        // entry least of all.
         let why = prior_err(&log, Some(&key.public()), "inputs-forged");
-        assert!(why.contains("no signed verdict"), "{why}");
-        assert!(prior(&log, Some(&key.public()), "inputs-1").is_ok());
+        assert!(
+            why.contains("seq 1 is covered by no checkpoint the key signed"),
+            "{why}"
+        );
+        let signed_too = prior_err(&log, Some(&key.public()), "inputs-1");
+        assert!(signed_too.contains("nothing is reused"), "{signed_too}");
     }
 
     /// A verdict with an `error` row was not a judgement of the inputs:
