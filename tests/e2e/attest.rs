@@ -335,6 +335,45 @@ fn forgery_host_a_report_path_that_a_deliverable_names_is_refused() {
     );
 }
 
+/// The producer cannot know where a report is written on its way: vcc
+/// once wrote it through `.NAME.PID.tmp` beside the report, and a link
+/// planted at that name (for every pid, or the one `exec` keeps) made the
+/// "did not finish" placeholder the missing deliverable, and the run
+/// ACCEPTED (red team, issue 40). The temporary name is random and made
+/// only where nothing is, so the link is never written through.
+#[test]
+fn forgery_host_a_link_at_the_reports_temporary_name_is_not_written_through() {
+    let work = Scratch::new();
+    let root = work.path().join("rn");
+    crate::copy_dir(&repo().join("contracts/examples/release-notes"), &root);
+    std::fs::remove_file(root.join("docs/RELEASE_NOTES.md")).unwrap();
+    std::fs::create_dir(root.join("ci")).unwrap();
+    // `exec` keeps the shell's pid: the link is at the name vcc would
+    // have used.
+    let out = Command::new("sh")
+        .current_dir(&root)
+        .env("VCC_CACHE_DIR", crate::shared_cache())
+        .env("NO_COLOR", "1")
+        .args([
+            "-c",
+            "ln -s ../docs/RELEASE_NOTES.md ci/.junit.xml.$$.tmp && exec \"$0\" check contract.yaml --report-junit ci/junit.xml",
+            env!("CARGO_BIN_EXE_vcc"),
+        ])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(
+        !root.join("docs/RELEASE_NOTES.md").exists(),
+        "written through the link"
+    );
+    let junit = std::fs::read_to_string(root.join("ci/junit.xml")).unwrap();
+    assert!(
+        junit.contains("failures=\"") && !junit.contains("failures=\"0\""),
+        "{junit}"
+    );
+}
+
 /// The producer puts a link at the report path, to a deliverable: vcc
 /// replaces the link (its "did not finish" placeholder is renamed over it
 /// before the walk) and never writes through it, so the deliverable it

@@ -11,6 +11,13 @@ pub fn print_stdout(text: &str) {
 }
 
 /// Write a file so that readers see the old content or the new, never part.
+///
+/// The bytes go to a new file beside `path` first, under a random name,
+/// created only if nothing is there (`O_EXCL`: never through a link), then
+/// renamed over `path`. A report may be asked for inside a folder the
+/// worker writes; a predictable temporary name there is a link the worker
+/// plants in advance, and writing through it would put the report's bytes
+/// wherever the link points (a missing deliverable, say).
 pub fn write_atomically(path: &Path, bytes: &[u8]) -> io::Result<()> {
     let dir = match path.parent() {
         Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
@@ -26,15 +33,85 @@ pub fn write_atomically(path: &Path, bytes: &[u8]) -> io::Result<()> {
             format!("cannot create the folder {}: {e}", dir.display()),
         )
     })?;
-    let tmp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
-    let result = (|| {
-        let mut file = std::fs::File::create(&tmp)?;
-        file.write_all(bytes)?;
-        file.sync_all()?;
-        std::fs::rename(&tmp, path)
-    })();
-    if result.is_err() {
-        let _ = std::fs::remove_file(&tmp);
+    // 0666 less the umask, as `File::create` would (a temporary file is
+    // 0600 by default, and a report is for other readers too).
+    let mut tmp = tempfile::Builder::new()
+        .prefix(&format!(".{name}."))
+        .suffix(".tmp")
+        .permissions(std::os::unix::fs::PermissionsExt::from_mode(0o666))
+        .tempfile_in(&dir)?;
+    tmp.write_all(bytes)?;
+    tmp.as_file().sync_all()?;
+    // A temporary file not persisted is removed when dropped.
+    tmp.persist(path).map(drop).map_err(|e| e.error)
+}
+
+/// Whether `path` is a temporary file [`write_atomically`] makes for
+/// `target`: `.NAME.XXXXXX.tmp` beside it.
+pub fn is_temporary_of(path: &Path, target: &Path) -> bool {
+    let (Some(name), Some(target_name)) = (path.file_name(), target.file_name()) else {
+        return false;
+    };
+    let (name, target_name) = (name.to_string_lossy(), target_name.to_string_lossy());
+    path.parent() == target.parent()
+        && name.starts_with(&format!(".{target_name}."))
+        && name.ends_with(".tmp")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{is_temporary_of, write_atomically};
+
+    /// A link planted where a report's temporary file could be is never
+    /// written through: the report lands at its path, the link's target
+    /// is untouched (and a missing one not created).
+    #[test]
+    fn a_planted_link_is_not_written_through() {
+        let dir = tempfile::tempdir().unwrap();
+        let report = dir.path().join("junit.xml");
+        let victim = dir.path().join("RELEASE_NOTES.md");
+        // Every name the old writer could have used (`.NAME.PID.tmp`).
+        for pid in [std::process::id(), 1, 2] {
+            std::os::unix::fs::symlink(&victim, dir.path().join(format!(".junit.xml.{pid}.tmp")))
+                .unwrap();
+        }
+        write_atomically(&report, b"<testsuites/>").unwrap();
+        assert_eq!(std::fs::read(&report).unwrap(), b"<testsuites/>");
+        assert!(!victim.exists(), "the report was written through a link");
+        // Nothing of its own left behind: only the planted links.
+        for entry in std::fs::read_dir(dir.path()).unwrap() {
+            let entry = entry.unwrap();
+            let name = entry.file_name().to_string_lossy().to_string();
+            let planted = entry.file_type().unwrap().is_symlink();
+            assert!(name == "junit.xml" || planted, "left behind: {name}");
+        }
+        // Readable as a file `File::create` made would be.
+        let control = dir.path().join("control");
+        std::fs::File::create(&control).unwrap();
+        let mode = |p: &std::path::Path| {
+            std::os::unix::fs::PermissionsExt::mode(&std::fs::metadata(p).unwrap().permissions())
+        };
+        assert_eq!(mode(&report), mode(&control));
     }
-    result
+
+    #[test]
+    fn the_temporary_files_of_a_report_are_known() {
+        let report = std::path::Path::new("/w/out/junit.xml");
+        assert!(is_temporary_of(
+            std::path::Path::new("/w/out/.junit.xml.Ab3x9Z.tmp"),
+            report
+        ));
+        assert!(!is_temporary_of(
+            std::path::Path::new("/w/.junit.xml.Ab3x9Z.tmp"),
+            report
+        ));
+        assert!(!is_temporary_of(
+            std::path::Path::new("/w/out/junit.xml.tmp"),
+            report
+        ));
+        assert!(!is_temporary_of(
+            std::path::Path::new("/w/out/.junit.xmlx.tmp"),
+            report
+        ));
+    }
 }

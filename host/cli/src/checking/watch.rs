@@ -124,7 +124,12 @@ impl Scope {
     }
 
     fn matters(&self, path: &Path) -> bool {
-        if self.ignored.iter().any(|i| path.starts_with(i))
+        // What the run writes, and the temporary files it writes them
+        // through (else every run would start the next).
+        if self
+            .ignored
+            .iter()
+            .any(|i| path.starts_with(i) || crate::output::is_temporary_of(path, i))
             || path.components().any(|c| c.as_os_str() == ".git")
         {
             return false;
