@@ -1123,3 +1123,52 @@ fn watch_checks_again_when_deliverables_or_the_contract_change() {
     let _ = child.wait();
     assert_eq!(seen, ["rejected", "accepted", "rejected"]);
 }
+
+/// The run's own report files, written inside the watched root, are no
+/// change: each is written through a temporary file beside it, and
+/// watching those made every run start the next (about three a second).
+#[test]
+fn watch_is_not_woken_by_its_own_report_files() {
+    use std::io::Read as _;
+    let scratch = vcc_test_support::Scratch::new();
+    let text = "vcc: 1\nid: watch\ndeliverables: [{ id: notes, path: NOTES.md }]\nvalidators: { exists: { component: std/file-exists } }\ncriteria: [{ id: notes, severity: must, validator: exists, targets: [notes] }]\n";
+    let contract = scratch.write("c.yaml", text);
+    let junit = scratch.path().join("ci/junit.xml");
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_vcc"))
+        .args([
+            "check",
+            contract.to_str().unwrap(),
+            "--watch",
+            "--format",
+            "json",
+            "--report-junit",
+            junit.to_str().unwrap(),
+        ])
+        .env("VCC_CACHE_DIR", crate::shared_cache())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let out = std::sync::Arc::new(std::sync::Mutex::new(String::new()));
+    let mut stdout = child.stdout.take().unwrap();
+    let sink = out.clone();
+    std::thread::spawn(move || {
+        let mut buf = [0u8; 4096];
+        while let Ok(n) = stdout.read(&mut buf) {
+            if n == 0 {
+                break;
+            }
+            sink.lock()
+                .unwrap()
+                .push_str(&String::from_utf8_lossy(&buf[..n]));
+        }
+    });
+    assert_eq!(wait_for_reports(&out, 1), ["rejected"]);
+    // A run's writes would have started the next well within this.
+    std::thread::sleep(std::time::Duration::from_secs(3));
+    let seen = verdicts(&out);
+    let _ = child.kill();
+    let _ = child.wait();
+    assert_eq!(seen, ["rejected"]);
+    assert!(junit.exists());
+}
