@@ -105,7 +105,6 @@ impl Session {
         finish(self.spawn(harness, args, input))
     }
 
-    /// What Claude Code sends a Stop hook, from `cwd`.
     /// A stop event as `harness` sends it, for `session`. A new harness
     /// added to `Harness::ALL` fails to compile here until its stop is
     /// written.
@@ -118,6 +117,7 @@ impl Session {
         }
     }
 
+    /// What Claude Code sends a Stop hook, from `cwd`.
     fn claude_stop(&self, session: &str, cwd: &Path) -> Value {
         json!({
             "session_id": session,

@@ -21,9 +21,9 @@ pub mod markdown;
 pub mod sarif;
 
 /// The formats `vcc check --format` and `--report-FORMAT` write. This is
-/// the one table of them: the command line's `--report-NAME` flags, the
-/// `--format` values and their help are made from [`Format::ALL`] and the
-/// metadata below, so a new format is a variant, its arms here and its
+/// the one table of them: the command line's `--format` values and its
+/// `--report-NAME` flags with their help are made from [`Format::ALL`] and
+/// the metadata below, so a new format is a variant, its arms here and its
 /// writer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Format {
