@@ -1048,6 +1048,40 @@ fn progress_is_shown_on_a_terminal_and_nowhere_else() {
     );
 }
 
+/// `vcc check --watch --format json` with `args`, and what it prints so
+/// far (read on a thread of its own).
+fn watching(
+    args: &[&str],
+) -> (
+    std::process::Child,
+    std::sync::Arc<std::sync::Mutex<String>>,
+) {
+    use std::io::Read as _;
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_vcc"))
+        .args(["check", "--watch", "--format", "json"])
+        .args(args)
+        .env("VCC_CACHE_DIR", crate::shared_cache())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let out = std::sync::Arc::new(std::sync::Mutex::new(String::new()));
+    let mut stdout = child.stdout.take().unwrap();
+    let sink = out.clone();
+    std::thread::spawn(move || {
+        let mut buf = [0u8; 4096];
+        while let Ok(n) = stdout.read(&mut buf) {
+            if n == 0 {
+                break;
+            }
+            sink.lock()
+                .unwrap()
+                .push_str(&String::from_utf8_lossy(&buf[..n]));
+        }
+    });
+    (child, out)
+}
+
 /// Reports `vcc check --watch --format json` has printed so far.
 fn verdicts(out: &std::sync::Mutex<String>) -> Vec<String> {
     out.lock()
@@ -1068,38 +1102,11 @@ fn wait_for_reports(out: &std::sync::Mutex<String>, n: usize) -> Vec<String> {
 
 #[test]
 fn watch_checks_again_when_deliverables_or_the_contract_change() {
-    use std::io::Read as _;
     let scratch = vcc_test_support::Scratch::new();
     std::fs::create_dir_all(scratch.path().join("out")).unwrap();
     let text = "vcc: 1\nid: watch\nroot: out\nexclude: [\"*.log\"]\ndeliverables: [{ id: notes, path: NOTES.md }]\nvalidators: { exists: { component: std/file-exists } }\ncriteria: [{ id: notes, severity: must, validator: exists, targets: [notes] }]\n";
     let contract = scratch.write("c.yaml", text);
-    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_vcc"))
-        .args([
-            "check",
-            contract.to_str().unwrap(),
-            "--watch",
-            "--format",
-            "json",
-        ])
-        .env("VCC_CACHE_DIR", crate::shared_cache())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
-    let out = std::sync::Arc::new(std::sync::Mutex::new(String::new()));
-    let mut stdout = child.stdout.take().unwrap();
-    let sink = out.clone();
-    std::thread::spawn(move || {
-        let mut buf = [0u8; 4096];
-        while let Ok(n) = stdout.read(&mut buf) {
-            if n == 0 {
-                break;
-            }
-            sink.lock()
-                .unwrap()
-                .push_str(&String::from_utf8_lossy(&buf[..n]));
-        }
-    });
+    let (mut child, out) = watching(&[contract.to_str().unwrap()]);
     // Each change arrives whole (written elsewhere, renamed into place):
     // a write the watcher could see half done, on a loaded machine, would
     // be a run of its own.
@@ -1129,40 +1136,15 @@ fn watch_checks_again_when_deliverables_or_the_contract_change() {
 /// watching those made every run start the next (about three a second).
 #[test]
 fn watch_is_not_woken_by_its_own_report_files() {
-    use std::io::Read as _;
     let scratch = vcc_test_support::Scratch::new();
     let text = "vcc: 1\nid: watch\ndeliverables: [{ id: notes, path: NOTES.md }]\nvalidators: { exists: { component: std/file-exists } }\ncriteria: [{ id: notes, severity: must, validator: exists, targets: [notes] }]\n";
     let contract = scratch.write("c.yaml", text);
     let junit = scratch.path().join("ci/junit.xml");
-    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_vcc"))
-        .args([
-            "check",
-            contract.to_str().unwrap(),
-            "--watch",
-            "--format",
-            "json",
-            "--report-junit",
-            junit.to_str().unwrap(),
-        ])
-        .env("VCC_CACHE_DIR", crate::shared_cache())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
-    let out = std::sync::Arc::new(std::sync::Mutex::new(String::new()));
-    let mut stdout = child.stdout.take().unwrap();
-    let sink = out.clone();
-    std::thread::spawn(move || {
-        let mut buf = [0u8; 4096];
-        while let Ok(n) = stdout.read(&mut buf) {
-            if n == 0 {
-                break;
-            }
-            sink.lock()
-                .unwrap()
-                .push_str(&String::from_utf8_lossy(&buf[..n]));
-        }
-    });
+    let (mut child, out) = watching(&[
+        contract.to_str().unwrap(),
+        "--report-junit",
+        junit.to_str().unwrap(),
+    ]);
     assert_eq!(wait_for_reports(&out, 1), ["rejected"]);
     // A run's writes would have started the next well within this.
     std::thread::sleep(std::time::Duration::from_secs(3));
